@@ -1,0 +1,38 @@
+"""tricount: exact triangle counting on GPUs and CPUs.
+
+>>> import tricount
+>>> tricount.count_triangles(([0, 1, 2], [1, 2, 0]), backend="cpu")
+1
+
+Importing tricount loads neither CuPy nor any compiled kernel; both load on
+first use.
+"""
+
+from tricount.api import count, count_triangles, load_graph
+from tricount.errors import (
+    BackendUnavailableError,
+    GraphFormatError,
+    InvalidEdgesError,
+    TricountError,
+    UnknownMethodError,
+    UnsupportedGraphError,
+)
+from tricount.graph import CSRGraph, Graph
+from tricount.result import CountResult
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "count",
+    "count_triangles",
+    "load_graph",
+    "CSRGraph",
+    "Graph",
+    "CountResult",
+    "TricountError",
+    "InvalidEdgesError",
+    "GraphFormatError",
+    "UnsupportedGraphError",
+    "UnknownMethodError",
+    "BackendUnavailableError",
+]

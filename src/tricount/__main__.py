@@ -1,0 +1,5 @@
+import sys
+
+from tricount.cli import main
+
+sys.exit(main())

@@ -1,0 +1,41 @@
+"""Counter-based random numbers that NumPy and CuPy compute bit for bit alike.
+
+A stream is a 64-bit seed; the i-th draw is splitmix64(seed_key + i). Only
+64-bit integer arithmetic (wrapping) and an exact conversion to float64 are
+used, so the same seed gives the same numbers on the CPU and the GPU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_GOLDEN = 0x9E3779B97F4A7C15
+_MIX1 = 0xBF58476D1CE4E5B9
+_MIX2 = 0x94D049BB133111EB
+_MASK64 = (1 << 64) - 1
+
+
+def splitmix64_scalar(x: int) -> int:
+    """One splitmix64 step on a Python int (used to derive stream keys)."""
+    z = (x + _GOLDEN) & _MASK64
+    z = ((z ^ (z >> 30)) * _MIX1) & _MASK64
+    z = ((z ^ (z >> 27)) * _MIX2) & _MASK64
+    return z ^ (z >> 31)
+
+
+def stream_key(seed: int, stream: int) -> int:
+    """A 64-bit key for an independent stream ``stream`` of ``seed``."""
+    return splitmix64_scalar(splitmix64_scalar(seed & _MASK64) ^ (stream * _GOLDEN & _MASK64))
+
+
+def splitmix64(counter, key: int, xp=np):
+    """splitmix64 of ``key + counter`` for a uint64 array ``counter``."""
+    z = counter + xp.uint64((key + _GOLDEN) & _MASK64)
+    z = (z ^ (z >> xp.uint64(30))) * xp.uint64(_MIX1)
+    z = (z ^ (z >> xp.uint64(27))) * xp.uint64(_MIX2)
+    return z ^ (z >> xp.uint64(31))
+
+
+def uniform(counter, key: int, xp=np):
+    """Uniform float64 in [0, 1) from the top 53 bits of each draw (exact)."""
+    return (splitmix64(counter, key, xp) >> xp.uint64(11)).astype(xp.float64) * (2.0 ** -53)

@@ -1,0 +1,30 @@
+"""The GPU backend (CuPy + CUDA C++). Importing this package does not import CuPy."""
+
+from __future__ import annotations
+
+__all__ = ["probe"]
+
+
+def probe() -> tuple[bool, str]:
+    """Say whether a GPU is usable here, and why not when it is not.
+
+    Imports CuPy (only when called) and asks the CUDA runtime for devices.
+    """
+    try:
+        import cupy
+    except ImportError:
+        return False, "CuPy is not installed (pip install 'tricount[cuda13]' or 'tricount[cuda12]')"
+    except Exception as exc:  # a broken CuPy install fails in many ways
+        return False, f"CuPy failed to import: {exc}"
+    try:
+        n = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:
+        return False, f"CUDA reports no usable device: {exc}"
+    if n == 0:
+        return False, "CUDA reports no GPU"
+    try:
+        name = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["name"]
+        name = name.decode() if isinstance(name, bytes) else str(name)
+    except Exception as exc:
+        return False, f"the GPU cannot be used: {exc}"
+    return True, f"GPU {name}"

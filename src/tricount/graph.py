@@ -1,0 +1,229 @@
+"""`CSRGraph`: the canonical undirected simple graph every backend starts from."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tricount.errors import InvalidEdgesError
+from tricount.prep.canonical import canonical_edges, validate_edge_arrays
+from tricount.prep.orient import OrientedCSR, degrees, orient_by_degree, orient_by_id
+from tricount.prep.xp import array_namespace, to_host
+
+__all__ = ["CSRGraph", "Graph"]
+
+
+class CSRGraph:
+    """An undirected simple graph with compact vertex ids ``0 .. n_vertices-1``.
+
+    Self-loops and repeated edges of the input are removed and counted in
+    ``self_loops_dropped`` and ``duplicates_dropped``. Each undirected edge
+    ``{u, v}`` is stored once, in the row of its smaller id: ``indptr`` (int64,
+    length ``n_vertices + 1``) and ``indices`` (int32 while ids fit, else int64)
+    form the strictly upper-triangular CSR, rows sorted. ``adjacency()`` gives
+    the symmetric CSR. ``vertex_ids[i]`` is the original id of vertex ``i``.
+
+    Arrays live in NumPy or CuPy, whichever the edges came in.
+
+    Examples
+    --------
+    The complete graph K4 has 4 triangles; each vertex lies in 3 of them.
+
+    >>> import tricount
+    >>> g = tricount.Graph.from_edges([0, 0, 0, 1, 1, 2], [1, 2, 3, 2, 3, 3])
+    >>> g.n_vertices, g.n_edges
+    (4, 6)
+    >>> tricount.count_triangles(g, backend="cpu")
+    4
+
+    Loops and duplicates are dropped and reported:
+
+    >>> g = tricount.Graph.from_edges([5, 7, 7, 9], [7, 5, 7, 5])
+    >>> g.n_edges, g.self_loops_dropped, g.duplicates_dropped
+    (2, 1, 0)
+    """
+
+    def __init__(self, rows, indices, n_vertices, *, vertex_ids, self_loops_dropped=0,
+                 duplicates_dropped=0, name=None):
+        upper = orient_by_id(rows, indices, n_vertices)
+        self._upper = upper
+        self.n_vertices = int(n_vertices)
+        self.vertex_ids = vertex_ids
+        self.self_loops_dropped = int(self_loops_dropped)
+        self.duplicates_dropped = int(duplicates_dropped)
+        self.name = name
+        self._degrees = None
+        self._oriented = None
+        self._adjacency = None
+
+    # -- construction -----------------------------------------------------------------
+
+    @classmethod
+    def from_edges(cls, src, dst, *, name=None, n_vertices=None) -> "CSRGraph":
+        """Build the graph of an edge list.
+
+        Parameters
+        ----------
+        src, dst : array_like of non-negative integers
+            Edge endpoints, any order, one or both directions, loops and
+            repeats allowed. NumPy or CuPy arrays, or sequences.
+        name : str, optional
+            A label carried into reports.
+        n_vertices : int, optional
+            Take ids as already compact in ``0 .. n_vertices-1`` and keep
+            isolated vertices. By default the vertices are the ids that occur.
+        """
+        src, dst = validate_edge_arrays(src, dst)
+        canon = canonical_edges(src, dst, n_vertices=n_vertices)
+        return cls(canon.lo, canon.hi, canon.n_vertices, vertex_ids=canon.vertex_ids,
+                   self_loops_dropped=canon.self_loops_dropped,
+                   duplicates_dropped=canon.duplicates_dropped, name=name)
+
+    @classmethod
+    def from_scipy(cls, matrix, *, name=None) -> "CSRGraph":
+        """Build the graph whose edges are the stored non-zeros of a square matrix.
+
+        An asymmetric matrix is read as its symmetric pattern ``A + A.T``: entry
+        (i, j) and entry (j, i) are the same edge. Values are ignored except
+        that explicit zeros are not edges. Every row is a vertex.
+        """
+        shape = getattr(matrix, "shape", None)
+        if shape is None or len(shape) != 2 or not hasattr(matrix, "tocoo"):
+            raise InvalidEdgesError(
+                f"from_scipy expects a SciPy sparse matrix or array, got {type(matrix).__name__}"
+            )
+        if shape[0] != shape[1]:
+            raise InvalidEdgesError(f"adjacency matrix must be square, got shape {shape}")
+        coo = matrix.tocoo()
+        nonzero = coo.data != 0
+        return cls.from_edges(coo.row[nonzero], coo.col[nonzero], name=name,
+                              n_vertices=int(shape[0]))
+
+    @classmethod
+    def from_networkx(cls, G, *, name=None) -> "CSRGraph":
+        """Build the graph of a NetworkX graph; every node is a vertex.
+
+        Directed graphs are read as undirected: (u, v) and (v, u) are one edge.
+        Multigraph parallel edges become one edge. ``vertex_ids`` holds the
+        node labels in ``G``'s node order (an int64 array when all labels are
+        non-negative integers, else an object array).
+        """
+        nodes = list(G.nodes)
+        index = {node: i for i, node in enumerate(nodes)}
+        m = G.number_of_edges()
+        src = np.fromiter((index[u] for u, _ in G.edges()), dtype=np.int64, count=m)
+        dst = np.fromiter((index[v] for _, v in G.edges()), dtype=np.int64, count=m)
+        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 <= v < 2**63
+               for v in nodes):
+            labels = np.array(nodes, dtype=np.int64)
+        else:
+            labels = np.empty(len(nodes), dtype=object)
+            labels[:] = nodes
+        g = cls.from_edges(src, dst, name=name or G.graph.get("name") or None,
+                           n_vertices=len(nodes))
+        g.vertex_ids = labels
+        return g
+
+    # -- views ------------------------------------------------------------------------
+
+    @property
+    def indptr(self):
+        """Row offsets (int64) of the upper-triangular CSR."""
+        return self._upper.indptr
+
+    @property
+    def indices(self):
+        """Column ids of the upper-triangular CSR; row ``u`` holds neighbours ``v > u``."""
+        return self._upper.indices
+
+    @property
+    def n_edges(self) -> int:
+        """Undirected edges, each counted once."""
+        return self._upper.n_edges
+
+    @property
+    def xp(self):
+        """The array module (NumPy or CuPy) holding the graph."""
+        return array_namespace(self._upper.indptr)
+
+    def edges(self):
+        """Each undirected edge once as ``(lo, hi)`` arrays with ``lo < hi``, sorted."""
+        return self._upper.rows, self._upper.indices
+
+    @property
+    def degrees(self):
+        """Degree of every vertex (int64 array)."""
+        if self._degrees is None:
+            lo, hi = self.edges()
+            self._degrees = degrees(lo, hi, self.n_vertices)
+        return self._degrees
+
+    @property
+    def max_degree(self) -> int:
+        return int(self.degrees.max()) if self.n_vertices else 0
+
+    def upper(self) -> OrientedCSR:
+        """The graph oriented by id (lo -> hi), as COO + CSR."""
+        return self._upper
+
+    def oriented(self) -> OrientedCSR:
+        """The graph oriented by (degree, id), as COO + CSR (cached)."""
+        if self._oriented is None:
+            lo, hi = self.edges()
+            self._oriented = orient_by_degree(lo, hi, self.n_vertices, self.degrees)
+        return self._oriented
+
+    def adjacency(self):
+        """Symmetric CSR ``(indptr, indices)``: every edge in both rows, rows sorted."""
+        if self._adjacency is None:
+            xp = self.xp
+            lo, hi = self.edges()
+            n = xp.uint64(self.n_vertices)
+            key = xp.concatenate([lo.astype(xp.uint64) * n + hi.astype(xp.uint64),
+                                  hi.astype(xp.uint64) * n + lo.astype(xp.uint64)])
+            key = xp.sort(key)
+            rows = (key // n).astype(lo.dtype)
+            cols = (key % n).astype(lo.dtype)
+            indptr = xp.zeros(self.n_vertices + 1, dtype=xp.int64)
+            if rows.shape[0]:
+                xp.cumsum(xp.bincount(rows, minlength=self.n_vertices), out=indptr[1:])
+            self._adjacency = (indptr, cols)
+        return self._adjacency
+
+    def to_scipy(self):
+        """The symmetric adjacency matrix as a SciPy CSR array of ones (int8)."""
+        import scipy.sparse as sp
+
+        indptr, indices = self.adjacency()
+        indptr, indices = to_host(indptr), to_host(indices)
+        data = np.ones(indices.shape[0], dtype=np.int8)
+        return sp.csr_array((data, indices, indptr), shape=(self.n_vertices, self.n_vertices))
+
+    def to_device(self, xp) -> "CSRGraph":
+        """The same graph with its arrays in ``xp`` (``numpy`` or ``cupy``)."""
+        if xp is self.xp:
+            return self
+        lo, hi = self.edges()
+        move = xp.asarray if xp is not np else to_host
+        g = CSRGraph(move(lo), move(hi), self.n_vertices, vertex_ids=self.vertex_ids,
+                     self_loops_dropped=self.self_loops_dropped,
+                     duplicates_dropped=self.duplicates_dropped, name=self.name)
+        return g
+
+    def summary(self) -> dict:
+        """Plain facts for reports: name, sizes, what was dropped."""
+        return {
+            "graph": self.name,
+            "vertices": self.n_vertices,
+            "edges": self.n_edges,
+            "max_degree": self.max_degree,
+            "self_loops_dropped": self.self_loops_dropped,
+            "duplicates_dropped": self.duplicates_dropped,
+        }
+
+    def __repr__(self) -> str:
+        label = f" {self.name!r}" if self.name else ""
+        return (f"<CSRGraph{label}: {self.n_vertices} vertices, {self.n_edges} edges, "
+                f"{self.self_loops_dropped} loops and {self.duplicates_dropped} duplicates dropped>")
+
+
+Graph = CSRGraph

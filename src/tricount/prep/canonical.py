@@ -1,0 +1,190 @@
+"""Raw edge arrays -> the undirected simple graph, written once for NumPy and CuPy.
+
+Input: two equal-length arrays of non-negative vertex ids (any order, one or both
+directions, self-loops, repeated edges). Output: every undirected edge once, as
+``lo < hi`` in compact ids ``0 .. n-1``, sorted by ``(lo, hi)``, plus the map
+back to the original ids and how many self-loops and duplicates were dropped.
+
+The one expensive step is a single sort of 64-bit keys
+``((lo * n + hi) << 1) | reversed`` over the non-loop input edges: distinct full
+keys are the distinct directed edges, distinct keys with the low bit shifted out
+are the distinct undirected edges. ``duplicates_dropped`` counts input edges that
+repeat a directed edge already seen; listing an edge in both directions is the
+normal way to write an undirected graph and is not counted as a duplicate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tricount.errors import InvalidEdgesError, UnsupportedGraphError
+from tricount.prep.xp import array_namespace, index_dtype
+
+MAX_VERTEX_ID = np.iinfo(np.int64).max
+# Keys pack (lo * n + hi) << 1 into 64 bits: n * n * 2 must stay below 2**64.
+MAX_VERTICES = 3_037_000_499
+# Use a presence array instead of a sort to compact ids when max id is at most
+# this many times the number of endpoints (memory stays O(m)).
+DENSE_ID_FACTOR = 4
+
+
+@dataclass(frozen=True)
+class CanonicalEdges:
+    """Each undirected edge once, ``lo < hi``, sorted; ids compact."""
+
+    lo: object
+    hi: object
+    vertex_ids: object  # vertex_ids[i] is the original id of compact vertex i
+    n_vertices: int
+    self_loops_dropped: int
+    duplicates_dropped: int
+
+
+def validate_edge_arrays(src, dst):
+    """Check and convert edge endpoint arrays to int64 of the same namespace.
+
+    Raises :class:`InvalidEdgesError` for mismatched lengths, non-1-D input,
+    non-numeric or boolean dtypes, negative ids, ids above 2**63-1, and
+    floating-point ids that are not whole numbers.
+    """
+    xp = array_namespace(src, dst)
+    src = xp.asarray(src) if xp is not np else _as_numpy(src, "src")
+    dst = xp.asarray(dst) if xp is not np else _as_numpy(dst, "dst")
+    if src.ndim != 1 or dst.ndim != 1:
+        raise InvalidEdgesError(
+            f"edge arrays must be one-dimensional, got shapes {src.shape} and {dst.shape}"
+        )
+    if src.shape[0] != dst.shape[0]:
+        raise InvalidEdgesError(
+            f"src and dst must have the same length, got {src.shape[0]} and {dst.shape[0]}"
+        )
+    return _to_int64(src, "src", xp), _to_int64(dst, "dst", xp)
+
+
+def _as_numpy(a, name):
+    try:
+        arr = np.asarray(a)
+    except (OverflowError, ValueError, TypeError) as exc:
+        raise InvalidEdgesError(f"{name} is not an array of vertex ids: {exc}") from None
+    if arr.dtype == object:
+        # Python ints too large for int64, or mixed objects.
+        try:
+            arr = arr.astype(np.int64)
+        except (OverflowError, ValueError, TypeError):
+            raise InvalidEdgesError(
+                f"{name} holds values that are not vertex ids in 0 .. 2**63-1"
+            ) from None
+    return arr
+
+
+def _to_int64(a, name, xp):
+    kind = a.dtype.kind
+    if a.size == 0:
+        return a.astype(xp.int64)
+    if kind == "b" or kind not in "iuf":
+        raise InvalidEdgesError(
+            f"{name} must hold integer vertex ids, got dtype {a.dtype}"
+        )
+    if kind == "f":
+        if not bool(xp.isfinite(a).all()):
+            raise InvalidEdgesError(f"{name} holds NaN or infinite values; expected integer ids")
+        if bool((a != xp.floor(a)).any()):
+            bad = float(a[a != xp.floor(a)][0])
+            raise InvalidEdgesError(
+                f"{name} holds a fractional vertex id ({bad}); expected whole numbers"
+            )
+        if bool((a < 0).any()):
+            raise InvalidEdgesError(f"{name} holds a negative vertex id ({float(a.min())})")
+        if bool((a >= 2.0**63).any()):
+            raise InvalidEdgesError(f"{name} holds a vertex id above 2**63-1")
+        return a.astype(xp.int64)
+    if kind == "u":
+        if a.dtype.itemsize == 8 and bool((a > MAX_VERTEX_ID).any()):
+            raise InvalidEdgesError(
+                f"{name} holds a vertex id above 2**63-1 ({int(a.max())})"
+            )
+        return a.astype(xp.int64)
+    if bool((a < 0).any()):
+        raise InvalidEdgesError(f"{name} holds a negative vertex id ({int(a.min())})")
+    return a.astype(xp.int64, copy=False)
+
+
+def compact_ids(src, dst):
+    """Map the ids that occur to ``0 .. n-1`` in increasing original order.
+
+    Returns ``(vertex_ids, src_compact, dst_compact)`` as int64 arrays.
+    """
+    xp = array_namespace(src, dst)
+    if src.shape[0] == 0:
+        empty = xp.zeros(0, dtype=xp.int64)
+        return empty, empty, empty
+    max_id = int(max(int(src.max()), int(dst.max())))
+    if max_id < DENSE_ID_FACTOR * 2 * src.shape[0] + 1024:
+        present = xp.zeros(max_id + 1, dtype=xp.bool_)
+        present[src] = True
+        present[dst] = True
+        vertex_ids = xp.flatnonzero(present).astype(xp.int64)
+        if vertex_ids.shape[0] == max_id + 1:  # already compact: identity map
+            return vertex_ids, src, dst
+        new_id = xp.cumsum(present, dtype=xp.int64) - 1
+        return vertex_ids, new_id[src], new_id[dst]
+    ends = xp.concatenate([src, dst])
+    order = xp.argsort(ends)
+    ends_sorted = ends[order]
+    first = xp.ones(ends_sorted.shape[0], dtype=xp.bool_)
+    first[1:] = ends_sorted[1:] != ends_sorted[:-1]
+    vertex_ids = ends_sorted[first]
+    rank_sorted = xp.cumsum(first, dtype=xp.int64) - 1
+    compact = xp.empty_like(rank_sorted)
+    compact[order] = rank_sorted
+    m = src.shape[0]
+    return vertex_ids, compact[:m], compact[m:]
+
+
+def canonical_edges(src, dst, *, n_vertices: int | None = None) -> CanonicalEdges:
+    """Build the undirected simple graph of an edge list (see module doc).
+
+    ``src`` and ``dst`` must already be validated int64 arrays (NumPy or CuPy).
+    With ``n_vertices`` the ids are taken as already compact: the graph has
+    exactly the vertices ``0 .. n_vertices-1``, isolated ones included.
+    """
+    xp = array_namespace(src, dst)
+    loop = src == dst
+    n_loops = int(xp.count_nonzero(loop))
+    if n_vertices is None:
+        vertex_ids, src_c, dst_c = compact_ids(src, dst)
+    else:
+        if src.shape[0] and int(max(int(src.max()), int(dst.max()))) >= n_vertices:
+            raise InvalidEdgesError(
+                f"edge endpoint {int(max(int(src.max()), int(dst.max())))} is out of range "
+                f"for a graph of {n_vertices} vertices"
+            )
+        vertex_ids, src_c, dst_c = xp.arange(n_vertices, dtype=xp.int64), src, dst
+    n = int(vertex_ids.shape[0])
+    if n > MAX_VERTICES:
+        raise UnsupportedGraphError(
+            f"graph has {n} distinct vertices; at most {MAX_VERTICES} are supported"
+        )
+    if n_loops:
+        keep = ~loop
+        src_c, dst_c = src_c[keep], dst_c[keep]
+    n_lines = int(src_c.shape[0])
+    idx = index_dtype(n)
+    if n_lines == 0:
+        empty = xp.zeros(0, dtype=idx)
+        return CanonicalEdges(empty, empty, vertex_ids, n, n_loops, 0)
+    lo = xp.minimum(src_c, dst_c).astype(xp.uint64)
+    hi = xp.maximum(src_c, dst_c).astype(xp.uint64)
+    key = ((lo * xp.uint64(n) + hi) << xp.uint64(1)) | (src_c > dst_c).astype(xp.uint64)
+    del lo, hi
+    key = xp.sort(key)
+    n_directed = 1 + int(xp.count_nonzero(key[1:] != key[:-1]))
+    pair = key >> xp.uint64(1)
+    first = xp.ones(n_lines, dtype=xp.bool_)
+    first[1:] = pair[1:] != pair[:-1]
+    pair = pair[first]
+    lo = (pair // xp.uint64(n)).astype(idx)
+    hi = (pair % xp.uint64(n)).astype(idx)
+    return CanonicalEdges(lo, hi, vertex_ids, n, n_loops, n_lines - n_directed)
