@@ -1,8 +1,17 @@
-"""The GPU backend (CuPy + CUDA C++). Importing this package does not import CuPy."""
+"""The GPU backend (CuPy + CUDA C++). Importing this package does not import CuPy.
+
+``engine.count`` orients the graph on the GPU and runs one of
+:data:`GPU_METHODS`; each method is a launcher ``tricount/gpu/<method>.py``
+beside its kernel ``tricount/gpu/kernels/<method>.cu`` (``spgemm`` uses
+cuSPARSE instead).
+"""
 
 from __future__ import annotations
 
-__all__ = ["probe"]
+__all__ = ["probe", "GPU_METHODS"]
+
+#: Methods the GPU backend implements; ``auto`` resolves to one of them.
+GPU_METHODS = ("merge", "binary", "dynamic", "bitmap", "shared", "radix", "spgemm")
 
 
 def probe() -> tuple[bool, str]:

@@ -1,0 +1,332 @@
+"""Benchmark every GPU method on R-MAT graphs and the real graphs; verify every count.
+
+The loop follows GAPBS: load and build each graph once (each phase timed),
+then per method one untimed warm-up (it also compiles the kernel), N
+synchronized trials, and a check of every trial's count. One JSON line per
+trial goes to ``gpu_methods.jsonl``; the medians go to ``gpu_methods.md``.
+
+Times per trial, in the Graph Challenge split (Pearson et al. §III-B):
+kernel (the counting kernel alone, CUDA events), count (all counting work),
+gpu (from the graph built on the GPU: orientation + count), and total
+(input to answer: for real graphs ``tricount.load_graph`` on the host, then
+the copy to the GPU, orientation and count; for R-MAT the edge list generated
+on the GPU, then building it on the GPU, orientation and count). Edge rates divide the
+undirected edges, each counted once, by a time.
+
+Counts are checked against graphs.json (real graphs) or, for R-MAT, against
+the merge method, and at scale <= 18 also against the CPU engine.
+
+    python benchmarks/gpu_methods.py --scales 18 21 24 --out "$OUT"
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+#: (label, method, options) run on every graph, in this order.
+METHODS = [
+    ("merge", "merge", {}),
+    ("binary-warp", "binary", {"variant": "warp"}),
+    ("binary-thread", "binary", {"variant": "thread"}),
+    ("dynamic", "dynamic", {}),
+    ("bitmap", "bitmap", {}),
+    ("shared", "shared", {}),
+    ("radix", "radix", {}),
+    ("spgemm", "spgemm", {}),
+    ("auto", "auto", {}),
+]
+#: A method whose warm-up took this long gets fewer trials (at least one).
+METHOD_BUDGET_S = 20.0
+#: Skip a method on an R-MAT graph when its time, extrapolated from the previous
+#: scale as (m / m_prev) ** RMAT_TIME_EXPONENT, would pass this many seconds.
+METHOD_MAX_S = 30.0
+#: R-MAT work grows faster than its edges (more wedges per edge at each scale).
+RMAT_TIME_EXPONENT = 1.5
+#: Scales at or below this are also checked against the CPU engine.
+CPU_CHECK_MAX_SCALE = 18
+
+
+def default_data_dir() -> Path:
+    env = os.environ.get("TRICOUNT_DATA")
+    if env:
+        return Path(env)
+    return (Path(__file__).resolve().parents[1] / "../shared/data/graphs").resolve()
+
+
+def device_info() -> dict:
+    import cupy
+
+    dev = cupy.cuda.Device()
+    props = cupy.cuda.runtime.getDeviceProperties(dev.id)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+
+    def version(v):
+        return f"{v // 1000}.{(v % 1000) // 10}"
+
+    return {
+        "device": name,
+        "sm_count": dev.attributes["MultiProcessorCount"],
+        "memory_gib": round(props["totalGlobalMem"] / 2**30, 1),
+        "cuda_runtime": version(cupy.cuda.runtime.runtimeGetVersion()),
+        "cuda_driver": version(cupy.cuda.runtime.driverGetVersion()),
+        "cupy": cupy.__version__,
+    }
+
+
+def sync():
+    import cupy
+
+    cupy.cuda.get_current_stream().synchronize()
+
+
+def build_rmat(scale, edge_factor, seed):
+    import cupy
+
+    from tricount import CSRGraph
+    from tricount.generate import rmat, rmat_name
+
+    t0 = time.perf_counter()
+    src, dst = rmat(scale, edge_factor, seed=seed, xp=cupy)
+    sync()
+    t1 = time.perf_counter()
+    g = CSRGraph.from_edges(src, dst, name=rmat_name(scale, edge_factor, seed))
+    del src, dst
+    sync()
+    t2 = time.perf_counter()
+    return g, {"generate_s": t1 - t0, "load_s": 0.0, "build_s": t2 - t1}
+
+
+def build_real(path):
+    """Read and build on the host (tricount.load_graph); the engine copies it to the GPU."""
+    import tricount
+
+    t0 = time.perf_counter()
+    g = tricount.load_graph(path)
+    t1 = time.perf_counter()
+    return g, {"load_s": t1 - t0, "build_s": 0.0}
+
+
+def fresh(g):
+    """The same graph without its cached orientation, so every trial orients again.
+
+    A host graph stays on the host: the engine then copies it in every trial.
+    """
+    from tricount import CSRGraph
+
+    up = g.upper()
+    return CSRGraph(up.rows, up.indices, g.n_vertices, vertex_ids=g.vertex_ids, name=g.name)
+
+
+def run_method(g, method, options, trials, steps):
+    from tricount.gpu.engine import count
+
+    t0 = time.perf_counter()
+    warm = count(fresh(g), method=method, **options)
+    warm_s = time.perf_counter() - t0
+    if warm_s * trials > METHOD_BUDGET_S:
+        trials = max(1, int(METHOD_BUDGET_S // max(warm_s, 1e-9)))
+    out = []
+    for _ in range(trials):
+        r = count(fresh(g), method=method, **options)
+        t = dict(r.timings)
+        t["total_s"] = steps["load_s"] + steps["build_s"] + t["gpu_s"]
+        out.append((r, t))
+    return warm, out
+
+
+def median(values):
+    return statistics.median(values) if values else None
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scales", type=int, nargs="*", default=[18, 21, 24])
+    parser.add_argument("--edge-factor", type=int, default=16)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--data", type=Path, default=default_data_dir())
+    parser.add_argument("--graphs", nargs="*", default=None, help="real graph names (default all)")
+    parser.add_argument("--methods", nargs="*", default=None, help="method labels (default all)")
+    parser.add_argument("--trials", type=int, default=5)
+    parser.add_argument("--budget-s", type=float, default=300.0,
+                        help="stop starting new runs after this many seconds")
+    parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "benchmarks/results")))
+    parser.add_argument("--sweep", action="store_true",
+                        help="also sweep merge's block size and grid, dynamic's sf, on scale 21")
+    args = parser.parse_args(argv)
+
+    import cupy
+
+    from tricount.errors import UnsupportedGraphError
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    jsonl = open(args.out / "gpu_methods.jsonl", "w")
+    info = device_info()
+    info["date"] = datetime.date.today().isoformat()
+    info["command"] = "python benchmarks/gpu_methods.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    jsonl.write(json.dumps({"env": info}) + "\n")
+    print(json.dumps(info), flush=True)
+    methods = [m for m in METHODS if args.methods is None or m[0] in args.methods]
+    started = time.perf_counter()
+    rows = []
+    last_rmat = {}  # method label -> (m, gpu_s) on the previous R-MAT scale
+
+    specs = []
+    index = args.data / "graphs.json"
+    if index.exists():
+        real = sorted(json.loads(index.read_text()), key=lambda r: r["edges"])
+        for row in real:
+            if args.graphs is None or row["name"] in args.graphs:
+                specs.append(("real", row))
+    for s in args.scales:
+        specs.append(("rmat", s))
+
+    for kind, spec in specs:
+        if kind == "real":
+            g, steps = build_real(args.data / spec["file"])
+            expected, source = spec["triangles"], "graphs.json"
+        else:
+            g, steps = build_rmat(spec, args.edge_factor, args.seed)
+            expected, source = None, "merge"
+            if spec <= CPU_CHECK_MAX_SCALE:
+                from tricount.cpu.engine import count as cpu_count
+
+                expected, source = cpu_count(g.to_device(__import__("numpy"))).n_triangles, "cpu+merge"
+        print(f"== {g.name}: n={g.n_vertices} m={g.n_edges} {steps}", flush=True)
+        for label, method, options in methods:
+            row = {"graph": g.name, "n": g.n_vertices, "m": g.n_edges, "method": label}
+            if time.perf_counter() - started > args.budget_s:
+                row["note"] = f"skipped: benchmark budget of {args.budget_s:.0f} s spent"
+                rows.append(row)
+                print(f"   {label:14s} {row['note']}", flush=True)
+                continue
+            if kind == "rmat" and label in last_rmat:
+                m_prev, s_prev = last_rmat[label]
+                estimate = s_prev * (g.n_edges / m_prev) ** RMAT_TIME_EXPONENT
+                if estimate > METHOD_MAX_S:
+                    row["note"] = (f"skipped: about {estimate:.0f} s per run, extrapolated from "
+                                   f"{s_prev:.2f} s at m = {m_prev}; cap {METHOD_MAX_S:.0f} s")
+                    rows.append(row)
+                    print(f"   {label:14s} {row['note']}", flush=True)
+                    continue
+            try:
+                warm, trials = run_method(g, method, options, args.trials, steps)
+            except UnsupportedGraphError as exc:
+                row["note"] = f"cannot run: {exc}"
+                rows.append(row)
+                print(f"   {label:14s} {row['note']}", flush=True)
+                continue
+            except Exception as exc:  # recorded as a failure, the other methods still run
+                row.update(verified=False, note=f"ERROR: {type(exc).__name__}: {exc}"[:300])
+                rows.append(row)
+                print(f"   {label:14s} {row['note']}", flush=True)
+                cupy.get_default_memory_pool().free_all_blocks()
+                continue
+            counts = {r.n_triangles for r, _ in trials} | {warm.n_triangles}
+            if expected is None and label == "merge":
+                expected = warm.n_triangles
+            ok = expected is not None and counts == {expected}
+            for i, (r, t) in enumerate(trials):
+                jsonl.write(json.dumps({"graph": g.name, "n": g.n_vertices, "m": g.n_edges,
+                                        "method": label, "ran": r.method, "reason": r.method_reason,
+                                        "trial": i, "triangles": r.n_triangles, "expected": expected,
+                                        "verified": ok, **steps, **t}) + "\n")
+            jsonl.flush()
+            med = {k: median([t[k] for _, t in trials]) for k in
+                   ("kernel_s", "count_s", "gpu_s", "preprocess_s", "total_s")}
+            row.update(med, triangles=warm.n_triangles, verified=ok, check=source,
+                       trials=len(trials), ran=warm.method,
+                       note="" if ok else f"MISMATCH: got {sorted(counts)}, expected {expected}")
+            rows.append(row)
+            if kind == "rmat":
+                last_rmat[label] = (g.n_edges, med["gpu_s"])
+            print(f"   {label:14s} tri={warm.n_triangles} kernel={med['kernel_s'] * 1e3:9.3f} ms "
+                  f"count={med['count_s'] * 1e3:9.3f} ms gpu={med['gpu_s'] * 1e3:9.3f} ms "
+                  f"total={med['total_s'] * 1e3:9.3f} ms ok={ok} ({len(trials)} trials)"
+                  + ("" if label != "auto" else f" -> {warm.method}"), flush=True)
+        del g
+        cupy.get_default_memory_pool().free_all_blocks()
+        write_markdown(args.out / "gpu_methods.md", info, rows, [])
+
+    sweep_rows = []
+    if args.sweep and time.perf_counter() - started < args.budget_s:
+        sweep_rows = run_sweep(args, jsonl)
+    jsonl.close()
+    write_markdown(args.out / "gpu_methods.md", info, rows, sweep_rows)
+    print((args.out / "gpu_methods.md").read_text(), flush=True)
+    bad = [r for r in rows if r.get("verified") is False]
+    return 1 if bad else 0
+
+
+def run_sweep(args, jsonl):
+    """Merge block/grid and dynamic sf on R-MAT scale 21: median kernel ms each."""
+    g, steps = build_rmat(21, args.edge_factor, args.seed)
+    configs = [("merge", {"block_size": b, "blocks_per_sm": k}) for b in (64, 128, 256)
+               for k in (8, 16, 32)]
+    configs += [("dynamic", {"sf": sf}) for sf in (0.25, 1.0, 2.0, 4.0)]
+    configs += [("shared", {"columns_per_block": k}) for k in (8, 32, 128)]
+    out = []
+    for method, options in configs:
+        warm, trials = run_method(g, method, options, 3, steps)
+        ms = median([t["kernel_s"] for _, t in trials]) * 1e3
+        out.append({"graph": g.name, "method": method, "options": options, "kernel_ms": ms,
+                    "triangles": warm.n_triangles})
+        jsonl.write(json.dumps({"sweep": True, **out[-1]}) + "\n")
+        print(f"   sweep {method} {options}: {ms:.3f} ms", flush=True)
+    return out
+
+
+def fmt_ms(s):
+    return "" if s is None else f"{s * 1e3:.3f}"
+
+
+def fmt_rate(m, s):
+    if not s:
+        return ""
+    rate = m / s / 1e6
+    return f"{rate:.0f}" if rate >= 100 else f"{rate:.2g}"
+
+
+def write_markdown(path, info, rows, sweep_rows):
+    lines = [
+        "# GPU methods benchmark",
+        "",
+        f"Device: {info['device']} ({info['sm_count']} SMs, {info['memory_gib']} GiB); CUDA runtime "
+        f"{info['cuda_runtime']}, driver {info['cuda_driver']}; CuPy {info['cupy']}; run on "
+        f"{info['date']}.",
+        f"Command: `{info['command']}`",
+        "",
+        "Median of the trials after one untimed warm-up. kernel: counting kernel alone (CUDA "
+        "events); count: all counting work; gpu: from the built graph (copy to the GPU for real "
+        "graphs, orientation, count); total: input to answer (real graphs: read and build on the "
+        "host + gpu; R-MAT: build on the GPU from the GPU-generated edge list + gpu). Rates: "
+        "undirected edges (each once) per second, in millions.",
+        "",
+        "| graph | n | m | method | triangles | kernel ms | count ms | gpu ms | total ms | "
+        "kernel Medge/s | total Medge/s | verified | note |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        verified = {True: f"yes ({r.get('check')})", False: "NO", None: ""}[r.get("verified")]
+        method = r["method"] + (f" → {r['ran']}" if r["method"] == "auto" and r.get("ran") else "")
+        lines.append(
+            f"| {r['graph']} | {r['n']} | {r['m']} | {method} | {r.get('triangles', '')} | "
+            f"{fmt_ms(r.get('kernel_s'))} | {fmt_ms(r.get('count_s'))} | {fmt_ms(r.get('gpu_s'))} | "
+            f"{fmt_ms(r.get('total_s'))} | {fmt_rate(r['m'], r.get('kernel_s'))} | "
+            f"{fmt_rate(r['m'], r.get('total_s'))} | {verified} | {r.get('note', '')} |")
+    if sweep_rows:
+        lines += ["", "## Sweep on " + sweep_rows[0]["graph"], "",
+                  "| method | options | kernel ms | triangles |", "|---|---|---|---|"]
+        for s in sweep_rows:
+            lines.append(f"| {s['method']} | {s['options']} | {s['kernel_ms']:.3f} | {s['triangles']} |")
+    path.write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

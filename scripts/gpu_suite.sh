@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The whole GPU test suite plus the GPU benchmark, in one call on a GPU machine.
+#
+# Here, once before the call (copies the real graphs into the git-ignored
+# .gpudata/, because ../shared is not sent to the GPU machine):
+#     scripts/gpu_suite.sh --prepare
+# On the GPU machine (the device tool's run, carry [".gpudata", "wheels"]):
+#     bash scripts/gpu_suite.sh [all|tests|bench] [extra benchmark arguments]
+# Logs go to $OUT (env.txt, tests.log, bench.log, gpu_methods.md,
+# gpu_methods.jsonl: the device tool brings back at most 8 files); a short
+# summary ends stdout.
+# wheels/ holds the numba wheel that imports on that machine's NumPy; it is
+# installed into /tmp/site (nothing else is installed).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = "--prepare" ]; then
+  src=${TRICOUNT_DATA_SOURCE:-../shared/data/graphs}
+  mkdir -p .gpudata
+  cp "$src"/graphs.json "$src"/*.txt.gz .gpudata/
+  exclude=$(git rev-parse --git-path info/exclude)
+  mkdir -p "$(dirname "$exclude")"
+  grep -qx '/.gpudata/' "$exclude" 2>/dev/null || echo '/.gpudata/' >> "$exclude"
+  echo "gpu_suite: copied $(ls .gpudata/*.gz | wc -l) graphs into .gpudata/ ($(du -sh .gpudata | cut -f1))"
+  exit 0
+fi
+
+MODE=${1:-all}
+shift || true
+OUT=${OUT:-/tmp/gpu_suite_out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+export TRICOUNT_DATA=$PWD/.gpudata
+if ls wheels/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-deps --no-index --target /tmp/site wheels/*.whl 2>&1 | tail -2
+fi
+export PYTHONPATH=/tmp/site:$PWD/src
+export NUMBA_CACHE_DIR=/tmp/numba_cache
+
+{
+  date -u
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --format=csv
+  python3 -c "import sys, numpy, numba, cupy; print(sys.version.split()[0], 'numpy', numpy.__version__, 'numba', numba.__version__, 'cupy', cupy.__version__, 'cuda runtime', cupy.cuda.runtime.runtimeGetVersion())"
+} 2>&1 | tee "$OUT/env.txt"
+
+tests_rc=skipped
+bench_rc=skipped
+if [ "$MODE" = all ] || [ "$MODE" = tests ]; then
+  # One pytest per file, each test capped (a hung kernel kills only its file;
+  # the thread method dumps the stacks), every test named in the log.
+  start=$(date +%s)
+  tests_rc=0
+  : > "$OUT/tests.log"
+  default_files="tests/gpu/test_kernels.py tests/gpu/test_engine.py tests/gpu/test_graphs.py"
+  for extra in tests/gpu/test_*.py; do
+    case " $default_files " in *" $extra "*) ;; *) default_files="$default_files $extra" ;; esac
+  done
+  for file in ${TEST_FILES:-$default_files}; do
+    name=$(basename "$file" .py)
+    echo "gpu_suite: ---- $name ----" >> "$OUT/tests.log"
+    timeout "${TEST_FILE_TIMEOUT:-300}" python3 -m pytest "$file" -m gpu -p no:cacheprovider -v -rfE \
+        --timeout="${TEST_TIMEOUT:-120}" --timeout-method=thread --durations=15 \
+        >> "$OUT/tests.log" 2>&1
+    rc=$?
+    echo "gpu_suite: $file exit $rc" | tee -a "$OUT/tests.log"
+    [ "$rc" = 0 ] || tests_rc=$rc
+  done
+  echo "gpu_suite: tests took $(( $(date +%s) - start )) s, exit $tests_rc" | tee -a "$OUT/tests.log"
+fi
+if [ "$MODE" = all ] || [ "$MODE" = bench ]; then
+  start=$(date +%s)
+  python3 benchmarks/gpu_methods.py --out "$OUT" "$@" 2>&1 | tee "$OUT/bench.log"
+  bench_rc=${PIPESTATUS[0]}
+  echo "gpu_suite: benchmark took $(( $(date +%s) - start )) s, exit $bench_rc" | tee -a "$OUT/bench.log"
+fi
+
+echo
+echo "==================== gpu_suite summary ===================="
+head -3 "$OUT/env.txt" | tail -2
+if [ -f "$OUT/tests.log" ]; then
+  grep -E "^(FAILED|ERROR)|Timeout|^E  " "$OUT/tests.log" | cut -c1-300 | head -60
+  grep -E "^=+ .*(passed|failed|error)" "$OUT/tests.log"
+fi
+if [ -f "$OUT/gpu_methods.md" ]; then
+  grep -E "^\| (rmat|soc-Epinions1|email-Enron|blogcatalog)" "$OUT/gpu_methods.md" \
+    | cut -d'|' -f2,5,7,8,10,11,13,14 | head -60
+fi
+echo "tests exit: $tests_rc, benchmark exit: $bench_rc"
+[ "$tests_rc" = 0 ] || [ "$tests_rc" = skipped ] || exit 1
+[ "$bench_rc" = 0 ] || [ "$bench_rc" = skipped ] || exit 1

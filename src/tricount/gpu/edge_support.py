@@ -1,0 +1,42 @@
+"""Launcher of ``kernels/edge_support.cu``: the triangles on every edge on the GPU.
+
+Counts: ``support[e]``, the triangles containing edge e, indexed by position
+in the oriented CSR (sums to 3 × the triangles). Input: an oriented COO+CSR
+with CuPy arrays, degree orientation. A group of lanes takes each oriented
+edge u -> v and binary-searches the shorter out-list in the longer; a common
+out-neighbour c credits u -> c and v -> c at the positions where it was found,
+and u -> v once with the number found. A triangle a < b < c is found only from
+a -> b. The caller maps positions to the graph's edge order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tricount.gpu._common import ceil_div, cupy, kernel_arrays, launch, resident_grid
+from tricount.gpu._module import get_kernel
+
+__all__ = ["edge_support_counts", "EDGE_SUPPORT_BLOCK_SIZE", "EDGE_SUPPORT_GROUP_SIZE"]
+
+#: 256 threads per block: CuPy's and CUB's usual default; not tuned.
+EDGE_SUPPORT_BLOCK_SIZE = 256
+#: Lanes per edge, as :data:`tricount.gpu.per_vertex.PER_VERTEX_GROUP_SIZE`; not yet measured.
+EDGE_SUPPORT_GROUP_SIZE = 8
+
+
+def edge_support_counts(oriented, *, block_size: int = EDGE_SUPPORT_BLOCK_SIZE,
+                        group_size: int = EDGE_SUPPORT_GROUP_SIZE, grid_size: int | None = None):
+    """Support of every edge of an oriented CSR (CuPy int64 array, by position)."""
+    cp = cupy()
+    support = cp.zeros(oriented.n_edges, dtype=cp.uint64)
+    if oriented.n_edges:
+        indptr, rows, cols, vertex = kernel_arrays(oriented)
+        kernel = get_kernel("edge_support", "tc_edge_support", block_size=block_size,
+                                  group_size=group_size, vertex_t=vertex)
+        if grid_size is None:
+            grid_size = resident_grid(
+                kernel, block_size,
+                work_blocks=ceil_div(oriented.n_edges, block_size // group_size))
+        launch(kernel, grid_size, block_size,
+               (indptr, rows, cols, np.int64(oriented.n_edges), support))
+    return support.view(cp.int64)

@@ -1,0 +1,176 @@
+"""The GPU backend: move the graph, orient it on the GPU, run one counting method, time it.
+
+Mirrors :mod:`tricount.cpu.engine`. ``count(graph, method=..., **options)``
+takes a :class:`~tricount.CSRGraph` on the host or already on the GPU:
+
+1. ``to_device(cupy)`` copies the upper-triangular CSR (skipped when the
+   graph already lives in CuPy arrays);
+2. ``oriented()`` orients every edge by (degree, id) on the GPU, through the
+   same ``xp`` code as the CPU (bincount, one sort of packed 64-bit keys);
+   ``orientation="id"`` uses the id order instead (Pearson et al.'s);
+3. the method's launcher runs its kernel and reads the 64-bit count back.
+
+Timings follow the Graph Challenge split (Pearson et al. §III-B): ``gpu_s``
+from the built graph to the answer, ``preprocess_s`` the orientation,
+``count_s`` all counting work (allocations, launches, read-back) and
+``kernel_s`` the counting kernel alone, from CUDA events. The first call of a
+method compiles its kernel; time later calls (the benchmark warms up first).
+
+Memory is checked before anything is allocated: a graph whose copy and
+orientation would not fit in the free device memory raises
+:class:`~tricount.UnsupportedGraphError`; methods check their own extra
+buffers the same way. No managed memory is ever used.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+
+from tricount.errors import UnknownMethodError
+from tricount.gpu import GPU_METHODS
+from tricount.result import EngineResult
+
+__all__ = ["count", "resolve_method", "method_options", "GPU_METHODS", "ORIENTATIONS"]
+
+ORIENTATIONS = ("degree", "id")
+
+# auto's rule, from the H100 benchmark of 2026-11-22 (benchmarks/gpu_notes.md),
+# by count time (all counting work):
+#: below this many edges merge was fastest, or within 0.02 ms, on all 20 real
+#: graphs (up to soc-Epinions1's 405,740 edges: merge 0.165 ms, dynamic 0.209).
+AUTO_MERGE_MAX_EDGES = 1_000_000
+#: From there, bitmap while a block's bitmap of n bits fits in 48 KiB of shared
+#: memory: R-MAT scale 18 (174 K vertices) 1.13 ms, dynamic 2.45, merge 2.54.
+AUTO_BITMAP_MAX_VERTICES = 48 * 1024 * 8
+# Otherwise dynamic: R-MAT scale 21 36.9 ms and scale 24 661 ms, against merge's
+# 41.4 and 779 ms and binary-warp's 70.1 and 1061 ms.
+
+
+def _launcher(name: str):
+    if name == "merge":
+        from tricount.gpu.merge import count_merge as fn
+    elif name == "binary":
+        from tricount.gpu.binary import count_binary as fn
+    elif name == "dynamic":
+        from tricount.gpu.dynamic import count_dynamic as fn
+    elif name == "bitmap":
+        from tricount.gpu.bitmap import count_bitmap as fn
+    elif name == "shared":
+        from tricount.gpu.shared import count_shared as fn
+    elif name == "radix":
+        from tricount.gpu.radix import count_radix as fn
+    else:
+        from tricount.gpu.spgemm import count_spgemm as fn
+    return fn
+
+
+def method_options(name: str) -> tuple[str, ...]:
+    """The keyword options a GPU method accepts (besides ``orientation``)."""
+    params = inspect.signature(_launcher(name)).parameters
+    return tuple(p.name for p in params.values() if p.kind is inspect.Parameter.KEYWORD_ONLY)
+
+
+def resolve_method(method: str) -> str:
+    """Check a requested method name; ``auto`` is resolved later, from the oriented graph."""
+    if method == "auto" or method in GPU_METHODS:
+        return method
+    raise UnknownMethodError(
+        f"unknown GPU method {method!r}; GPU methods: {', '.join(GPU_METHODS)} (or auto)")
+
+
+def choose_method(oriented) -> tuple[str, str]:
+    """``auto``: pick a method from cheap statistics of the oriented graph, and say why."""
+    n, m = oriented.n_vertices, oriented.n_edges
+    if m == 0:
+        return "merge", "auto: no edges, nothing to intersect"
+    if m < AUTO_MERGE_MAX_EDGES:
+        return "merge", (f"auto: {m} edges < {AUTO_MERGE_MAX_EDGES}; Polak's merge, with the "
+                         "least setup, was fastest on such graphs")
+    if n <= AUTO_BITMAP_MAX_VERTICES:
+        return "bitmap", (f"auto: {m} edges and {n} vertices <= {AUTO_BITMAP_MAX_VERTICES}, so a "
+                          "block's bitmap fits in shared memory; bitmap probes were fastest there")
+    return "dynamic", (f"auto: {n} vertices and {m} edges; Pearson's dynamic kernel (linear or "
+                       "binary search per 32 edges) was fastest on large and skewed graphs")
+
+
+def _check_options(name: str, options: dict) -> None:
+    allowed = method_options(name)
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        listed = ", ".join(allowed) if allowed else "none"
+        raise UnknownMethodError(
+            f"GPU method {name!r} has no option {', '.join(map(repr, unknown))}; its options: "
+            f"{listed} (and orientation)")
+
+
+def _orientation_bytes(graph, on_device: bool) -> int:
+    """Device bytes to hold the graph and orient it (degrees, keys, their sort, the result)."""
+    m, n = graph.n_edges, graph.n_vertices
+    idx = graph.indices.dtype.itemsize
+    resident = 0 if on_device else 8 * (n + 1) + 2 * idx * m
+    # bincounts + degrees, forward mask, src/dst, keys and the sort's buffer, rows/cols, indptr
+    orient = 24 * n + m * (1 + 2 * idx + 16 + 2 * idx) + 8 * (n + 1)
+    return resident + orient
+
+
+def count(graph, *, method: str = "auto", orientation: str = "degree", **options) -> EngineResult:
+    """Count the triangles of a :class:`~tricount.CSRGraph` on the GPU.
+
+    Parameters
+    ----------
+    graph : CSRGraph
+        On the host (copied) or on the GPU.
+    method : str
+        One of :data:`GPU_METHODS` or ``"auto"``.
+    orientation : {"degree", "id"}
+        Orient edges by (degree, id) (default) or by id, as Pearson et al. do.
+    **options
+        The method's tunables, e.g. ``sf=2.0`` for ``dynamic`` or
+        ``variant="thread"`` for ``binary``; :func:`method_options` lists them.
+
+    Returns
+    -------
+    EngineResult
+        ``n_triangles``, the method run and why, and timings in seconds.
+    """
+    import cupy
+
+    from tricount.gpu._common import require_memory
+
+    name = resolve_method(method)
+    if orientation not in ORIENTATIONS:
+        raise UnknownMethodError(
+            f"orientation {orientation!r} is unknown; choose one of {', '.join(ORIENTATIONS)}")
+    if name == "auto":
+        if options:
+            raise UnknownMethodError(
+                f"method 'auto' takes no method options (got {', '.join(sorted(options))}); "
+                "name a method to tune it")
+    else:
+        _check_options(name, options)
+    on_device = graph.xp is cupy
+    require_memory(_orientation_bytes(graph, on_device),
+                   f"graph {graph.name or ''} with {graph.n_vertices} vertices and "
+                   f"{graph.n_edges} edges (copy and orientation)".replace("graph  ", "graph "))
+    stream = cupy.cuda.get_current_stream()
+    t0 = time.perf_counter()
+    dev = graph.to_device(cupy)
+    stream.synchronize()
+    t1 = time.perf_counter()
+    oriented = dev.oriented() if orientation == "degree" else dev.upper()
+    stream.synchronize()
+    t2 = time.perf_counter()
+    if name == "auto":
+        name, reason = choose_method(oriented)
+    else:
+        reason = "requested"
+    n_triangles, kernel_s = _launcher(name)(oriented, **options)
+    t3 = time.perf_counter()
+    return EngineResult(int(n_triangles), name, reason, {
+        "transfer_s": t1 - t0,
+        "preprocess_s": t2 - t1,
+        "count_s": t3 - t2,
+        "kernel_s": kernel_s,
+        "gpu_s": t3 - t0,
+    })

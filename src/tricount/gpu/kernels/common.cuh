@@ -1,0 +1,139 @@
+// common.cuh: types and device helpers shared by every counting kernel.
+//
+// What lives here: the index and count types, the reductions that fold a
+// thread's count into the one global 64-bit counter, and the two set
+// intersections (two-pointer merge, binary search) that several methods
+// reuse. Nothing here decides how work is split; each kernel file does.
+//
+// Preconditions every kernel shares: the graph is a DAG in COO+CSR form,
+// `indptr` (offset_t, n+1 entries), `rows` (COO source of every edge) and
+// `cols` (vertex_t, each row sorted by increasing id, no repeats), with each
+// undirected edge stored once. Any acyclic orientation counts each triangle
+// once: the triangle {a, b, c} with a < b < c in the orientation order is
+// found only from the edge a -> b, as the common out-neighbour c.
+//
+// Only CUDA built-ins are used (no headers), so a file compiles alone under
+// nvcc -c and under NVRTC, where the loader pastes this file in its place.
+
+#ifndef TRICOUNT_COMMON_CUH
+#define TRICOUNT_COMMON_CUH
+
+#ifndef TC_BLOCK_SIZE
+#error "define TC_BLOCK_SIZE (threads per block) before including common.cuh"
+#endif
+
+#if TC_BLOCK_SIZE % 32 != 0 || TC_BLOCK_SIZE < 32 || TC_BLOCK_SIZE > 1024
+#error "TC_BLOCK_SIZE must be a multiple of 32 in 32 .. 1024"
+#endif
+
+// Vertex ids: int while every id fits in 31 bits (the loader passes
+// -DTC_VERTEX_T="long long" otherwise).
+#ifndef TC_VERTEX_T
+#define TC_VERTEX_T int
+#endif
+
+typedef TC_VERTEX_T vertex_t;
+// Edge positions are 64-bit: a graph may hold more than 2^31 stored edges.
+typedef long long offset_t;
+// Counts are 64-bit unsigned from the first increment to the host: graph500
+// scale 24 alone has about 10^10 triangles, past 2^32.
+typedef unsigned long long count_t;
+
+#define TC_WARP 32
+#define TC_FULL_MASK 0xffffffffu
+#define TC_WARPS_PER_BLOCK (TC_BLOCK_SIZE / TC_WARP)
+
+__device__ __forceinline__ offset_t tc_min(offset_t a, offset_t b) { return a < b ? a : b; }
+__device__ __forceinline__ offset_t tc_max(offset_t a, offset_t b) { return a > b ? a : b; }
+
+// Sum of `value` over the warp; every lane gets the sum (butterfly).
+__device__ __forceinline__ count_t tc_warp_sum(count_t value) {
+    for (int delta = TC_WARP / 2; delta > 0; delta /= 2)
+        value += __shfl_xor_sync(TC_FULL_MASK, value, delta);
+    return value;
+}
+
+__device__ __forceinline__ float tc_warp_sum_float(float value) {
+    for (int delta = TC_WARP / 2; delta > 0; delta /= 2)
+        value += __shfl_xor_sync(TC_FULL_MASK, value, delta);
+    return value;
+}
+
+// Add every thread's `value` into *result with one atomicAdd per block.
+// Must be reached by all TC_BLOCK_SIZE threads of the block (it synchronizes).
+__device__ __forceinline__ void tc_block_add(count_t value, count_t* result) {
+    __shared__ count_t warp_sums[TC_WARPS_PER_BLOCK];
+    const int lane = threadIdx.x % TC_WARP, warp = threadIdx.x / TC_WARP;
+    value = tc_warp_sum(value);
+    if (lane == 0) warp_sums[warp] = value;
+    __syncthreads();
+    if (warp == 0) {
+        value = lane < TC_WARPS_PER_BLOCK ? warp_sums[lane] : 0ull;
+        value = tc_warp_sum(value);
+        if (lane == 0 && value != 0ull) atomicAdd(result, value);
+    }
+}
+
+// |a ∩ b| for sorted lists a[0 .. na) and b[0 .. nb): Polak's two-pointer merge
+// with one read per step (§III-D.3): only the side that moved is re-read.
+// The read index is clamped to the list's last element, so the read after a
+// list ends stays in bounds; the loop ends before that value is compared.
+__device__ __forceinline__ count_t tc_merge_count(const vertex_t* __restrict__ a, offset_t na,
+                                                  const vertex_t* __restrict__ b, offset_t nb) {
+    if (na <= 0 || nb <= 0) return 0;
+    count_t found = 0;
+    offset_t i = 0, j = 0;
+    const offset_t a_last = na - 1, b_last = nb - 1;
+    vertex_t x = a[0], y = b[0];
+    while (i < na && j < nb) {
+        const bool step_a = x <= y, step_b = x >= y;
+        if (step_a) x = a[tc_min(++i, a_last)];
+        if (step_b) y = b[tc_min(++j, b_last)];
+        found += (step_a && step_b);
+    }
+    return found;
+}
+
+// First position p in [lo, hi) with list[p] >= key (hi when none).
+__device__ __forceinline__ offset_t tc_lower_bound(const vertex_t* __restrict__ list, offset_t lo,
+                                                   offset_t hi, vertex_t key) {
+    while (lo < hi) {
+        const offset_t mid = lo + (hi - lo) / 2;
+        if (list[mid] < key) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+// |a ∩ b| by searching each element of the shorter list in the longer one
+// (Pearson et al. §II-D.2): na·log2(nb) reads. The short list is sorted, so
+// each search starts where the previous one stopped.
+__device__ __forceinline__ count_t tc_binary_count(const vertex_t* __restrict__ a, offset_t na,
+                                                   const vertex_t* __restrict__ b, offset_t nb) {
+    if (na > nb) { const vertex_t* t = a; a = b; b = t; offset_t tn = na; na = nb; nb = tn; }
+    count_t found = 0;
+    offset_t lo = 0;
+    for (offset_t i = 0; i < na && lo < nb; ++i) {
+        const vertex_t key = a[i];
+        lo = tc_lower_bound(b, lo, nb, key);
+        found += (lo < nb && b[lo] == key);
+    }
+    return found;
+}
+
+// The warp's share of |a ∩ b| (Pearson's WARPBINCNT): lane k searches the
+// elements k, k+32, ... of the shorter list in the whole longer list. Lanes
+// return partial counts; the caller sums them.
+__device__ __forceinline__ count_t tc_warp_binary_count(const vertex_t* __restrict__ a, offset_t na,
+                                                        const vertex_t* __restrict__ b, offset_t nb,
+                                                        int lane) {
+    if (na > nb) { const vertex_t* t = a; a = b; b = t; offset_t tn = na; na = nb; nb = tn; }
+    count_t found = 0;
+    for (offset_t i = lane; i < na; i += TC_WARP) {
+        const vertex_t key = a[i];
+        const offset_t p = tc_lower_bound(b, 0, nb, key);
+        found += (p < nb && b[p] == key);
+    }
+    return found;
+}
+
+#endif  // TRICOUNT_COMMON_CUH

@@ -1,0 +1,42 @@
+"""Launcher of ``kernels/per_vertex.cu``: the triangles at every vertex on the GPU.
+
+Counts: ``per_vertex[x]``, the triangles containing x (sums to 3 × the
+triangles). Input: an oriented COO+CSR with CuPy arrays, degree orientation.
+A group of lanes takes each oriented edge u -> v, binary-searches the shorter
+out-list in the longer, credits every common out-neighbour c as it is found
+and u and v once with the number found; a triangle a < b < c is found only
+from a -> b. The grid fills the device once and strides over the edges.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tricount.gpu._common import ceil_div, cupy, kernel_arrays, launch, resident_grid
+from tricount.gpu._module import get_kernel
+
+__all__ = ["per_vertex_counts", "PER_VERTEX_BLOCK_SIZE", "PER_VERTEX_GROUP_SIZE"]
+
+#: 256 threads per block: CuPy's and CUB's usual default; not tuned.
+PER_VERTEX_BLOCK_SIZE = 256
+#: Lanes per edge. Degree-oriented out-lists of R-MAT graphs are mostly short,
+#: so a quarter warp; to be measured on the GPU suite (benchmarks/local_peers.py --gpu).
+PER_VERTEX_GROUP_SIZE = 8
+
+
+def per_vertex_counts(oriented, *, block_size: int = PER_VERTEX_BLOCK_SIZE,
+                      group_size: int = PER_VERTEX_GROUP_SIZE, grid_size: int | None = None):
+    """Triangles at every vertex of an oriented CSR (CuPy int64 array, by compact id)."""
+    cp = cupy()
+    per_vertex = cp.zeros(oriented.n_vertices, dtype=cp.uint64)
+    if oriented.n_edges:
+        indptr, rows, cols, vertex = kernel_arrays(oriented)
+        kernel = get_kernel("per_vertex", "tc_per_vertex", block_size=block_size,
+                                  group_size=group_size, vertex_t=vertex)
+        if grid_size is None:
+            grid_size = resident_grid(
+                kernel, block_size,
+                work_blocks=ceil_div(oriented.n_edges, block_size // group_size))
+        launch(kernel, grid_size, block_size,
+               (indptr, rows, cols, np.int64(oriented.n_edges), per_vertex))
+    return per_vertex.view(cp.int64)
