@@ -1,6 +1,7 @@
 """The public API: from a file, edge arrays or a graph, to a count.
 
-    path ──io.read_edges──▶ (src, dst) ──CSRGraph.from_edges──▶ CSRGraph
+    path ──io.read_graph──▶ CSRGraph   (text formats: parse + canonicalise; .tcsr: mapped)
+    (src, dst) ──CSRGraph.from_edges──▶ CSRGraph
     CSRGraph ──backends.select_backend──▶ cpu | gpu | reference engine
     engine.count: orient by (degree, id) ─▶ counting kernel ─▶ int64 count
 """
@@ -13,7 +14,7 @@ import time
 from tricount.backends import engine_for, select_backend
 from tricount.errors import InvalidEdgesError
 from tricount.graph import CSRGraph
-from tricount.io import graph_name, load_graph, read_edges
+from tricount.io import load_graph
 from tricount.result import CountResult
 
 __all__ = ["count", "count_triangles", "load_graph", "as_graph"]
@@ -26,11 +27,15 @@ def as_graph(graph) -> tuple[CSRGraph, dict]:
     """
     if isinstance(graph, CSRGraph):
         return graph, {"load_s": 0.0, "build_s": 0.0}
-    t0 = time.perf_counter()
     if isinstance(graph, (str, os.PathLike)):
-        src, dst = read_edges(graph)
-        name = graph_name(graph)
-    elif isinstance(graph, tuple) and len(graph) == 2:
+        # Any supported format; a native .tcsr file maps straight to a CSRGraph.
+        from tricount.io import read_graph
+
+        loaded = read_graph(graph)
+        return loaded.graph, {"load_s": loaded.timings["load_s"],
+                              "build_s": loaded.timings["build_s"]}
+    t0 = time.perf_counter()
+    if isinstance(graph, tuple) and len(graph) == 2:
         src, dst = graph
         name = None
     else:
@@ -43,7 +48,7 @@ def as_graph(graph) -> tuple[CSRGraph, dict]:
     return g, {"load_s": t1 - t0, "build_s": t2 - t1}
 
 
-def count(graph, *, backend: str = "auto", method: str = "auto") -> CountResult:
+def count(graph, *, backend: str = "auto", method: str = "auto", **options) -> CountResult:
     """Count triangles and report what ran, why, and how long each phase took.
 
     Parameters
@@ -54,6 +59,10 @@ def count(graph, *, backend: str = "auto", method: str = "auto") -> CountResult:
         ``auto`` uses the GPU when one is usable, else the CPU, and says why.
     method : str
         A counting method of the backend, or ``auto``.
+    **options
+        Method options passed to the backend, e.g. on the GPU
+        ``orientation="id"``, ``sf=2`` (``dynamic``), ``variant="warp"``
+        (``binary``). A backend rejects options it does not know.
 
     Returns
     -------
@@ -64,7 +73,7 @@ def count(graph, *, backend: str = "auto", method: str = "auto") -> CountResult:
     t0 = time.perf_counter()
     g, steps = as_graph(graph)
     chosen, backend_reason = select_backend(backend)
-    out = engine_for(chosen).count(g, method=method)
+    out = engine_for(chosen).count(g, method=method, **options)
     total = time.perf_counter() - t0
     timings = {
         "load_s": steps["load_s"],

@@ -1,27 +1,38 @@
-"""Numba kernels that turn edge-list text into id arrays and back.
+"""Numba kernels that turn edge-list text into id arrays, and id arrays into text.
 
-The parser reads one byte at a time and stops at the first malformed line,
-reporting an error code, the 1-based line number and the byte offset of the
-offending token, so the caller can raise a message naming file and line.
-Accepted lines: blank; starting (after blanks) with '#' or '%' (comments);
-otherwise two non-negative decimal ids separated by spaces or tabs, then
-anything (extra columns are ignored). CR before LF is tolerated.
+:func:`parse_chunk` splits a buffer of whole lines into one piece per thread at
+newlines and parses the pieces in parallel into scratch arrays, each piece
+stopping at its first malformed line and counting the newlines it passed. The
+first bad piece in file order decides the error, and its line is the newlines
+of the pieces before it plus its own, so the reported line is the one a
+sequential reader would report. :func:`gather_pieces` then packs the pieces'
+edges into arrays of the final (narrowest) dtype.
+
+Accepted lines: blank; starting (after blanks) with ``#`` or ``%`` (comments);
+otherwise ``min_cols`` or more columns separated by spaces or tabs, of which
+the first two are non-negative decimal ids (at most 2**63-1, leading zeros
+allowed) and the rest are ignored. CR before LF is tolerated.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+from numba import prange
 
 OK = 0
 ERR_NOT_A_NUMBER = 1
 ERR_NEGATIVE = 2
 ERR_TOO_LARGE = 3
 ERR_ONE_COLUMN = 4
+ERR_OUT_OF_RANGE = 5
+ERR_MISSING_VALUE = 6
 
 _SPACE, _TAB, _LF, _CR = 32, 9, 10, 13
 _HASH, _PERCENT, _MINUS, _ZERO = 35, 37, 45, 48
-_MAX_ID = np.iinfo(np.int64).max
+MAX_ID = np.iinfo(np.int64).max
+#: Pieces smaller than this are parsed by one thread (thread start-up costs more).
+MIN_PIECE_BYTES = 1 << 16
 
 
 @numba.njit(inline="always")
@@ -34,46 +45,72 @@ def _ends_token(c):
     return c == _SPACE or c == _TAB or c == _LF or c == _CR
 
 
-@numba.njit(inline="always")
-def _read_id(buf, i, n):
-    """Parse the decimal token at ``buf[i]``; return (value, next index, error code)."""
-    c = buf[i]
-    if c == _MINUS:
-        return 0, i, ERR_NEGATIVE
+@numba.njit(cache=True, nogil=True)
+def _exact_id(buf, start, end):
+    """Slow path for tokens of 19+ digits: (value, error) with leading zeros allowed."""
     value = np.int64(0)
-    start = i
-    while i < n:
-        c = buf[i]
-        if _ends_token(c):
-            break
-        d = np.int64(c) - _ZERO
-        if d < 0 or d > 9:
-            return 0, start, ERR_NOT_A_NUMBER
-        if value > (_MAX_ID - d) // 10:
-            return 0, start, ERR_TOO_LARGE
+    for i in range(start, end):
+        d = np.int64(buf[i]) - _ZERO
+        if value > (MAX_ID - d) // 10:
+            return 0, ERR_TOO_LARGE
         value = value * 10 + d
+    return value, OK
+
+
+@numba.njit(inline="always")
+def _read_id(buf, i, end):
+    """Parse the decimal token at ``buf[i]``: (value, next index, error code)."""
+    if buf[i] == _MINUS and i + 1 < end and _ZERO <= buf[i + 1] <= _ZERO + 9:
+        return 0, i, ERR_NEGATIVE
+    start = i
+    value = np.int64(0)
+    # Up to 18 digits cannot overflow int64; longer tokens take the exact path.
+    while i < end:
+        c = buf[i]
+        if c < _ZERO or c > _ZERO + 9:
+            break
+        if i - start < 18:
+            value = value * 10 + (np.int64(c) - _ZERO)
         i += 1
+    if i == start or (i < end and not _ends_token(buf[i])):
+        return 0, start, ERR_NOT_A_NUMBER
+    if i - start > 18:
+        exact, err = _exact_id(buf, start, i)
+        if err != OK:
+            return 0, start, err
+        return exact, i, OK
     return value, i, OK
 
 
 @numba.njit(cache=True, nogil=True)
-def parse_edge_pairs(buf, src, dst):
-    """Fill ``src``/``dst`` from edge-list bytes.
+def count_newlines(buf, start, end):
+    """Number of LF bytes in ``buf[start:end]`` (vectorised by LLVM)."""
+    count = 0
+    for i in range(start, end):
+        count += buf[i] == _LF
+    return count
 
-    Returns ``(n_edges, error_code, error_line, error_offset)``; on error the
-    arrays hold the edges before the bad line. ``src`` and ``dst`` must have
-    room for one edge per line.
+
+@numba.njit(cache=True, nogil=True)
+def parse_piece(buf, start, end, src, dst, out, id_min, max_src, max_dst, min_cols):
+    """Parse the lines of ``buf[start:end]`` into ``src[out:]`` and ``dst[out:]``.
+
+    Returns ``(n_edges, error, newlines_before_error, error_offset, max_id)``.
+    ``src``/``dst`` need room for one edge per line of the piece.
     """
-    n = buf.shape[0]
-    i = 0
-    line = 1
+    i = start
+    line = 0
     m = 0
-    while i < n:
-        while i < n and _is_blank(buf[i]):
-            i += 1
-        if i >= n:
-            break
+    max_id = np.int64(-1)
+    while i < end:
         c = buf[i]
+        while c == _SPACE or c == _TAB:
+            i += 1
+            if i == end:
+                break
+            c = buf[i]
+        if i == end:
+            break
         if c == _LF:
             line += 1
             i += 1
@@ -82,25 +119,144 @@ def parse_edge_pairs(buf, src, dst):
             i += 1
             continue
         if c == _HASH or c == _PERCENT:
-            while i < n and buf[i] != _LF:
+            while i < end and buf[i] != _LF:
                 i += 1
             continue
-        u, i, err = _read_id(buf, i, n)
+        u, j, err = _read_id(buf, i, end)
         if err != OK:
-            return m, err, line, i
-        while i < n and _is_blank(buf[i]):
+            return m, err, line, j, max_id
+        if u < id_min or u > max_src:
+            return m, ERR_OUT_OF_RANGE, line, i, max_id
+        i = j
+        while i < end and _is_blank(buf[i]):
             i += 1
-        if i >= n or buf[i] == _LF or buf[i] == _CR:
-            return m, ERR_ONE_COLUMN, line, i
-        v, i, err = _read_id(buf, i, n)
+        if i == end or buf[i] == _LF or buf[i] == _CR:
+            return m, ERR_ONE_COLUMN, line, i, max_id
+        v, j, err = _read_id(buf, i, end)
         if err != OK:
-            return m, err, line, i
-        src[m] = u
-        dst[m] = v
+            return m, err, line, j, max_id
+        if v < id_min or v > max_dst:
+            return m, ERR_OUT_OF_RANGE, line, i, max_id
+        i = j
+        if min_cols > 2:
+            while i < end and _is_blank(buf[i]):
+                i += 1
+            if i == end or buf[i] == _LF or buf[i] == _CR:
+                return m, ERR_MISSING_VALUE, line, i, max_id
+        src[out + m] = u
+        dst[out + m] = v
         m += 1
-        while i < n and buf[i] != _LF:  # extra columns
+        if u > max_id:
+            max_id = u
+        if v > max_id:
+            max_id = v
+        while i < end and buf[i] != _LF:  # CR and extra columns
             i += 1
-    return m, OK, line, i
+    return m, OK, line, i, max_id
+
+
+@numba.njit(cache=True, nogil=True)
+def _piece_bounds(buf, n_pieces):
+    """Split ``buf`` into ``n_pieces`` ranges that start at line starts."""
+    n = buf.shape[0]
+    bounds = np.empty(n_pieces + 1, dtype=np.int64)
+    bounds[0] = 0
+    for p in range(1, n_pieces):
+        pos = max(p * n // n_pieces, bounds[p - 1], 1)
+        while pos < n and buf[pos - 1] != _LF:
+            pos += 1
+        bounds[p] = pos
+    bounds[n_pieces] = n
+    return bounds
+
+
+def scratch_size(n_bytes: int, n_pieces: int) -> int:
+    """Room :func:`parse_chunk` needs: a line with an edge has at least 4 bytes ("0 0\n")."""
+    return n_bytes // 4 + 2 * n_pieces + 2
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def parse_chunk(buf, n_pieces, scratch_src, scratch_dst, id_min, max_src, max_dst, min_cols):
+    """Parse a buffer of whole lines, one piece per thread, into the scratch arrays.
+
+    Piece ``p`` writes at ``offsets[p]``, room for one edge per 4 bytes, so no
+    counting pass is needed; untouched scratch pages are never faulted in.
+    Returns ``(offsets, counts, newlines, error, error_line, error_offset, max_id)``
+    with ``error_line`` 0-based within the buffer.
+    """
+    bounds = _piece_bounds(buf, n_pieces)
+    offsets = np.zeros(n_pieces + 1, dtype=np.int64)
+    for p in range(n_pieces):
+        offsets[p + 1] = offsets[p] + (bounds[p + 1] - bounds[p]) // 4 + 2
+    counts = np.zeros(n_pieces, dtype=np.int64)
+    errs = np.zeros(n_pieces, dtype=np.int64)
+    err_lines = np.zeros(n_pieces, dtype=np.int64)
+    err_offsets = np.zeros(n_pieces, dtype=np.int64)
+    maxes = np.zeros(n_pieces, dtype=np.int64)
+    for p in prange(n_pieces):
+        m, err, line, offset, mx = parse_piece(buf, bounds[p], bounds[p + 1], scratch_src,
+                                               scratch_dst, offsets[p], id_min, max_src,
+                                               max_dst, min_cols)
+        counts[p] = m
+        errs[p] = err
+        err_lines[p] = line
+        err_offsets[p] = offset
+        maxes[p] = mx
+    max_id = np.int64(-1)
+    newlines = 0  # a piece parsed to its end has counted every newline in it
+    for p in range(n_pieces):
+        if errs[p] != OK:  # the first bad piece in file order decides
+            return (offsets, counts, newlines, errs[p], newlines + err_lines[p],
+                    err_offsets[p], max_id)
+        newlines += err_lines[p]
+        max_id = max(max_id, maxes[p])
+    return offsets, counts, newlines, OK, 0, 0, max_id
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def gather_pieces(scratch_src, scratch_dst, offsets, counts, out_src, out_dst):
+    """Copy each piece's edges from scratch into ``out`` (narrowing the dtype)."""
+    n_pieces = counts.shape[0]
+    starts = np.zeros(n_pieces, dtype=np.int64)
+    for p in range(1, n_pieces):
+        starts[p] = starts[p - 1] + counts[p - 1]
+    for p in prange(n_pieces):
+        a = offsets[p]
+        b = starts[p]
+        for j in range(counts[p]):
+            out_src[b + j] = scratch_src[a + j]
+            out_dst[b + j] = scratch_dst[a + j]
+
+
+def pieces_for(n_bytes: int) -> int:
+    """Pieces to split a buffer into: one per thread, none smaller than MIN_PIECE_BYTES."""
+    return max(1, min(numba.get_num_threads(), n_bytes // MIN_PIECE_BYTES))
+
+
+@numba.njit(cache=True, nogil=True)
+def nth_entry_line(buf, k):
+    """0-based line of the ``k``-th (0-based) edge line of ``buf``; -1 if fewer."""
+    n = buf.shape[0]
+    i = 0
+    line = 0
+    seen = 0
+    while i < n:
+        while i < n and (_is_blank(buf[i]) or buf[i] == _CR):  # as parse_piece skips them
+            i += 1
+        if i == n:
+            break
+        c = buf[i]
+        if c == _LF:
+            line += 1
+            i += 1
+            continue
+        if c != _HASH and c != _PERCENT:
+            if seen == k:
+                return line
+            seen += 1
+        while i < n and buf[i] != _LF:
+            i += 1
+    return -1
 
 
 @numba.njit(inline="always")
@@ -125,7 +281,7 @@ def _write_id(out, pos, value):
 def format_edge_pairs(src, dst, out):
     """Write ``src[i]<TAB>dst[i]<LF>`` lines into ``out``; return bytes written.
 
-    ``out`` needs 42 bytes per edge (two 19-digit ids, a tab and a newline).
+    ``out`` needs 40 bytes per edge (two 19-digit ids, a tab and a newline).
     """
     pos = 0
     for k in range(src.shape[0]):

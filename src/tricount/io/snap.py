@@ -1,92 +1,68 @@
-"""SNAP-style edge lists: read and write, plain or gzip-compressed."""
+"""SNAP edge lists and GraphChallenge ``*_adj.tsv``: read and write.
+
+One edge per line: a source id, blanks (spaces or tabs), a target id, then
+anything (GraphChallenge's weight column, SNAP's timestamps) which is ignored.
+Lines starting with ``#`` or ``%`` are comments, anywhere in the file; blank
+lines and CRLF line ends are accepted. Ids are any non-negative 64-bit
+integers, 0- or 1-based or sparse; ``vertex_ids`` keeps them.
+
+Directedness is never taken from the file's comments (SNAP writes "Directed
+graph" on undirected graphs): every line is an undirected edge.
+"""
 
 from __future__ import annotations
 
+import bz2
 import gzip
+import lzma
 import os
-import zlib
 
 import numpy as np
 
 from tricount.errors import GraphFormatError
 
-GZIP_MAGIC = b"\x1f\x8b"
-UTF8_BOM = b"\xef\xbb\xbf"
-#: Edges formatted per call when writing; bounds the text buffer to ~44 MB.
+#: Edges formatted per call when writing; bounds the text buffer to 40 MiB.
 WRITE_CHUNK_EDGES = 1 << 20
 
-_MESSAGES = {
-    1: "expected a non-negative integer vertex id, found {token!r}",
-    2: "vertex ids must be non-negative, found {token!r}",
-    3: "vertex id {token!r} is larger than 2**63-1",
-    4: "expected two vertex ids (source and target), found one column",
-}
+
+def read_snap(path, *, progress=None):
+    """Parse a SNAP or GraphChallenge TSV edge list (any compression) into an ``EdgeText``."""
+    from tricount.io._parse import parse_edge_text  # Numba loads on first use, not on import
+
+    return parse_edge_text(path, progress=progress)
 
 
-def read_bytes(path) -> bytes:
-    """The file's bytes, gunzipped when it starts with the gzip magic number."""
+def open_for_writing(path):
+    """Open ``path`` for writing bytes, compressed by its suffix (.gz .bz2 .xz .zst)."""
     path = os.fspath(path)
-    if os.path.isdir(path):
-        raise GraphFormatError(path, "is a directory, expected a graph file")
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise GraphFormatError(path, "no such file") from None
-    except PermissionError:
-        raise GraphFormatError(path, "permission denied: cannot read the file") from None
-    except OSError as exc:
-        raise GraphFormatError(path, f"cannot read the file: {exc.strerror or exc}") from None
-    if data[:2] == GZIP_MAGIC:
+    if path.endswith(".gz"):
+        return gzip.open(path, "wb", compresslevel=6)
+    if path.endswith(".bz2"):
+        return bz2.open(path, "wb")
+    if path.endswith(".xz"):
+        return lzma.open(path, "wb")
+    if path.endswith((".zst", ".zstd")):
         try:
-            data = gzip.decompress(data)
-        except (EOFError, OSError, zlib.error) as exc:
-            raise GraphFormatError(path, f"corrupt or truncated gzip data ({exc})") from None
-    return data
-
-
-def parse_snap(data: bytes, path=None):
-    """Parse SNAP edge-list bytes into ``(src, dst)`` int64 arrays."""
-    from tricount.io._text import parse_edge_pairs
-
-    if data.startswith(UTF8_BOM):
-        data = data[len(UTF8_BOM):]
-    buf = np.frombuffer(data, dtype=np.uint8)
-    capacity = int(np.count_nonzero(buf == 10)) + 1
-    src = np.empty(capacity, dtype=np.int64)
-    dst = np.empty(capacity, dtype=np.int64)
-    m, err, line, offset = parse_edge_pairs(buf, src, dst)
-    if err:
-        token = _token_at(data, offset)
-        raise GraphFormatError(path, _MESSAGES[err].format(token=token), line=line)
-    return src[:m].copy(), dst[:m].copy()
-
-
-def _token_at(data: bytes, offset: int) -> str:
-    end = offset
-    while end < len(data) and end - offset < 40 and data[end] not in b" \t\r\n":
-        end += 1
-    return data[offset:end].decode("utf-8", errors="replace")
-
-
-def read_snap(path):
-    """Read a SNAP edge list (plain or .gz) into ``(src, dst)`` int64 arrays."""
-    return parse_snap(read_bytes(path), path)
+            import zstandard
+        except ImportError:
+            raise GraphFormatError(
+                path, "writing .zst needs the optional package 'zstandard' "
+                      "(pip install zstandard)") from None
+        return zstandard.open(path, "wb")
+    return open(path, "wb")
 
 
 def write_snap(path, src, dst, *, comments=()) -> None:
     """Write edges as SNAP text: ``#`` comment lines, then ``src<TAB>dst`` lines.
 
-    A path ending in ``.gz`` is gzip-compressed.
+    A path ending in ``.gz``, ``.bz2``, ``.xz`` or ``.zst`` is compressed.
     """
     from tricount.io._text import format_edge_pairs
 
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
-    path = os.fspath(path)
-    opener = gzip.open if path.endswith(".gz") else open
-    out = np.empty(42 * min(max(src.shape[0], 1), WRITE_CHUNK_EDGES), dtype=np.uint8)
-    with opener(path, "wb") as f:
+    out = np.empty(40 * min(max(src.shape[0], 1), WRITE_CHUNK_EDGES), dtype=np.uint8)
+    with open_for_writing(path) as f:
         for line in comments:
             f.write(f"# {line}\n".encode())
         for start in range(0, src.shape[0], WRITE_CHUNK_EDGES):

@@ -1,0 +1,82 @@
+"""Which reader a file needs: the name's extension, confirmed by the content.
+
+The extension (after any compression suffix) proposes a format; a content
+signature overrides it when the two disagree, because magic numbers do not
+lie and a misnamed file read by the wrong parser would give a wrong graph
+(a Matrix Market size line read as an edge, say). Files with no known
+extension and no signature are edge lists. METIS has no signature, so only
+its extension (or ``format="metis"``) selects it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from tricount.errors import GraphFormatError
+from tricount.io._source import COMPRESSION_SUFFIXES, Source
+
+#: Canonical format names, in the order ``tricount info`` documents them.
+FORMATS = ("snap", "graphchallenge", "matrix-market", "metis", "numpy", "native")
+
+ALIASES = {
+    "auto": "auto", "snap": "snap", "edgelist": "snap", "edge-list": "snap", "el": "snap",
+    "txt": "snap", "graphchallenge": "graphchallenge", "tsv": "graphchallenge",
+    "matrix-market": "matrix-market", "matrixmarket": "matrix-market", "mtx": "matrix-market",
+    "mmio": "matrix-market", "mm": "matrix-market", "metis": "metis", "graph": "metis",
+    "dimacs10": "metis", "numpy": "numpy", "npy": "numpy", "npz": "numpy", "native": "native",
+    "tcsr": "native", "binary": "native",
+}
+
+EXTENSIONS = {
+    ".tcsr": "native", ".mtx": "matrix-market", ".mmio": "matrix-market", ".mm": "matrix-market",
+    ".graph": "metis", ".metis": "metis", ".npy": "numpy", ".npz": "numpy", ".txt": "snap",
+    ".el": "snap", ".wel": "snap", ".edges": "snap", ".edgelist": "snap", ".snap": "snap",
+    ".tsv": "snap",
+}
+
+NATIVE_MAGIC = b"\x89TCSR\r\n\x1a"
+
+
+def strip_compression(name: str) -> str:
+    for suffix in COMPRESSION_SUFFIXES:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def format_from_name(path) -> str | None:
+    name = strip_compression(os.path.basename(os.fspath(path))).lower()
+    ext = os.path.splitext(name)[1]
+    fmt = EXTENSIONS.get(ext)
+    if ext == ".tsv" and name.endswith("_adj.tsv"):
+        return "graphchallenge"
+    return fmt
+
+
+def format_from_content(head: bytes) -> str | None:
+    if head.startswith(NATIVE_MAGIC):
+        return "native"
+    if head.startswith(b"\x93NUMPY") or head.startswith(b"PK\x03\x04"):
+        return "numpy"
+    start = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
+    if start[:14].lower() == b"%%matrixmarket":
+        return "matrix-market"
+    return None
+
+
+def resolve_format(fmt: str, source: Source) -> str:
+    """The reader for ``source``: ``fmt`` unless it is ``auto``, else name + content."""
+    key = str(fmt).lower()
+    if key not in ALIASES:
+        raise GraphFormatError(source.path, f"unknown format {fmt!r}; expected auto or one of "
+                                            f"{', '.join(FORMATS)}")
+    key = ALIASES[key]
+    if key != "auto":
+        return key
+    name = os.path.basename(source.path).lower()
+    if "_inc." in name and name.endswith(tuple(f".tsv{s}" for s in ("", *COMPRESSION_SUFFIXES))):
+        raise GraphFormatError(source.path, "is a GraphChallenge incidence file "
+                                            "(vertex, edge id); read the matching *_adj.tsv "
+                                            "adjacency file instead")
+    by_content = format_from_content(source.head)
+    return by_content or format_from_name(source.path) or "snap"

@@ -1,0 +1,214 @@
+"""METIS / DIMACS10 ``.graph`` files.
+
+Layout (METIS 5 manual §4.1.1)::
+
+    % comment lines (anywhere)
+    n m [fmt [ncon]]
+    line i = the neighbours of vertex i (1-based), for i = 1 .. n
+
+``fmt`` is up to three 0/1 digits ``abc``: ``a`` vertex sizes, ``b`` vertex
+weights (``ncon`` of them, default 1), ``c`` edge weights. On an adjacency line
+the size and weights come first, and with ``c`` each neighbour is followed by
+its edge weight. A blank line is a vertex with no neighbours. Each edge
+appears in both endpoints' lines and ``m`` counts it once.
+
+Checked, each with the line: the header; exactly ``n`` adjacency lines (blank
+lines after the last one are allowed); every neighbour within 1 .. n; the
+weights the format promises; ``2 m`` adjacency entries in all.
+
+The body is parsed by one thread (a line's vertex is its rank among the
+non-comment lines, which a split buffer would have to count first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from tricount.errors import GraphFormatError
+from tricount.io._header import HeaderLines
+from tricount.io._parse import EdgeText, token_at
+from tricount.io._source import stream_chunks
+from tricount.io._text import _LF, _CR, OK, _is_blank, _read_id
+
+ERR_NEIGHBOUR_RANGE = 10
+ERR_TOO_MANY_LINES = 11
+ERR_MISSING_WEIGHT = 12
+ERR_BAD_NUMBER = 13
+ERR_NEGATIVE = 2
+ERR_TOO_LARGE = 3
+
+
+@dataclass
+class MetisHeader:
+    n_vertices: int
+    n_edges: int
+    vertex_sizes: bool
+    vertex_weights: int  # weights per vertex (ncon) when present, else 0
+    edge_weights: bool
+    header_line: int
+    body_offset: int
+
+
+def read_header(path) -> MetisHeader | None:
+    """The checked header line; None for a file of only comments (the empty graph)."""
+    lines = HeaderLines(path)
+    while True:
+        text = lines.next()
+        if text is None:
+            return None
+        stripped = text.strip()
+        if stripped and not stripped.startswith("%"):
+            break
+    parts = stripped.split()
+    if not 2 <= len(parts) <= 4 or not all(p.isdigit() for p in parts):
+        raise GraphFormatError(path, "malformed METIS header: expected 'vertices edges "
+                                     f"[fmt [ncon]]' (non-negative integers), found "
+                                     f"{stripped[:60]!r}", line=lines.line)
+    n, m = int(parts[0]), int(parts[1])
+    fmt = parts[2] if len(parts) > 2 else "0"
+    if len(fmt) > 3 or set(fmt) - {"0", "1"}:
+        raise GraphFormatError(path, f"METIS fmt {fmt!r} is invalid; expected up to three "
+                                     "digits 0 or 1 (vertex sizes, vertex weights, edge "
+                                     "weights)", line=lines.line)
+    fmt = fmt.rjust(3, "0")
+    ncon = int(parts[3]) if len(parts) > 3 else 1
+    if len(parts) > 3 and fmt[1] != "1":
+        raise GraphFormatError(path, "METIS header gives ncon but fmt has no vertex weights",
+                               line=lines.line)
+    if n >= 2**62 or m >= 2**62:
+        raise GraphFormatError(path, f"METIS header sizes {n} and {m} are too large",
+                               line=lines.line)
+    return MetisHeader(n, m, fmt[0] == "1", ncon if fmt[1] == "1" else 0, fmt[2] == "1",
+                       lines.line, lines.offset)
+
+
+@numba.njit(inline="always")
+def _skip_token(buf, i, end):
+    while i < end and not (_is_blank(buf[i]) or buf[i] == _LF or buf[i] == _CR):
+        i += 1
+    return i
+
+
+@numba.njit(inline="always")
+def _skip_blanks(buf, i, end):
+    while i < end and (_is_blank(buf[i]) or buf[i] == _CR):
+        i += 1
+    return i
+
+
+@numba.njit(cache=True, nogil=True)
+def parse_adjacency(buf, vertex, n, skip_front, edge_weights, src, dst):
+    """Parse adjacency lines, the first being vertex ``vertex`` (0-based).
+
+    Returns ``(n_entries, next_vertex, newlines, error, error_line, error_offset)``;
+    ``src``/``dst`` (1-based ids) need room for one entry per two bytes.
+    """
+    end = buf.shape[0]
+    i = 0
+    line = 0
+    m = 0
+    while i < end:
+        i = _skip_blanks(buf, i, end)
+        if i < end and buf[i] == 37:  # '%': a comment, not a vertex
+            while i < end and buf[i] != _LF:
+                i += 1
+            if i < end:
+                i += 1
+                line += 1
+            continue
+        if vertex >= n:
+            if i < end and buf[i] != _LF:
+                return m, vertex, line, ERR_TOO_MANY_LINES, line, i
+            if i < end:
+                i += 1
+                line += 1
+            continue
+        for _ in range(skip_front):  # vertex size and weights
+            if i == end or buf[i] == _LF:
+                return m, vertex, line, ERR_MISSING_WEIGHT, line, i
+            i = _skip_token(buf, i, end)
+            i = _skip_blanks(buf, i, end)
+        while i < end and buf[i] != _LF:
+            u, j, err = _read_id(buf, i, end)
+            if err != OK:
+                return m, vertex, line, ERR_BAD_NUMBER if err == 1 else err, line, i
+            if u < 1 or u > n:
+                return m, vertex, line, ERR_NEIGHBOUR_RANGE, line, i
+            src[m] = vertex + 1
+            dst[m] = u
+            m += 1
+            i = _skip_blanks(buf, j, end)
+            if edge_weights:
+                if i == end or buf[i] == _LF:
+                    return m, vertex, line, ERR_MISSING_WEIGHT, line, i
+                i = _skip_token(buf, i, end)
+                i = _skip_blanks(buf, i, end)
+        vertex += 1
+        if i < end:
+            i += 1
+            line += 1
+    return m, vertex, line, OK, 0, 0
+
+
+def read_metis(path, *, progress=None):
+    """Parse a METIS graph into edge chunks (ids 1 .. n) and check its counts.
+
+    Returns ``(EdgeText, MetisHeader)``, or ``(None, None)`` for a file of only
+    comments (the empty graph).
+    """
+    head = read_header(path)
+    if head is None:
+        return None, None
+    out = EdgeText()
+    out.n_lines = head.header_line
+    vertex = 0
+    skip_front = int(head.vertex_sizes) + head.vertex_weights
+    scratch = None
+    for buf, _ in stream_chunks(path, skip=head.body_offset, progress=progress):
+        size = buf.shape[0] // 2 + 2
+        if scratch is None or scratch[0].shape[0] < size:
+            scratch = (np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64))
+        m, vertex, newlines, err, err_line, offset = parse_adjacency(
+            buf, vertex, head.n_vertices, skip_front, head.edge_weights, scratch[0], scratch[1])
+        if err:
+            raise _error(path, head, err, buf, offset, out.n_lines + err_line + 1, vertex)
+        out.n_lines += int(newlines)
+        out.n_entries += int(m)
+        if m:
+            dtype = np.int32 if head.n_vertices <= np.iinfo(np.int32).max else np.int64
+            out.chunks.append((scratch[0][:m].astype(dtype), scratch[1][:m].astype(dtype)))
+            out.max_id = head.n_vertices
+    if vertex < head.n_vertices:
+        raise GraphFormatError(
+            path, f"has {vertex} adjacency lines but the header (line {head.header_line}) "
+                  f"declares {head.n_vertices} vertices; is the file truncated?",
+            line=max(out.n_lines, head.header_line))
+    if out.n_entries != 2 * head.n_edges:
+        raise GraphFormatError(
+            path, f"the header (line {head.header_line}) declares {head.n_edges} edges, so "
+                  f"2 x {head.n_edges} = {2 * head.n_edges} adjacency entries, but the lines "
+                  f"hold {out.n_entries}")
+    return out, head
+
+
+def _error(path, head, err, buf, offset, line, vertex):
+    token = token_at(buf, offset)
+    if err == ERR_TOO_MANY_LINES:
+        message = (f"more adjacency lines than the {head.n_vertices} vertices the header "
+                   f"(line {head.header_line}) declares")
+    elif err == ERR_NEIGHBOUR_RANGE:
+        message = (f"neighbour {token} of vertex {vertex + 1} is outside 1 .. {head.n_vertices} "
+                   "(METIS ids are 1-based)")
+    elif err == ERR_MISSING_WEIGHT:
+        message = (f"vertex {vertex + 1}: expected the weights the header's fmt promises, "
+                   "found the end of the line")
+    elif err == ERR_NEGATIVE:
+        message = f"vertex {vertex + 1}: neighbour ids must be positive, found {token!r}"
+    elif err == ERR_TOO_LARGE:
+        message = f"vertex {vertex + 1}: neighbour id {token!r} is larger than 2**63-1"
+    else:
+        message = f"vertex {vertex + 1}: expected a neighbour id (integer), found {token!r}"
+    return GraphFormatError(path, message, line=line)

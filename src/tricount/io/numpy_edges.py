@@ -1,0 +1,110 @@
+"""NumPy ``.npy`` / ``.npz`` edge arrays.
+
+``.npy``: one integer array of shape ``(m, 2)`` (a row per edge) or ``(2, m)``
+(sources, then targets); ``(2, 2)`` is read as two rows. ``.npz``: arrays named
+``src`` and ``dst`` (or ``row`` and ``col``, or ``edges``, or a single array of
+either shape), or a SciPy sparse matrix saved with ``scipy.sparse.save_npz``
+(its stored non-zeros are the edges, as in :meth:`CSRGraph.from_scipy`). Ids
+are any non-negative integers; floats must be whole numbers. Pickled object
+arrays are refused (``allow_pickle=False``): loading a graph never runs code.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import numpy as np
+
+from tricount.errors import GraphFormatError, InvalidEdgesError
+from tricount.io._source import read_all, sniff
+from tricount.prep.canonical import validate_edge_arrays
+
+NPY_MAGIC = b"\x93NUMPY"
+ZIP_MAGIC = b"PK\x03\x04"
+_PAIRS = (("src", "dst"), ("row", "col"), ("source", "target"), ("u", "v"))
+_SCIPY_KEYS = {"format", "shape"}
+_LOAD_ERRORS = (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile, TypeError)
+
+
+def _open(path):
+    """``np.load`` of the file, memory-mapped when it is a plain .npy."""
+    source = sniff(path)
+    try:
+        if source.compression is None:
+            if source.head.startswith(NPY_MAGIC):
+                return np.load(path, mmap_mode="r", allow_pickle=False)
+            return np.load(path, allow_pickle=False)
+        return np.load(io.BytesIO(read_all(path)), allow_pickle=False)
+    except _LOAD_ERRORS as exc:
+        raise GraphFormatError(path, f"is not a readable NumPy .npy/.npz file ({exc})") from None
+
+
+def _split(path, arr, what):
+    """(src, dst) of an (m, 2) or (2, m) array."""
+    if arr.ndim != 2 or 2 not in arr.shape:
+        raise GraphFormatError(path, f"{what} has shape {arr.shape}; expected (m, 2) edge rows "
+                                     "or (2, m) sources and targets")
+    if arr.shape[1] == 2:
+        return arr[:, 0], arr[:, 1]
+    return arr[0], arr[1]
+
+
+def read_numpy(path):
+    """Edge arrays of a .npy/.npz file: ``(src, dst, n_vertices or None)``."""
+    loaded = _open(path)
+    if isinstance(loaded, np.ndarray):
+        src, dst = _split(path, loaded, "the array")
+        return _checked(path, src, dst), None
+    with loaded as npz:
+        keys = set(npz.files)
+        try:
+            if _SCIPY_KEYS <= keys:
+                return _scipy_edges(path, npz)
+            for a, b in _PAIRS:
+                if {a, b} <= keys:
+                    return _checked(path, npz[a], npz[b]), None
+            if "edges" in keys or len(keys) == 1:
+                name = "edges" if "edges" in keys else next(iter(keys))
+                src, dst = _split(path, npz[name], f"array {name!r}")
+                return _checked(path, src, dst), None
+        except _LOAD_ERRORS as exc:
+            raise GraphFormatError(path, f"cannot read the arrays ({exc})") from None
+    raise GraphFormatError(path, f"holds arrays {sorted(keys)}; expected 'src' and 'dst' "
+                                 "(or 'row' and 'col', or 'edges', or one array)")
+
+
+def _checked(path, src, dst):
+    try:
+        return validate_edge_arrays(np.asarray(src), np.asarray(dst))
+    except InvalidEdgesError as exc:
+        raise GraphFormatError(path, str(exc)) from None
+
+
+def _scipy_edges(path, npz):
+    fmt = npz["format"].item()
+    fmt = fmt.decode() if isinstance(fmt, bytes) else str(fmt)
+    shape = tuple(int(x) for x in npz["shape"])
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise GraphFormatError(path, f"holds a {shape} sparse matrix; an adjacency matrix must "
+                                     "be square")
+    n = shape[0]
+    data = npz["data"] if "data" in npz.files else None
+    if fmt == "coo":
+        row, col = np.asarray(npz["row"]), np.asarray(npz["col"])
+    elif fmt in ("csr", "csc"):
+        indptr, indices = np.asarray(npz["indptr"]), np.asarray(npz["indices"])
+        if (indptr.ndim != 1 or indptr.shape[0] != n + 1 or indptr[0] != 0
+                or np.any(np.diff(indptr) < 0) or indptr[-1] != indices.shape[0]):
+            raise GraphFormatError(path, f"holds a {fmt} matrix with an invalid indptr")
+        major = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+        row, col = (major, indices) if fmt == "csr" else (indices, major)
+    else:
+        raise GraphFormatError(path, f"holds a SciPy {fmt!r} matrix; expected coo, csr or csc")
+    if data is not None and data.shape[0] == row.shape[0]:
+        keep = data != 0  # explicit zeros are not edges (as CSRGraph.from_scipy)
+        row, col = row[keep], col[keep]
+    src, dst = _checked(path, row, col)
+    if src.shape[0] and int(max(src.max(), dst.max())) >= n:
+        raise GraphFormatError(path, f"has an index outside the {n} x {n} matrix")
+    return (src, dst), n
