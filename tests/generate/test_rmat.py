@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from tricount.errors import InvalidEdgesError
 from tricount.generate import rmat
 from tricount.generate.rmat import random_permutation
 
@@ -44,3 +46,21 @@ def test_batches_do_not_change_the_stream(monkeypatch):
     monkeypatch.setattr(mod, "BATCH_EDGES", 1000)
     batched = rmat(9, 8, seed=2)
     assert all(np.array_equal(x, y) for x, y in zip(whole, batched))
+
+
+def test_quadrant_probabilities_are_parameters():
+    # a = 1: every edge stays in the top-left quadrant at every level: all (0, 0) before
+    # permutation, a single self-loop id after it.
+    src, dst = rmat(6, 2, seed=1, a=1.0, b=0.0, c=0.0, permute=False)
+    assert not src.any() and not dst.any()
+    # b = 1: always the top-right quadrant: src stays 0, dst takes every bit.
+    src, dst = rmat(6, 2, seed=1, a=0.0, b=1.0, c=0.0, permute=False)
+    assert not src.any() and (dst == 63).all()
+
+
+@pytest.mark.parametrize("kwargs", [dict(scale=-1), dict(scale=41), dict(edge_factor=-1),
+                                    dict(a=0.6, b=0.3, c=0.2), dict(a=-0.1)])
+def test_bad_parameters_raise(kwargs):
+    args = dict(scale=4, edge_factor=2) | kwargs
+    with pytest.raises(InvalidEdgesError):
+        rmat(args.pop("scale"), args.pop("edge_factor"), **args)

@@ -1,0 +1,145 @@
+"""``tricount bench GRAPH... [options]``: the benchmark command.
+
+Prints the Markdown report on stdout (or one JSON line per trial with
+``--json``), progress and verdicts on stderr, and with ``--out PREFIX`` writes
+``PREFIX.jsonl``, ``PREFIX.md`` and ``PREFIX.png``. Exit codes: 0 every count
+verified, 2 bad input (or a side that failed to run), 3 backend unavailable,
+4 verification failed.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_VERIFY_FAILED = 0, 2, 4
+
+
+def _split(values) -> tuple:
+    """``["cpu,gpu", "reference"]`` -> ``("cpu", "gpu", "reference")``."""
+    out = []
+    for v in values or ():
+        out += [x.strip() for x in v.split(",") if x.strip()]
+    return tuple(out)
+
+
+def add_command(subparsers) -> None:
+    """Register ``bench`` on the ``tricount`` parser."""
+    from tricount.bench.peers import PEERS
+    from tricount.bench.runner import REFERENCE_MAX_EDGES
+    from tricount.generate.spec import GENERATORS
+
+    bench = subparsers.add_parser(
+        "bench", help="benchmark methods, backends and peers on files or generated graphs",
+        description="Load each graph once, build once, warm up once, then time N trials of every "
+                    "backend/method (and peer), verifying every count. Rates count each "
+                    "undirected edge once.")
+    bench.add_argument("graphs", nargs="+", metavar="GRAPH",
+                       help="a graph file, or a generator spec NAME:key=value,... with NAME in "
+                            f"{', '.join(GENERATORS)} (e.g. rmat:scale=18,ef=16,seed=1)")
+    bench.add_argument("--backend", "--backends", dest="backends", action="append",
+                       metavar="LIST", help="comma-separated backends: cpu, gpu, reference, auto "
+                                            "(default cpu)")
+    bench.add_argument("--methods", "--method", dest="methods", action="append", metavar="LIST",
+                       help="comma-separated methods, 'all' (default: every method of each "
+                            "backend) or 'auto'; BACKEND/NAME limits one to a backend, e.g. "
+                            "gpu/all,cpu/bitmap")
+    bench.add_argument("--trials", type=int, default=3, help="timed trials per side (default 3)")
+    bench.add_argument("--peers", action="append", metavar="LIST",
+                       help=f"comma-separated peers to time on the same edges: {', '.join(PEERS)}, "
+                            "or all; missing ones are reported, not fatal")
+    bench.add_argument("--peer-max-edges", type=int, default=None, metavar="N",
+                       help="run peers only on graphs of at most N edge lines (default: each "
+                            "peer's own limit, NetworkX 1.1 M; 0: no limit)")
+    bench.add_argument("--reference-max-edges", type=int, default=REFERENCE_MAX_EDGES,
+                       metavar="N", help="judge by the Python oracle up to N edges; above, by "
+                                         "agreement of two CPU methods (default %(default)s)")
+    bench.add_argument("--generate-on", choices=("cpu", "gpu"), default="cpu",
+                       help="generate specs with NumPy or CuPy (same graph; default cpu)")
+    bench.add_argument("--out", metavar="PREFIX",
+                       help="write PREFIX.jsonl, PREFIX.md and PREFIX.png")
+    bench.add_argument("--no-plot", action="store_true", help="do not write PREFIX.png")
+    bench.add_argument("--json", action="store_true", help="print one JSON line per trial")
+    bench.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    bench.set_defaults(run=run_bench_command)
+
+
+def command_line(args) -> str:
+    """The command, rebuilt from the parsed options (recorded in every report)."""
+    words = ["tricount", "bench", *args.graphs]
+    for flag, value in (("--backend", _split(args.backends)), ("--methods", _split(args.methods)),
+                        ("--peers", _split(args.peers))):
+        if value:
+            words += [flag, ",".join(value)]
+    words += ["--trials", str(args.trials)]
+    if args.peer_max_edges is not None:
+        words += ["--peer-max-edges", str(args.peer_max_edges)]
+    from tricount.bench.runner import REFERENCE_MAX_EDGES
+
+    if args.reference_max_edges != REFERENCE_MAX_EDGES:
+        words += ["--reference-max-edges", str(args.reference_max_edges)]
+    if args.generate_on != "cpu":
+        words += ["--generate-on", args.generate_on]
+    if args.out:
+        words += ["--out", args.out]
+    return shlex.join(words)
+
+
+def run_bench_command(args) -> int:
+    from tricount.bench.peers import PEERS
+    from tricount.bench.progress import make_progress
+    from tricount.bench.report import markdown, write_jsonl
+    from tricount.bench.runner import BenchConfig, run_bench
+
+    peers = _split(args.peers)
+    if "all" in peers:
+        peers = tuple(PEERS)
+    config = BenchConfig(
+        graphs=list(args.graphs),
+        backends=_split(args.backends) or ("cpu",),
+        methods=_split(args.methods) or ("all",),
+        trials=args.trials,
+        peers=peers,
+        reference_max_edges=args.reference_max_edges,
+        peer_max_edge_lines=args.peer_max_edges,
+        generate_on=args.generate_on,
+        command=command_line(args),
+    )
+    progress = make_progress(quiet=args.quiet)
+    result = run_bench(config, progress=progress)
+    report = markdown(result.records, notes=result.notes, errors=result.errors,
+                      mismatches=result.mismatches)
+    if args.json:
+        for r in result.records:
+            print(json.dumps(r))
+    else:
+        sys.stdout.write(report)
+    if args.out:
+        prefix = Path(args.out)
+        prefix.parent.mkdir(parents=True, exist_ok=True)
+        paths = [prefix.with_name(prefix.name + ".jsonl"), prefix.with_name(prefix.name + ".md")]
+        write_jsonl(result.records, paths[0])
+        paths[1].write_text(report)
+        if not args.no_plot:
+            from tricount.bench.plot import matplotlib_available, plot
+
+            ok, why = matplotlib_available()
+            if ok:
+                paths.append(prefix.with_name(prefix.name + ".png"))
+                plot(result.records, paths[-1])
+            else:
+                progress.note(f"plot not written: {why}")
+        progress.note("wrote " + ", ".join(str(p) for p in paths))
+    for line in result.mismatches:
+        print(f"tricount: verification FAILED: {line}", file=sys.stderr)
+    for line in result.errors:
+        print(f"tricount: error: {line}", file=sys.stderr)
+    if result.mismatches or not result.verified:
+        return EXIT_VERIFY_FAILED
+    if result.errors:
+        return EXIT_BAD_INPUT
+    print(f"verification: PASS ({len(result.records)} counts on {len(result.graphs)} graph"
+          f"{'s' if len(result.graphs) != 1 else ''})", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,65 @@
+"""Helpers shared by the generators: argument checks and pair unranking.
+
+Everything here is integer arithmetic written once against ``xp`` (NumPy or
+CuPy), so a generator that uses it gives bit-identical arrays on both.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from tricount.errors import InvalidEdgesError
+
+
+def check_int(name: str, value, *, low: int = 0, high: int | None = None) -> int:
+    """``value`` as a Python int in ``[low, high]``, or InvalidEdgesError naming it."""
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise InvalidEdgesError(f"{name} must be an integer, got {value!r}") from None
+    if value < low or (high is not None and value > high):
+        bound = f"{low} .. {high}" if high is not None else f">= {low}"
+        raise InvalidEdgesError(f"{name} must be {bound}, got {value}")
+    return value
+
+
+def check_probability(name: str, value) -> float:
+    """``value`` as a float in ``[0, 1]``, or InvalidEdgesError naming it."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise InvalidEdgesError(f"{name} must be a number in [0, 1], got {value!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise InvalidEdgesError(f"{name} must be in [0, 1], got {value}")
+    return value
+
+
+def n_pairs(n: int) -> int:
+    """Unordered pairs of distinct vertices among ``n``: C(n, 2)."""
+    return n * (n - 1) // 2
+
+
+def unrank_pairs(rank, xp=np):
+    """Map pair ranks to ``(lo, hi)`` int64 arrays with ``lo < hi``.
+
+    Pairs are ranked in colex order: ``rank = hi * (hi - 1) / 2 + lo``, so
+    ranks ``0 .. C(n, 2) - 1`` are exactly the pairs of ``0 .. n-1``. ``hi`` is
+    first estimated with a float square root, then corrected with exact integer
+    comparisons until ``T(hi) <= rank < T(hi + 1)``; the result is therefore the
+    exact integer on any device, whatever the square root rounds to.
+    """
+    rank = rank.astype(xp.uint64)
+    # estimate: hi = floor((1 + sqrt(1 + 8 rank)) / 2); float64 handles ranks past 2**53
+    est = xp.floor((1.0 + xp.sqrt(1.0 + 8.0 * rank.astype(xp.float64))) / 2.0)
+    hi = xp.maximum(est, 1.0).astype(xp.uint64)
+    one, two = xp.uint64(1), xp.uint64(2)
+    while True:  # the estimate is off by at most one or two; loop until exact
+        too_big = hi * (hi - one) // two > rank
+        too_small = (hi + one) * hi // two <= rank
+        if not bool(too_big.any()) and not bool(too_small.any()):
+            break
+        hi = hi - too_big.astype(xp.uint64) + too_small.astype(xp.uint64)
+    lo = rank - hi * (hi - one) // two
+    return lo.astype(xp.int64), hi.astype(xp.int64)

@@ -1,0 +1,309 @@
+"""``tricount bench`` end to end on tiny graphs: records, files, verification, peers, exits.
+
+Nothing here is timed: tests read counts, flags and fields, never durations.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+
+import pytest
+
+import tricount.gpu
+from tricount.bench import BenchConfig, run_bench
+from tricount.bench.report import markdown, read_jsonl, summarize
+from tricount.cli import main
+from tricount.cpu import CPU_METHODS
+
+HAVE_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
+PHASES = {"load_s", "build_s", "h2d_s", "orient_s", "preprocess_s", "count_s", "kernel_s",
+          "engine_s", "from_edges_s", "total_s"}
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def json_lines(out: str) -> list:
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+@pytest.fixture
+def k4_file(tmp_path):
+    #   0 - 1
+    #   | X |      K4 written with a self-loop and a repeat: 4 triangles
+    #   3 - 2
+    path = tmp_path / "k4.txt"
+    path.write_text("# K4\n0 1\n0 2\n0 3\n1 2\n1 3\n2 3\n3 3\n1 0\n")
+    return path
+
+
+@pytest.fixture
+def no_gpu(monkeypatch):
+    monkeypatch.setattr(tricount.gpu, "probe", lambda: (False, "no GPU in this test"))
+
+
+class TestEndToEnd:
+    def test_writes_jsonl_markdown_and_png_with_verified_counts(self, capsys, tmp_path, k4_file):
+        prefix = tmp_path / "out" / "run"
+        code, out, err = run_cli(capsys, "bench", "complete:n=12", "star:n=20", str(k4_file),
+                                 "grid:rows=4,cols=5", "--backend", "cpu", "--trials", "2",
+                                 "--out", str(prefix), "--json")
+        assert code == 0, err
+        records = json_lines(out)
+        assert len(records) == 4 * len(CPU_METHODS) * 2  # graphs x methods x trials
+        expected = {"complete-n12": math.comb(12, 3), "star-n20": 0, "k4": 4, "grid-4x5": 0}
+        for r in records:
+            assert r["triangles"] == expected[r["graph"]] and r["verified"] is True
+            assert r["verified_by"] == "reference oracle"
+            assert r["side"] == "tricount" and r["backend"] == "cpu"
+            assert PHASES <= set(r["timings"])
+            assert r["edges_per_second"] == pytest.approx(r["edges"] / r["timings"]["count_s"])
+            assert r["nnz"] == 2 * r["edges"]
+            for key in ("machine", "device", "versions", "date", "command", "schema"):
+                assert r[key], key
+            assert r["versions"]["numpy"] and r["device"]["kind"] == "cpu"
+        k4 = next(r for r in records if r["graph"] == "k4")
+        assert (k4["vertices"], k4["edges"], k4["edge_lines"]) == (4, 6, 8)
+        assert (k4["self_loops_dropped"], k4["max_degree"], k4["n_wedges"]) == (1, 3, 12)
+        assert {r["trial"] for r in records} == {0, 1}
+        # files: the JSON lines are the printed ones; the report and the plot exist
+        assert read_jsonl(prefix.with_suffix(".jsonl")) == records
+        md = prefix.with_suffix(".md").read_text()
+        assert md.startswith("# tricount bench") and "## tricount" in md
+        if HAVE_MATPLOTLIB:
+            assert prefix.with_suffix(".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        else:
+            assert "plot not written: matplotlib is not installed" in err
+        assert "verification: PASS" in err
+
+    def test_markdown_on_stdout_without_json(self, capsys):
+        code, out, _ = run_cli(capsys, "bench", "complete:n=5", "--methods", "merge",
+                               "--trials", "1", "--quiet")
+        assert code == 0 and out.startswith("# tricount bench") and "complete-n5" in out
+
+    def test_summary_has_median_min_max_per_phase(self):
+        result = run_bench(BenchConfig(["complete:n=7"], methods=("merge", "bitmap"), trials=3))
+        rows = summarize(result.records)
+        assert [r["label"] for r in rows] == ["cpu/merge", "cpu/bitmap"]
+        for row in rows:
+            assert row["trials"] == 3 and row["verified"] and row["triangles"] == 35
+            for phase in ("load_s", "preprocess_s", "count_s", "kernel_s", "total_s"):
+                s = row["phases"][phase]
+                assert s["min"] <= s["median"] <= s["max"]
+
+    def test_auto_method_records_what_ran(self):
+        result = run_bench(BenchConfig(["complete:n=6"], methods=("auto",), trials=1))
+        (record,) = result.records
+        assert record["method"] == "auto" and record["method_run"] in CPU_METHODS
+
+    def test_report_rerenders_from_the_jsonl(self, tmp_path, capsys):
+        from tricount.bench.report import main as report_main
+        from tricount.bench.report import write_jsonl
+
+        result = run_bench(BenchConfig(["complete:n=6"], methods=("merge",), trials=2))
+        path = tmp_path / "r.jsonl"
+        write_jsonl(result.records, path)
+        assert report_main([str(path)]) == 0
+        assert capsys.readouterr().out == markdown(result.records)
+
+
+class TestVerification:
+    def test_wrong_count_fails_with_exit_4(self, capsys, tmp_path, monkeypatch):
+        from tricount.cpu import engine
+
+        real = engine.count
+
+        def off_by_one(graph, *, method="auto"):
+            out = real(graph, method=method)
+            if method == "bitmap":
+                out.n_triangles += 1
+            return out
+
+        monkeypatch.setattr(engine, "count", off_by_one)
+        prefix = tmp_path / "bad"
+        code, out, err = run_cli(capsys, "bench", "complete:n=6", "--trials", "2", "--json",
+                                 "--out", str(prefix), "--no-plot")
+        assert code == 4
+        records = json_lines(out)
+        bad = [r for r in records if not r["verified"]]
+        assert {r["method"] for r in bad} == {"bitmap"} and len(bad) == 2
+        assert all(r["triangles"] == 21 and r["expected_triangles"] == 20 for r in bad)
+        assert "verification FAILED" in err and "cpu/bitmap" in err
+        # the outputs are still written, and say so
+        assert "**FAILED**" in prefix.with_suffix(".md").read_text()
+        assert not prefix.with_suffix(".png").exists()
+
+    def test_above_the_oracle_limit_two_cpu_methods_must_agree(self, capsys):
+        code, out, _ = run_cli(capsys, "bench", "complete:n=9", "--methods", "spgemm",
+                               "--trials", "1", "--reference-max-edges", "10", "--json")
+        assert code == 0
+        (record,) = json_lines(out)
+        assert record["verified_by"] == "agreement of cpu/merge and cpu/bitmap"
+        assert record["verified"] and record["triangles"] == 84
+
+    def test_disagreeing_cpu_methods_fail_verification(self, capsys, monkeypatch):
+        from tricount.cpu import engine
+
+        real = engine.count
+
+        def bad_merge(graph, *, method="auto"):
+            out = real(graph, method=method)
+            if method == "merge":
+                out.n_triangles = 0
+            return out
+
+        monkeypatch.setattr(engine, "count", bad_merge)
+        code, out, err = run_cli(capsys, "bench", "complete:n=9", "--methods", "spgemm",
+                                 "--trials", "1", "--reference-max-edges", "10", "--json")
+        assert code == 4 and "DISAGREE" in err
+        assert json_lines(out)[0]["verified"] is False
+
+
+class TestPeers:
+    def test_peer_runs_on_the_same_edges_and_is_verified(self, capsys, k4_file):
+        code, out, err = run_cli(capsys, "bench", str(k4_file), "rmat:scale=6,ef=4",
+                                 "--methods", "merge", "--peers", "scipy,networkx",
+                                 "--trials", "2", "--json")
+        assert code == 0, err
+        records = json_lines(out)
+        peers = [r for r in records if r["side"] == "peer"]
+        assert {r["peer"] for r in peers} == {"scipy", "networkx"} and len(peers) == 8
+        for graph in ("k4", "rmat-s6-ef4-seed1"):
+            counts = {r["triangles"] for r in records if r["graph"] == graph}
+            assert len(counts) == 1  # every side agrees
+        assert all(r["verified"] and r["timings"]["from_edges_s"] > 0 for r in peers)
+        assert all(r["versions"].get("scipy") for r in peers)
+
+    def test_peer_table_in_markdown(self, capsys):
+        code, out, _ = run_cli(capsys, "bench", "complete:n=8", "--methods", "merge",
+                               "--peers", "scipy", "--trials", "1", "--quiet")
+        assert code == 0 and "## Edges to count, construction included" in out
+
+    def test_missing_peer_is_reported_not_fatal(self, capsys, monkeypatch):
+        from tricount.bench import peers
+
+        ghost = peers.Peer("igraph", "tricount_no_such_module", "igraph", "absent", None)
+        monkeypatch.setitem(peers.PEERS, "igraph", ghost)
+        code, out, err = run_cli(capsys, "bench", "complete:n=5", "--methods", "merge",
+                                 "--peers", "igraph", "--trials", "1", "--json")
+        assert code == 0
+        assert "peer igraph not measured: igraph is not installed (pip install igraph)" in err
+        assert all(r["side"] == "tricount" for r in json_lines(out))
+
+    def test_peer_size_limit_skips_and_says_so(self, capsys):
+        code, out, err = run_cli(capsys, "bench", "complete:n=8", "--methods", "merge",
+                                 "--peers", "networkx", "--peer-max-edges", "5",
+                                 "--trials", "1", "--json")
+        assert code == 0 and "networkx on complete-n8: skipped" in err
+        assert all(r["side"] == "tricount" for r in json_lines(out))
+
+    def test_unknown_peer_exits_2(self, capsys):
+        code, _, err = run_cli(capsys, "bench", "complete:n=5", "--peers", "snap")
+        assert code == 2 and "unknown peer 'snap'" in err
+
+
+class TestBadInput:
+    def test_gpu_without_device_exits_3(self, capsys, no_gpu):
+        code, out, err = run_cli(capsys, "bench", "complete:n=5", "--backend", "gpu")
+        assert code == 3 and out == "" and "no GPU in this test" in err
+
+    def test_unknown_method_exits_2(self, capsys):
+        code, _, err = run_cli(capsys, "bench", "complete:n=5", "--methods", "hashing")
+        assert code == 2 and "'hashing'" in err
+
+    def test_gpu_only_method_on_cpu_exits_2(self, capsys):
+        code, _, err = run_cli(capsys, "bench", "complete:n=5", "--methods", "radix")
+        assert code == 2 and "'radix'" in err
+
+    @pytest.mark.parametrize("graph,message", [
+        ("nowhere.txt", "no such file, and not a generator spec"),
+        ("rmat:ef=4", "lacks scale"),
+    ])
+    def test_bad_graph_exits_2(self, capsys, graph, message):
+        code, _, err = run_cli(capsys, "bench", graph)
+        assert code == 2 and message in err
+
+    def test_zero_trials_exits_2(self, capsys):
+        code, _, err = run_cli(capsys, "bench", "complete:n=5", "--trials", "0")
+        assert code == 2 and "--trials" in err
+
+
+class TestProgressAndPlot:
+    def test_plain_lines_off_a_terminal(self, capsys):
+        code, _, err = run_cli(capsys, "bench", "complete:n=5", "--methods", "merge",
+                               "--trials", "1")
+        assert code == 0 and "complete-n5 cpu/merge: count median" in err
+
+    def test_bar_on_a_terminal(self):
+        import io
+
+        pytest.importorskip("tqdm")
+        from tricount.bench.progress import BarProgress, make_progress
+
+        class Tty(io.StringIO):
+            def isatty(self):
+                return True
+
+        stream = Tty()
+        progress = make_progress(stream=stream)
+        assert isinstance(progress, BarProgress)
+        progress.start(3)
+        progress.advance(1, "k4 cpu/merge")
+        progress.note("a note")
+        progress.close()
+        assert "a note" in stream.getvalue()
+
+    def test_no_matplotlib_means_no_plot_but_a_note(self, capsys, tmp_path, monkeypatch):
+        from tricount.bench import plot
+
+        monkeypatch.setattr(plot, "matplotlib_available", lambda: (False, "matplotlib is absent"))
+        prefix = tmp_path / "p"
+        code, _, err = run_cli(capsys, "bench", "complete:n=5", "--methods", "merge",
+                               "--trials", "1", "--out", str(prefix))
+        assert code == 0 and "plot not written: matplotlib is absent" in err
+        assert prefix.with_suffix(".jsonl").exists() and not prefix.with_suffix(".png").exists()
+
+
+class TestMethodSelection:
+    def test_qualified_methods_apply_to_one_backend(self):
+        from tricount.bench.runner import _methods_for
+
+        assert _methods_for("cpu", ["gpu/all", "cpu/bitmap"]) == ["bitmap"]
+        assert _methods_for("cpu", ["all"]) == list(CPU_METHODS)
+        assert _methods_for("cpu", ["merge", "radix", "auto"]) == ["merge", "auto"]
+        assert _methods_for("reference", ["cpu/merge", "reference/all"]) == ["sets"]
+
+    def test_qualified_unknown_method_exits_2(self, capsys):
+        code, _, err = run_cli(capsys, "bench", "complete:n=5", "--methods", "cpu/radix")
+        assert code == 2 and "backend 'cpu' has no method 'radix'" in err
+
+    def test_qualified_method_for_an_unselected_backend_exits_2(self, capsys):
+        code, _, err = run_cli(capsys, "bench", "complete:n=5", "--methods", "gpu/merge")
+        assert code == 2 and "not among the chosen backends" in err
+
+    def test_two_backends_cpu_and_reference(self, capsys):
+        code, out, _ = run_cli(capsys, "bench", "complete:n=6", "--backend", "cpu,reference",
+                               "--methods", "cpu/merge,reference/all", "--trials", "1", "--json")
+        assert code == 0
+        records = json_lines(out)
+        assert [(r["backend"], r["method"]) for r in records] == [("cpu", "merge"),
+                                                                  ("reference", "sets")]
+        assert all(r["verified"] and r["triangles"] == 20 for r in records)
+
+
+def test_replot_from_jsonl(tmp_path):
+    pytest.importorskip("matplotlib")
+    from tricount.bench.plot import main as plot_main
+    from tricount.bench.report import write_jsonl
+
+    result = run_bench(BenchConfig(["complete:n=6", "star:n=9"], methods=("merge",), trials=1,
+                                   peers=("scipy",)))
+    write_jsonl(result.records, tmp_path / "r.jsonl")
+    assert plot_main([str(tmp_path / "r.jsonl"), str(tmp_path / "r.png")]) == 0
+    assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
+    assert plot_main([str(tmp_path / "r.jsonl")]) == 2

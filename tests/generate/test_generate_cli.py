@@ -1,0 +1,84 @@
+"""``tricount generate NAME ... FILE``: every generator writes the API's edges."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+
+import tricount.gpu
+from tricount.cli import main
+from tricount.generate import generate_spec
+
+
+def read_pairs(path):
+    """The edge lines of a SNAP text file, parsed here (independent of tricount.io)."""
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    lines = [line for line in data.decode().splitlines() if line and not line.startswith("#")]
+    pairs = np.array([line.split("\t") for line in lines], dtype=np.int64).reshape(-1, 2)
+    return pairs[:, 0], pairs[:, 1], data.decode().splitlines()
+
+
+@pytest.mark.parametrize("argv,spec", [
+    (["rmat", "--scale", "6", "--edge-factor", "4", "--seed", "3"], "rmat:scale=6,ef=4,seed=3"),
+    (["rmat", "--scale", "5", "--ef", "2", "--no-permute", "--a", "0.5"],
+     "rmat:scale=5,ef=2,permute=0,a=0.5"),
+    (["er", "--n", "50", "--m", "100", "--seed", "2"], "er:n=50,m=100,seed=2"),
+    (["erdos-renyi", "--n", "50", "--m", "100"], "er:n=50,m=100"),
+    (["ba", "--n", "60", "--m", "2"], "ba:n=60,m=2"),
+    (["ws", "--n", "40", "--k", "4", "--p", "0.3", "--seed", "7"], "ws:n=40,k=4,p=0.3,seed=7"),
+    (["complete", "--n", "7"], "complete:n=7"),
+    (["star", "--n-leaves", "9"], "star:n=9"),
+    (["grid", "--rows", "4", "--cols", "5", "--periodic"], "grid:rows=4,cols=5,periodic=1"),
+])
+@pytest.mark.parametrize("suffix", [".txt", ".el.gz"])
+def test_file_holds_the_generated_edges(capsys, tmp_path, argv, spec, suffix):
+    path = tmp_path / f"graph{suffix}"
+    code = main(["generate", *argv, str(path)])
+    err = capsys.readouterr().err
+    src, dst, name = generate_spec(spec)
+    assert code == 0 and f"wrote {src.shape[0]} edges" in err
+    got_src, got_dst, lines = read_pairs(path)
+    assert np.array_equal(got_src, src) and np.array_equal(got_dst, dst)
+    assert name in lines[0]
+
+
+def test_gpu_device_without_gpu_exits_3(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(tricount.gpu, "probe", lambda: (False, "no GPU in this test"))
+    code = main(["generate", "complete", "--n", "5", "--device", "gpu", str(tmp_path / "k5.txt")])
+    assert code == 3 and "no GPU in this test" in capsys.readouterr().err
+
+
+def test_unknown_format_exits_2(capsys, tmp_path):
+    code = main(["generate", "complete", "--n", "5", str(tmp_path / "k5.weird")])
+    assert code == 2 and "k5.weird" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name,to", [("k.tcsr", None), ("k.bin", "native")])
+def test_native_binary_holds_the_canonical_graph(capsys, tmp_path, name, to):
+    import tricount
+
+    path = tmp_path / name
+    argv = ["generate", "rmat", "--scale", "7", "--ef", "4"] + (["--to", to] if to else [])
+    assert main([*argv, str(path)]) == 0
+    src, dst, _ = generate_spec("rmat:scale=7,ef=4")
+    expected = tricount.Graph.from_edges(src, dst)
+    got = tricount.load_graph(path, format="native")
+    assert (got.n_vertices, got.n_edges) == (expected.n_vertices, expected.n_edges)
+    assert np.array_equal(got.vertex_ids, expected.vertex_ids)
+    assert tricount.count_triangles(got, backend="cpu") == tricount.count_triangles(
+        expected, backend="cpu")
+
+
+def test_bad_parameters_exit_2(capsys, tmp_path):
+    code = main(["generate", "er", "--n", "5", "--m", "11", str(tmp_path / "x.txt")])
+    assert code == 2 and "at most 10 edges" in capsys.readouterr().err
+
+
+def test_missing_required_option_is_a_usage_error(tmp_path):
+    with pytest.raises(SystemExit) as info:
+        main(["generate", "ws", "--n", "10", str(tmp_path / "x.txt")])
+    assert info.value.code == 2
