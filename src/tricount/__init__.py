@@ -18,6 +18,17 @@ from tricount.errors import (
     UnsupportedGraphError,
 )
 from tricount.graph import CSRGraph, Graph
+from tricount.local import (
+    average_clustering,
+    clustering,
+    edge_dict,
+    edge_support,
+    k_truss,
+    transitivity,
+    triangles,
+    truss_decomposition,
+    vertex_dict,
+)
 from tricount.result import CountResult
 
 __version__ = "0.1.0"
@@ -26,6 +37,15 @@ __all__ = [
     "count",
     "count_triangles",
     "load_graph",
+    "triangles",
+    "edge_support",
+    "clustering",
+    "average_clustering",
+    "transitivity",
+    "k_truss",
+    "truss_decomposition",
+    "vertex_dict",
+    "edge_dict",
     "CSRGraph",
     "Graph",
     "CountResult",

@@ -10,7 +10,9 @@ from tricount.prep.xp import to_host
 from tricount.result import EngineResult
 
 
-def count(graph, *, method: str = "auto") -> EngineResult:
+def count(graph, *, method: str = "auto", **options) -> EngineResult:
+    if options:
+        raise UnknownMethodError(f"the reference backend takes no options, got {sorted(options)}")
     if method not in ("auto", "sets"):
         raise UnknownMethodError(f"the reference backend has one method, 'sets'; got {method!r}")
     lo, hi = graph.edges()

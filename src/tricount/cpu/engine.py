@@ -25,8 +25,11 @@ def resolve_method(method: str) -> tuple[str, str]:
     )
 
 
-def count(graph, *, method: str = "auto") -> EngineResult:
+def count(graph, *, method: str = "auto", **options) -> EngineResult:
     """Count the triangles of a :class:`~tricount.CSRGraph` on the CPU."""
+    if options:
+        raise UnknownMethodError(
+            f"the CPU backend takes no method options, got {', '.join(sorted(options))}")
     name, reason = resolve_method(method)
     graph = graph.to_device(__import__("numpy"))
     t0 = time.perf_counter()

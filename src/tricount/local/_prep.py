@@ -1,0 +1,72 @@
+"""Edge ids for the local kernels, written once for NumPy and CuPy.
+
+The public results are aligned with ``graph.edges()``: undirected edge ``i`` is
+``(lo[i], hi[i])``, sorted by ``(lo, hi)``. Kernels see the edges in other
+orders (the degree-oriented CSR, the symmetric CSR), so each order comes with
+the id of every entry in ``graph.edges()``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tricount.prep.xp import array_namespace
+
+__all__ = ["edge_keys", "oriented_edge_ids", "Adjacency", "adjacency_with_edge_ids",
+           "edge_id_dtype"]
+
+
+def edge_keys(lo, hi, n_vertices: int):
+    """``lo * n + hi`` as uint64: increasing in ``(lo, hi)``, unique per edge."""
+    xp = array_namespace(lo, hi)
+    return lo.astype(xp.uint64) * xp.uint64(n_vertices) + hi.astype(xp.uint64)
+
+
+def edge_id_dtype(n_edges: int, xp):
+    """int32 while every edge id fits (the CUDA kernels' ``TC_EDGE_T``), else int64."""
+    return xp.int32 if n_edges < 2**31 else xp.int64
+
+
+def oriented_edge_ids(graph, oriented):
+    """For each entry of an oriented CSR of ``graph``, its index in ``graph.edges()``."""
+    xp = graph.xp
+    lo, hi = graph.edges()
+    rows, cols = oriented.rows, oriented.indices
+    # graph.edges() is sorted by (lo, hi), so its keys are sorted: search them.
+    keys = edge_keys(lo, hi, graph.n_vertices)
+    return xp.searchsorted(keys, edge_keys(xp.minimum(rows, cols), xp.maximum(rows, cols),
+                                           graph.n_vertices))
+
+
+@dataclass(frozen=True)
+class Adjacency:
+    """The symmetric CSR (rows sorted) with the undirected edge id of every entry.
+
+    ``indptr`` is int64; ``cols`` has the graph's index type; ``eid[p]`` is the
+    index in ``graph.edges()`` of the edge stored at position ``p`` (each edge
+    appears twice, once in each endpoint's row).
+    """
+
+    indptr: object
+    cols: object
+    eid: object
+
+
+def adjacency_with_edge_ids(graph) -> Adjacency:
+    """Build :class:`Adjacency` with one argsort of the 2m directed keys."""
+    xp = graph.xp
+    lo, hi = graph.edges()
+    n, m = graph.n_vertices, graph.n_edges
+    keys = xp.concatenate([edge_keys(lo, hi, n), edge_keys(hi, lo, n)])
+    # Entries k and k + m are the two directions of edge k: the sort order,
+    # taken modulo m, is the edge id of every sorted entry.
+    order = xp.argsort(keys)
+    keys = keys[order]
+    rows = (keys // xp.uint64(n)).astype(lo.dtype)
+    cols = (keys % xp.uint64(n)).astype(lo.dtype)
+    del keys
+    eid = (order % m).astype(edge_id_dtype(m, xp)) if m else order.astype(xp.int32)
+    indptr = xp.zeros(n + 1, dtype=xp.int64)
+    if m:
+        xp.cumsum(xp.bincount(rows, minlength=n), out=indptr[1:])
+    return Adjacency(indptr, cols, eid)
