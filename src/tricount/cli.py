@@ -12,7 +12,11 @@ import json
 import sys
 import time
 
+from tricount import cli_local
 from tricount.backends import BACKENDS
+from tricount.bench.cli import add_command as add_bench
+from tricount.generate.cli import add_command as add_generate
+from tricount.io.commands import add_commands as add_io_commands
 from tricount.errors import BackendUnavailableError, TricountError
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_BACKEND_UNAVAILABLE, EXIT_VERIFY_FAILED = 0, 2, 3, 4
@@ -27,26 +31,30 @@ def build_parser() -> argparse.ArgumentParser:
 
     count = sub.add_parser("count", help="count the triangles of a graph")
     count.add_argument("path", nargs="?", metavar="PATH",
-                       help="SNAP edge list (plain or .gz); default: the built-in R-MAT example "
+                       help="graph file: SNAP/TSV, Matrix Market, METIS, .npy/.npz or .tcsr; plain "
+                            "or .gz/.bz2/.xz/.zst; default: the built-in R-MAT example "
                             f"(scale {EXAMPLE_SCALE}, edge factor {EXAMPLE_EDGE_FACTOR}, "
                             f"seed {EXAMPLE_SEED})")
+    count.add_argument("--format", default="auto", metavar="FORMAT",
+                       help="input format: auto, snap, graphchallenge, matrix-market, metis, "
+                            "numpy, native")
     count.add_argument("--backend", choices=BACKENDS, default="auto")
     count.add_argument("--method", default="auto", metavar="NAME",
-                       help="counting method (CPU: merge, bitmap, spgemm; default auto)")
+                       help="counting method; CPU: merge, bitmap, spgemm; GPU: merge, binary, "
+                            "dynamic, bitmap, shared, radix, spgemm; default auto")
+    count.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                       help="a method option, e.g. sf=2 (GPU dynamic), variant=warp (GPU binary), "
+                            "orientation=id (GPU); repeatable")
     count.add_argument("--json", action="store_true", help="print one JSON object")
     count.add_argument("--verify", action="store_true",
                        help="also count with the reference oracle; exit 4 on a mismatch")
+    cli_local.add_count_options(count)  # --per-vertex, --per-edge
     count.set_defaults(run=run_count)
 
-    generate = sub.add_parser("generate", help="write a generated graph as a SNAP edge list")
-    gen_sub = generate.add_subparsers(dest="generator", required=True, metavar="GENERATOR")
-    rmat = gen_sub.add_parser("rmat", help="R-MAT with graph500 parameters (a=.57, b=c=.19)")
-    rmat.add_argument("--scale", type=int, required=True, help="2**SCALE vertex ids")
-    rmat.add_argument("--edge-factor", type=int, default=16, help="edges per vertex (default 16)")
-    rmat.add_argument("--seed", type=int, default=1)
-    rmat.add_argument("--no-permute", action="store_true", help="keep R-MAT's vertex order")
-    rmat.add_argument("file", metavar="FILE", help="output path (.gz compresses)")
-    rmat.set_defaults(run=run_generate_rmat)
+    add_generate(sub)  # generate rmat|er|ba|ws|complete|star|grid
+    add_io_commands(sub)  # convert, info
+    cli_local.add_commands(sub)  # clustering, ktruss
+    add_bench(sub)
     return parser
 
 
@@ -68,18 +76,19 @@ def run_count(args) -> int:
         graph = CSRGraph.from_edges(src, dst, name=name)
         build_s = time.perf_counter() - t0 - load_s
     else:
-        from tricount.io import graph_name, read_edges
+        from tricount.io import read_graph
 
-        src, dst = read_edges(args.path)
-        load_s = time.perf_counter() - t0
-        graph = CSRGraph.from_edges(src, dst, name=graph_name(args.path))
-        build_s = time.perf_counter() - t0 - load_s
-    result = tricount.count(graph, backend=args.backend, method=args.method)
+        loaded = read_graph(args.path, format=getattr(args, "format", "auto"))
+        graph = loaded.graph
+        load_s, build_s = loaded.timings["load_s"], loaded.timings["build_s"]
+    result = tricount.count(graph, backend=args.backend, method=args.method,
+                            **parse_options(args.option))
     result.timings["load_s"] = load_s
     result.timings["preprocess_s"] += build_s
     result.timings["total_s"] = time.perf_counter() - t0
     status = EXIT_OK
     report = result.to_dict()
+    report.update(cli_local.write_count_outputs(args, graph, result.backend))
     if args.verify:
         expected = tricount.count_triangles(graph, backend="reference")
         report["verified"] = expected == result.n_triangles
@@ -100,22 +109,21 @@ def run_count(args) -> int:
     return status
 
 
-def run_generate_rmat(args) -> int:
-    from tricount.generate import rmat, rmat_name
-    from tricount.io import write_snap
-
-    src, dst = rmat(args.scale, args.edge_factor, seed=args.seed, permute=not args.no_permute)
-    comments = [
-        f"R-MAT {rmat_name(args.scale, args.edge_factor, args.seed)}: graph500 parameters "
-        f"a=0.57 b=0.19 c=0.19, {'permuted' if not args.no_permute else 'unpermuted'} ids",
-        f"{src.shape[0]} directed edge lines; self-loops and repeats included",
-    ]
-    try:
-        write_snap(args.file, src, dst, comments=comments)
-    except OSError as exc:
-        raise TricountError(f"{args.file}: cannot write: {exc.strerror or exc}") from None
-    print(f"wrote {src.shape[0]} edges to {args.file}", file=sys.stderr)
-    return EXIT_OK
+def parse_options(pairs) -> dict:
+    """``["sf=2", "variant=warp"]`` -> ``{"sf": 2.0, "variant": "warp"}`` (numbers parsed)."""
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise TricountError(f"--option expects KEY=VALUE, got {pair!r}")
+        try:
+            options[key] = int(value)
+        except ValueError:
+            try:
+                options[key] = float(value)
+            except ValueError:
+                options[key] = value
+    return options
 
 
 def main(argv=None) -> int:
