@@ -16,7 +16,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-#: Anchors per work chunk (same provenance as the merge counter's).
+#: Anchors per work chunk; a chosen default, not yet tuned by measurement.
 CHUNK_VERTICES = 64
 
 

@@ -12,7 +12,7 @@ from tricount.result import EngineResult
 def resolve_method(method: str) -> tuple[str, str]:
     """Return ``(method, reason)`` for a requested CPU method name."""
     if method == "auto":
-        return "bitmap", "auto: bitmap probes beat merges on every measured CPU graph"
+        return "bitmap", "auto: bitmap beat merge on every measured CPU graph (1.4-2.4x, benchmarks/results/cpu*.md)"
     if method in CPU_METHODS:
         return method, "requested"
     if method in GPU_ONLY_METHODS:

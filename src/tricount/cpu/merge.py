@@ -18,8 +18,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-#: Vertices per work chunk; small chunks balance skewed rows (measured on R-MAT
-#: scale 18, 2 cores, 2026-11-22: 16-256 within noise, static scheduling slower).
+#: Vertices per work chunk; small chunks balance skewed rows. A chosen default,
+#: not yet tuned by measurement.
 CHUNK_VERTICES = 64
 
 
