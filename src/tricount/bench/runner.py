@@ -347,18 +347,23 @@ def _run_method(result, progress, config, base, graph_info, backend, prepared, h
             rec = _record(dict(base, side="tricount", backend=backend, method=method,
                                method_run=out.method, method_reason=out.method_reason,
                                peer=None), graph_info, trial, out.n_triangles, timings)
-            result.records.append(rec)
-            rows.append(rec)
-            if not rec["verified"]:
-                result.mismatches.append(
-                    f"{label} trial {trial}: counted {out.n_triangles:,}, expected "
-                    f"{graph_info['expected']} ({graph_info['verified_by']})")
+            _keep(result, rows, rec, label, trial, out.n_triangles, graph_info)
             progress.advance(1, label)
     except Exception as exc:  # report and go on: one failing method must not hide the rest
         result.errors.append(f"{label}: {type(exc).__name__}: {exc}")
         progress.note(f"{label}: FAILED: {type(exc).__name__}: {exc}")
         return
     _note_side(progress, rows, label, "count_s")
+
+
+def _keep(result, rows, rec, label, trial, n_triangles, graph_info):
+    """Store one trial's record and note a count that differs from the expected one."""
+    result.records.append(rec)
+    rows.append(rec)
+    if not rec["verified"]:
+        result.mismatches.append(
+            f"{label} trial {trial}: counted {n_triangles:,}, expected {graph_info['expected']} "
+            f"({graph_info['verified_by']})")
 
 
 def _run_peer(result, progress, config, base, graph_info, peer, src, dst):
@@ -385,12 +390,7 @@ def _run_peer(result, progress, config, base, graph_info, peer, src, dst):
             rec = _record(dict(base, side="peer", backend="cpu", method=None, method_run=None,
                                method_reason=peer.description, peer=peer.name),
                           graph_info, trial, n, timings)
-            result.records.append(rec)
-            rows.append(rec)
-            if not rec["verified"]:
-                result.mismatches.append(
-                    f"{label} trial {trial}: counted {n:,}, expected {graph_info['expected']} "
-                    f"({graph_info['verified_by']})")
+            _keep(result, rows, rec, label, trial, n, graph_info)
             progress.advance(1, label)
     except Exception as exc:
         result.errors.append(f"{label}: {type(exc).__name__}: {exc}")
