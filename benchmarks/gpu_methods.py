@@ -40,7 +40,18 @@ METHODS = [
     ("shared", "shared", {}),
     ("radix", "radix", {}),
     ("spgemm", "spgemm", {}),
+    ("hash", "hash", {}),
     ("auto", "auto", {}),
+]
+#: Variants for tuning runs only (name them with --methods).
+TUNING = [
+    ("hash-ws1024", "hash", {"warp_slots": 1024}),
+    ("hash-b128", "hash", {"block_size": 128}),
+    ("hash-ws1024-b128", "hash", {"warp_slots": 1024, "block_size": 128}),
+    ("hash-ll32", "hash", {"long_list": 32}),
+    ("hash-ll8", "hash", {"long_list": 8}),
+    ("hash-degree", "hash", {"orientation": "degree"}),
+    ("dynamic-degree", "dynamic", {"orientation": "degree"}),
 ]
 #: A method whose warm-up took this long gets fewer trials (at least one).
 METHOD_BUDGET_S = 20.0
@@ -103,6 +114,26 @@ def build_rmat(scale, edge_factor, seed):
     return g, {"generate_s": t1 - t0, "load_s": 0.0, "build_s": t2 - t1}
 
 
+def build_er(log2_n, edge_factor, seed):
+    """G(n, m) with n = 2^log2_n and m = edge_factor · n distinct edges, drawn on the GPU."""
+    import cupy
+
+    from tricount import CSRGraph
+    from tricount.generate import erdos_renyi
+    from tricount.generate.erdos_renyi import erdos_renyi_name
+
+    n, m = 1 << log2_n, edge_factor << log2_n
+    t0 = time.perf_counter()
+    src, dst = erdos_renyi(n, m, seed=seed, xp=cupy)
+    sync()
+    t1 = time.perf_counter()
+    g = CSRGraph.from_edges(src, dst, name=erdos_renyi_name(n, m, seed), n_vertices=n)
+    del src, dst
+    sync()
+    t2 = time.perf_counter()
+    return g, {"generate_s": t1 - t0, "load_s": 0.0, "build_s": t2 - t1}
+
+
 def build_real(path):
     """Read and build on the host (tricount.load_graph); the engine copies it to the GPU."""
     import tricount
@@ -148,12 +179,16 @@ def median(values):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scales", type=int, nargs="*", default=[18, 21, 24])
+    parser.add_argument("--er", type=int, nargs="*", default=[],
+                        help="also G(n, m) graphs with n = 2^K vertices, m = edge factor · n")
     parser.add_argument("--edge-factor", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--data", type=Path, default=default_data_dir())
     parser.add_argument("--graphs", nargs="*", default=None, help="real graph names (default all)")
     parser.add_argument("--methods", nargs="*", default=None, help="method labels (default all)")
     parser.add_argument("--trials", type=int, default=5)
+    parser.add_argument("--method-max-s", type=float, default=METHOD_MAX_S,
+                        help="skip a method on an R-MAT graph when its extrapolated time passes this")
     parser.add_argument("--budget-s", type=float, default=300.0,
                         help="stop starting new runs after this many seconds")
     parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "benchmarks/results")))
@@ -172,7 +207,8 @@ def main(argv=None) -> int:
     info["command"] = "python benchmarks/gpu_methods.py " + " ".join(sys.argv[1:] if argv is None else argv)
     jsonl.write(json.dumps({"env": info}) + "\n")
     print(json.dumps(info), flush=True)
-    methods = [m for m in METHODS if args.methods is None or m[0] in args.methods]
+    methods = [m for m in METHODS + TUNING
+               if (m in METHODS and args.methods is None) or (args.methods and m[0] in args.methods)]
     started = time.perf_counter()
     rows = []
     last_rmat = {}  # method label -> (m, gpu_s) on the previous R-MAT scale
@@ -186,11 +222,16 @@ def main(argv=None) -> int:
                 specs.append(("real", row))
     for s in args.scales:
         specs.append(("rmat", s))
+    for s in args.er:
+        specs.append(("er", s))
 
     for kind, spec in specs:
         if kind == "real":
             g, steps = build_real(args.data / spec["file"])
             expected, source = spec["triangles"], "graphs.json"
+        elif kind == "er":
+            g, steps = build_er(spec, args.edge_factor, args.seed)
+            expected, source = None, "merge"
         else:
             g, steps = build_rmat(spec, args.edge_factor, args.seed)
             expected, source = None, "merge"
@@ -209,9 +250,9 @@ def main(argv=None) -> int:
             if kind == "rmat" and label in last_rmat:
                 m_prev, s_prev = last_rmat[label]
                 estimate = s_prev * (g.n_edges / m_prev) ** RMAT_TIME_EXPONENT
-                if estimate > METHOD_MAX_S:
+                if estimate > args.method_max_s:
                     row["note"] = (f"skipped: about {estimate:.0f} s per run, extrapolated from "
-                                   f"{s_prev:.2f} s at m = {m_prev}; cap {METHOD_MAX_S:.0f} s")
+                                   f"{s_prev:.2f} s at m = {m_prev}; cap {args.method_max_s:.0f} s")
                     rows.append(row)
                     print(f"   {label:14s} {row['note']}", flush=True)
                     continue

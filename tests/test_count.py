@@ -155,7 +155,7 @@ def test_explicit_gpu_without_gpu_raises(monkeypatch):
         tricount.count_triangles(([0], [1]), backend="gpu")
 
 
-@pytest.mark.parametrize("method", ["binary", "dynamic", "shared", "radix"])
+@pytest.mark.parametrize("method", ["binary", "dynamic", "shared", "radix", "hash"])
 def test_cpu_names_gpu_only_methods(method):
     with pytest.raises(tricount.UnknownMethodError, match="only on the GPU"):
         tricount.count_triangles(([0], [1]), backend="cpu", method=method)
@@ -173,3 +173,20 @@ def test_path_input(tmp_path):
     path.write_text("# K4\n0 1\n0 2\n0 3\n1 2\n1 3\n2 3\n")
     assert tricount.count_triangles(path, backend="cpu") == 4
     assert tricount.count_triangles(str(path), backend="cpu") == 4
+
+
+def test_gpu_auto_cost_model():
+    # choose_method reads only sizes: judged here without a GPU.
+    from tricount.gpu.engine import choose_method
+    from tricount.prep.orient import OrientedCSR
+
+    def shape(n, m, max_out):
+        return OrientedCSR(None, None, None, n, m, max_out, "rank")
+
+    assert choose_method(shape(10, 0, 0))[0] == "merge"
+    assert choose_method(shape(75_879, 405_740, 121))[0] == "merge"          # soc-Epinions1
+    assert choose_method(shape(173_963, 3_805_744, 416))[0] == "bitmap"      # R-MAT 18
+    method, reason = choose_method(shape(1_245_329, 31_771_938, 824))       # R-MAT 21
+    assert method == "hash" and "skewed" in reason
+    method, reason = choose_method(shape(1 << 24, 16 << 24, 30))             # uniform random
+    assert method == "dynamic" and "flat" in reason

@@ -47,3 +47,19 @@ def test_literal_csr_kernels():
     assert o.indices.tolist() == [1, 2, 2, 1, 2]
     assert count_merge(o) == 2
     assert count_bitmap(o) == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=200))
+def test_rank_orientation_is_the_degree_dag_renamed(edges):
+    from tricount.prep.orient import orient_by_rank
+
+    g = Graph.from_edges([u for u, _ in edges], [v for _, v in edges])
+    lo, hi = g.edges()
+    by_rank = orient_by_rank(lo, hi, g.n_vertices, g.degrees)
+    by_degree = g.oriented()
+    assert by_rank.n_edges == g.n_edges and by_rank.order == "rank"
+    assert bool(np.all(by_rank.rows < by_rank.indices))
+    assert sorted(np.diff(by_rank.indptr).tolist()) == sorted(np.diff(by_degree.indptr).tolist())
+    assert by_rank.max_out_degree == by_degree.max_out_degree
+    assert count_merge(by_rank) == count_merge(by_degree)

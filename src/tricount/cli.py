@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     count.add_argument("--backend", choices=BACKENDS, default="auto")
     count.add_argument("--method", default="auto", metavar="NAME",
                        help="counting method; CPU: merge, bitmap, spgemm; GPU: merge, binary, "
-                            "dynamic, bitmap, shared, radix, spgemm; default auto")
+                            "dynamic, bitmap, shared, radix, spgemm, hash; default auto")
     count.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                        help="a method option, e.g. sf=2 (GPU dynamic), variant=warp (GPU binary), "
                             "orientation=id (GPU); repeatable")

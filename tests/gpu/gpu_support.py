@@ -56,6 +56,11 @@ METHOD_VARIANTS = [
     ("radix", {}),
     ("radix", {"threshold": 1, "radix_bits": 3, "batch_keys": 1 << 20, "tile": 96}),
     ("spgemm", {}),
+    ("hash", {}),
+    ("hash", {"block_work": 0}),
+    ("hash", {"block_work": 1 << 60, "warp_slots": 32, "long_list": 1}),
+    ("hash", {"block_table_bytes": 128, "long_list": 1 << 30, "warp_claim": 3}),
+    ("hash", {"max_task": 1, "spread": 8, "block_size": 64}),
     ("auto", {}),
 ]
 

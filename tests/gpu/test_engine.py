@@ -21,7 +21,7 @@ from tricount.gpu import GPU_METHODS, engine  # noqa: E402
 
 def test_unknown_method_lists_the_gpu_methods():
     with pytest.raises(UnknownMethodError) as info:
-        engine.count(complete_graph(4), method="hash")
+        engine.count(complete_graph(4), method="nonesuch")
     for name in GPU_METHODS:
         assert name in str(info.value)
 

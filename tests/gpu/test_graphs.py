@@ -48,10 +48,11 @@ def test_real_graph(variant, name):
 
 
 @pytest.mark.parametrize("name", REAL_NAMES)
-@pytest.mark.parametrize("method", ["merge", "binary", "dynamic", "bitmap", "shared"])
-def test_real_graph_id_orientation(method, name):
+@pytest.mark.parametrize("method", ["merge", "binary", "dynamic", "bitmap", "shared", "hash"])
+@pytest.mark.parametrize("orientation", ["id", "degree"])
+def test_real_graph_other_orientations(orientation, method, name):
     row = next(r for r in REAL if r["name"] == name)
-    assert gpu_count(load_real(name), method, {}, orientation="id") == row["triangles"]
+    assert gpu_count(load_real(name), method, {}, orientation=orientation) == row["triangles"]
 
 
 GENERATED = {
@@ -81,7 +82,7 @@ def test_generated_graph(variant, name):
     assert gpu_count(g, *variant) == cpu_count(g)
 
 
-@pytest.mark.parametrize("method", ["merge", "binary", "dynamic", "bitmap", "shared"])
+@pytest.mark.parametrize("method", ["merge", "binary", "dynamic", "bitmap", "shared", "hash"])
 def test_hub_with_id_orientation(method):
     # By id, the hub keeps all 10^5 edges as out-edges: one list of 10^5.
     g = generated("hub-1e5")

@@ -56,6 +56,7 @@ def launcher_cases():
     from tricount.gpu.binary import count_binary
     from tricount.gpu.bitmap import count_bitmap
     from tricount.gpu.dynamic import count_dynamic
+    from tricount.gpu.hash import count_hash
     from tricount.gpu.merge import count_merge
     from tricount.gpu.radix import count_radix
     from tricount.gpu.shared import count_shared
@@ -74,6 +75,10 @@ def launcher_cases():
         "tc_radix_*": lambda g: count_radix(g),
         "tc_radix_*[threshold 1]": lambda g: count_radix(g, threshold=1, radix_bits=1, tile=1),
         "spgemm": lambda g: count_spgemm(g),
+        "tc_hash": lambda g: count_hash(g),
+        "tc_hash[blocks]": lambda g: count_hash(g, block_work=0),
+        "tc_hash[lists in global memory]": lambda g: count_hash(g, block_work=0, block_table_bytes=4),
+        "tc_hash[one probe per task]": lambda g: count_hash(g, max_task=1, spread=4),
     }
 
 

@@ -33,6 +33,7 @@ ENTRY_POINTS = (
     ("radix", "tc_radix_split_e"),
     ("radix", "tc_radix_histogram"),
     ("radix", "tc_radix_move"),
+    ("hash", "tc_hash"),
     ("per_vertex", "tc_per_vertex"),
     ("edge_support", "tc_edge_support"),
     ("truss", "tc_truss_peel"),

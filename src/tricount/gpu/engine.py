@@ -7,7 +7,8 @@ takes a :class:`~tricount.CSRGraph` on the host or already on the GPU:
    graph already lives in CuPy arrays);
 2. ``oriented()`` orients every edge by (degree, id) on the GPU, through the
    same ``xp`` code as the CPU (bincount, one sort of packed 64-bit keys);
-   ``orientation="id"`` uses the id order instead (Pearson et al.'s);
+   ``orientation="id"`` uses the id order instead (Pearson et al.'s),
+   ``orientation="rank"`` renames vertices by (degree, id) rank first;
 3. the method's launcher runs its kernel and reads the 64-bit count back.
 
 Timings follow the Graph Challenge split (Pearson et al. §III-B): ``gpu_s``
@@ -33,18 +34,22 @@ from tricount.result import EngineResult
 
 __all__ = ["count", "resolve_method", "method_options", "GPU_METHODS", "ORIENTATIONS"]
 
-ORIENTATIONS = ("degree", "id")
+ORIENTATIONS = ("degree", "id", "rank")
 
-# auto's rule, from the H100 benchmark of 2026-11-22 (benchmarks/gpu_notes.md),
-# by count time (all counting work):
-#: below this many edges merge was fastest, or within 0.02 ms, on all 20 real
-#: graphs (up to soc-Epinions1's 405,740 edges: merge 0.165 ms, dynamic 0.209).
+# auto's rule: a cost model over n, m and the largest out-degree, from the H100
+# runs of 2026-11-22 (benchmarks/gpu_notes.md, kernel and count ms):
+#: Below this many edges merge: on the five real graphs of the issue its kernel is
+#: within 30 % of the best method (hash won on two by up to 25 %) and all its
+#: counting work takes 0.1-0.2 ms, where hash's planning alone takes 2.5 ms.
 AUTO_MERGE_MAX_EDGES = 1_000_000
 #: From there, bitmap while a block's bitmap of n bits fits in 48 KiB of shared
-#: memory: R-MAT scale 18 (174 K vertices) 1.13 ms, dynamic 2.45, merge 2.54.
+#: memory (R-MAT 18: kernel on a par with hash, count 5 times faster).
 AUTO_BITMAP_MAX_VERTICES = 48 * 1024 * 8
-# Otherwise dynamic: R-MAT scale 21 36.9 ms and scale 24 661 ms, against merge's
-# 41.4 and 779 ms and binary-warp's 70.1 and 1061 ms.
+#: Larger graphs whose largest out-degree is at least this many times the mean
+#: degree m / n are skewed: hash (R-MAT 21: 13 ms against dynamic's 30, R-MAT 24:
+#: 214 against 502; max/mean 32 at scale 21). Flat ones go to dynamic (uniform
+#: random 2^24 vertices: 24 ms against hash's 38; max/mean 1.9).
+AUTO_SKEW_FOR_HASH = 4.0
 
 
 def _launcher(name: str):
@@ -60,6 +65,8 @@ def _launcher(name: str):
         from tricount.gpu.shared import count_shared as fn
     elif name == "radix":
         from tricount.gpu.radix import count_radix as fn
+    elif name == "hash":
+        from tricount.gpu.hash import count_hash as fn
     else:
         from tricount.gpu.spgemm import count_spgemm as fn
     return fn
@@ -86,12 +93,18 @@ def choose_method(oriented) -> tuple[str, str]:
         return "merge", "auto: no edges, nothing to intersect"
     if m < AUTO_MERGE_MAX_EDGES:
         return "merge", (f"auto: {m} edges < {AUTO_MERGE_MAX_EDGES}; Polak's merge, with the "
-                         "least setup, was fastest on such graphs")
+                         "least setup, was fastest or close on such graphs")
     if n <= AUTO_BITMAP_MAX_VERTICES:
         return "bitmap", (f"auto: {m} edges and {n} vertices <= {AUTO_BITMAP_MAX_VERTICES}, so a "
                           "block's bitmap fits in shared memory; bitmap probes were fastest there")
-    return "dynamic", (f"auto: {n} vertices and {m} edges; Pearson's dynamic kernel (linear or "
-                       "binary search per 32 edges) was fastest on large and skewed graphs")
+    skew = oriented.max_out_degree / (m / n)
+    if skew >= AUTO_SKEW_FOR_HASH:
+        return "hash", (f"auto: {m} edges, largest out-degree {oriented.max_out_degree} = "
+                        f"{skew:.1f} x the mean degree (>= {AUTO_SKEW_FOR_HASH:g}): skewed, so "
+                        "hash sets for the longer list of every edge")
+    return "dynamic", (f"auto: {m} edges, largest out-degree {oriented.max_out_degree} = "
+                       f"{skew:.1f} x the mean degree (< {AUTO_SKEW_FOR_HASH:g}): flat, so "
+                       "Pearson's dynamic kernel (short lists, merge or binary search)")
 
 
 def _check_options(name: str, options: dict) -> None:
@@ -114,7 +127,7 @@ def _orientation_bytes(graph, on_device: bool) -> int:
     return resident + orient
 
 
-def count(graph, *, method: str = "auto", orientation: str = "degree", **options) -> EngineResult:
+def count(graph, *, method: str = "auto", orientation: str = "rank", **options) -> EngineResult:
     """Count the triangles of a :class:`~tricount.CSRGraph` on the GPU.
 
     Parameters
@@ -123,8 +136,11 @@ def count(graph, *, method: str = "auto", orientation: str = "degree", **options
         On the host (copied) or on the GPU.
     method : str
         One of :data:`GPU_METHODS` or ``"auto"``.
-    orientation : {"degree", "id"}
-        Orient edges by (degree, id) (default) or by id, as Pearson et al. do.
+    orientation : {"rank", "degree", "id"}
+        Orient edges by (degree, id) after renaming vertices by that rank
+        (default: the same DAG as "degree", laid out by degree, which made
+        hash and dynamic 10-25 % faster on R-MAT), by (degree, id) on the
+        graph's own ids, or by id as Pearson et al. do.
     **options
         The method's tunables, e.g. ``sf=2.0`` for ``dynamic`` or
         ``variant="thread"`` for ``binary``; :func:`method_options` lists them.
@@ -158,7 +174,15 @@ def count(graph, *, method: str = "auto", orientation: str = "degree", **options
     dev = graph.to_device(cupy)
     stream.synchronize()
     t1 = time.perf_counter()
-    oriented = dev.oriented() if orientation == "degree" else dev.upper()
+    if orientation == "degree":
+        oriented = dev.oriented()
+    elif orientation == "rank":
+        from tricount.prep.orient import orient_by_rank
+
+        lo, hi = dev.edges()
+        oriented = orient_by_rank(lo, hi, dev.n_vertices, dev.degrees)
+    else:
+        oriented = dev.upper()
     stream.synchronize()
     t2 = time.perf_counter()
     if name == "auto":

@@ -82,3 +82,30 @@ def orient_by_degree(lo, hi, n_vertices: int, deg=None) -> OrientedCSR:
 def orient_by_id(lo, hi, n_vertices: int) -> OrientedCSR:
     """Keep each edge as lo -> hi (Pearson et al.'s upper-triangular COO+CSR)."""
     return csr_from_sorted(lo, hi, n_vertices, "id")
+
+
+def orient_by_rank(lo, hi, n_vertices: int, deg=None) -> OrientedCSR:
+    """Relabel every vertex by its (degree, id) rank, then orient each edge up the ranks.
+
+    The DAG is :func:`orient_by_degree`'s with vertex v renamed rank(v), so
+    every count is the same; what changes is the memory layout: vertices of
+    equal degree sit together, and an out-list holds only larger ids
+    (GroupTC's "rid" step). Vertex ids of the result are ranks, not the
+    graph's ids: use it for totals, not for per-vertex results.
+    """
+    xp = array_namespace(lo, hi)
+    if deg is None:
+        deg = degrees(lo, hi, n_vertices)
+    n = n_vertices
+    order = xp.argsort(deg * n + xp.arange(n, dtype=xp.int64))
+    rank = xp.empty(n, dtype=lo.dtype)
+    rank[order] = xp.arange(n, dtype=lo.dtype)
+    del order
+    a, b = rank[lo], rank[hi]
+    del rank
+    key = xp.minimum(a, b).astype(xp.uint64) * xp.uint64(n) + xp.maximum(a, b).astype(xp.uint64)
+    del a, b
+    key = xp.sort(key)
+    rows = (key // xp.uint64(n)).astype(lo.dtype)
+    cols = (key % xp.uint64(n)).astype(lo.dtype)
+    return csr_from_sorted(rows, cols, n, "rank")

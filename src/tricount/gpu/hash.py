@@ -1,0 +1,128 @@
+"""Launcher of ``kernels/hash.cu``: owner-centric hash-set counting (tricount's own method).
+
+Counts: distinct triangles. :func:`tricount.prep.partners.plan_partners`
+gives every edge that can close a triangle to the end with the longer
+out-list (its *owner*); :func:`~tricount.prep.partners.split_tasks` cuts each
+owner's partners into tasks of bounded work; this launcher orders the tasks —
+those with at least ``block_work`` probes, or whose owner is too long for a
+warp's table, go to whole blocks, the rest to single warps, heaviest first in
+each part — and runs one kernel launch. Plan, tasks and order are
+preparation (like orientation): they are in the engine's ``count_s``;
+``kernel_s`` is the launch alone.
+
+Tunables: ``block_work`` (probes that earn a task a block), ``warp_slots``
+(table slots per warp, a power of two), ``long_list`` (partner lists at least
+this long are read by a whole warp), ``block_table_bytes`` (largest table of a
+block task; longer out-lists are binary-searched in global memory instead),
+``spread`` (slots per key), ``max_task`` (probes per task; default from the
+total work and the device's size, at least ``min_task``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tricount.errors import UnknownMethodError
+from tricount.gpu._common import (KernelTimer, cupy, device_facts, kernel_arrays, launch,
+                                  read_count, resident_grid)
+from tricount.gpu._module import get_kernel
+from tricount.prep.partners import plan_partners, split_tasks
+
+__all__ = ["count_hash", "HASH_BLOCK_SIZE", "HASH_WARP_SLOTS", "HASH_LONG_LIST",
+           "HASH_BLOCK_WORK", "HASH_BLOCK_TABLE_BYTES", "HASH_TABLE_SPREAD"]
+
+#: 256 threads (8 warps) per block, as dynamic.
+HASH_BLOCK_SIZE = 256
+#: 512 slots per warp: owners with d+ <= 256 fit a warp's table at load <= 1/2.
+HASH_WARP_SLOTS = 512
+#: Lists of 16 or more are read by a warp (half its lanes busy at worst).
+HASH_LONG_LIST = 16
+#: An owner with this many probes or more takes a whole block.
+HASH_BLOCK_WORK = 1 << 14
+#: Tables of block owners up to 32 KiB (out-degree 4,096 with int ids).
+HASH_BLOCK_TABLE_BYTES = 32 * 1024
+#: Table slots >= 4 d+(owner): linear probing at load <= 1/4 (15-20 % faster than
+#: 1/2 on R-MAT 18-24, H100, benchmarks/gpu_notes.md).
+HASH_TABLE_SPREAD = 4
+#: Owners are cut into tasks of about total / (this × resident warps) probes ...
+HASH_TASKS_PER_WARP = 4
+#: ... but not below this many (each task rebuilds its owner's table).
+HASH_MIN_TASK = 1024
+
+
+def _pow2_at_least(x: int) -> int:
+    return 1 << max(0, int(x) - 1).bit_length()
+
+
+def order_tasks(tasks, out_degree, *, block_work: int, warp_slots: int, spread: int):
+    """Tasks for a block first, then tasks for a warp, each part by decreasing work.
+
+    Returns ``(owner, begin, end, n_block_tasks)`` in launch order. A task goes to
+    a block when its work reaches ``block_work`` or its owner's table would not
+    fit a warp's ``warp_slots``.
+    """
+    xp = cupy()
+    is_block = ((tasks.work >= block_work)
+                | (spread * out_degree[tasks.owner] > warp_slots))
+    # Block tasks get 2^62 on top of their work, so they sort before every warp task.
+    key = tasks.work + is_block.astype(xp.int64) * (1 << 62)
+    order = xp.argsort(-key)
+    return (tasks.owner[order], tasks.begin[order], tasks.end[order],
+            int(xp.count_nonzero(is_block)))
+
+
+def task_cap(total_work: int, sm_count: int, min_task: int = HASH_MIN_TASK) -> int:
+    """Probes per task: about HASH_TASKS_PER_WARP tasks per resident warp, at least ``min_task``."""
+    return max(int(min_task), int(total_work) // (HASH_TASKS_PER_WARP * 64 * sm_count))
+
+
+def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int = HASH_WARP_SLOTS,
+               long_list: int = HASH_LONG_LIST, block_table_bytes: int = HASH_BLOCK_TABLE_BYTES,
+               spread: int = HASH_TABLE_SPREAD, max_task: int | None = None,
+               min_task: int = HASH_MIN_TASK,
+               block_size: int = HASH_BLOCK_SIZE, warp_claim: int = 1,
+               grid_size: int | None = None):
+    """Triangles of an oriented CSR; returns ``(n_triangles, kernel_seconds)``."""
+    cp = cupy()
+    if warp_slots < 32 or warp_slots & (warp_slots - 1):
+        raise UnknownMethodError(f"hash: warp_slots must be a power of two >= 32, got {warp_slots}")
+    if long_list < 1 or warp_claim < 1 or block_work < 0 or spread not in (2, 4, 8):
+        raise UnknownMethodError("hash: long_list and warp_claim must be >= 1, block_work >= 0, "
+                                 "spread 2, 4 or 8")
+    if oriented.n_edges == 0:
+        return 0, 0.0
+    indptr, _rows, cols, vertex = kernel_arrays(oriented)
+    plan = plan_partners(oriented)
+    if plan.n_pairs == 0:
+        return 0, 0.0
+    out_degree = cp.diff(indptr)
+    if max_task is None:
+        max_task = task_cap(int(plan.work.sum()), device_facts()["sm_count"], min_task)
+    tasks = split_tasks(plan, out_degree, max_task)
+    owner, begin, end, n_block = order_tasks(tasks, out_degree, block_work=block_work,
+                                             warp_slots=warp_slots, spread=spread)
+    n_tasks = int(owner.shape[0])
+    del tasks
+    item = cols.dtype.itemsize
+    warp_area = (block_size // 32) * warp_slots
+    block_slots = max(32, min(_pow2_at_least(spread * oriented.max_out_degree),
+                              _pow2_at_least(block_table_bytes // item + 1) // 2))
+    shared_bytes = max(block_slots, warp_area) * item
+    limit = device_facts()["shared_per_block_optin"]
+    if shared_bytes > limit:
+        raise UnknownMethodError(
+            f"hash: {shared_bytes} bytes of tables per block exceed the device's {limit}; "
+            "lower warp_slots, block_size or block_table_bytes")
+    kernel = get_kernel("hash", "tc_hash", block_size=block_size, vertex_t=vertex,
+                        warp_slots=warp_slots, long_list=long_list, warp_claim=warp_claim,
+                        table_spread=spread)
+    if grid_size is None:
+        grid_size = resident_grid(kernel, block_size, shared_bytes,
+                                  work_blocks=n_block + -(-(n_tasks - n_block) // (block_size // 32)))
+    next_task = cp.zeros(2, dtype=cp.uint64)
+    result = cp.zeros(1, dtype=cp.uint64)
+    args = (indptr, cols, plan.partners, owner, begin, end, np.int64(n_block), np.int64(n_tasks),
+            np.int64(block_slots), next_task, result)
+    with KernelTimer() as timer:
+        launch(kernel, grid_size, block_size, args, shared_bytes)
+    return read_count(result), timer.seconds

@@ -1,0 +1,129 @@
+"""Give every oriented edge to the end whose out-list is longer (the hash method's plan).
+
+On a degree-oriented DAG an edge u -> v closes |N+(u) ∩ N+(v)| triangles, and
+each triangle a < b < c is closed by exactly one edge, a -> b. Any one of the
+two ends may do the intersection: the *owner* keeps its out-list in an on-chip
+set and probes every element of the *partner*'s out-list against it. Giving
+the edge to the end with the longer out-list makes the probes
+min(d+(u), d+(v)) instead of d+(v) for "always the source" (vertex-centric
+counting): 4.8 G instead of 11.3 G probes on R-MAT scale 21.
+
+Edges that close nothing are left out: u -> v with d+(u) < 2 (N+(u) = {v},
+and v is not its own out-neighbour) or d+(v) = 0.
+
+The plan is a CSR over owners: owner x's partners are
+``partners[ptr[x]:ptr[x+1]]``, sorted by out-degree, longest first, so that
+a kernel can read long lists with a whole warp and short ones one thread
+each. ``owners`` repeats each pair's owner. ``work[x]`` is the number
+of probes of x, plus d+(x) for building its set. Written once for NumPy and CuPy: one sort of packed 64-bit keys
+(owner, longest-first rank of the length, partner).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tricount.errors import UnsupportedGraphError
+from tricount.prep.xp import array_namespace
+
+__all__ = ["PartnerPlan", "plan_partners", "Tasks", "split_tasks"]
+
+
+@dataclass(frozen=True)
+class PartnerPlan:
+    """Owners' partner lists: ``ptr`` (int64, n + 1), ``partners`` (the graph's
+    index type), ``work`` (int64 per vertex), ``n_pairs`` edges kept."""
+
+    ptr: object
+    partners: object
+    work: object
+    n_pairs: int
+    owners: object = None  # owner of every pair (int64), for splitting owners into tasks
+
+
+def _bits(value: int) -> int:
+    """Bits to hold every integer in 0 .. value."""
+    return max(1, int(value).bit_length())
+
+
+def plan_partners(oriented) -> PartnerPlan:
+    """Build the owner/partner CSR of a degree- (or id-) oriented graph."""
+    indptr, rows, cols = oriented.indptr, oriented.rows, oriented.indices
+    xp = array_namespace(indptr)
+    n = oriented.n_vertices
+    out_degree = xp.diff(indptr)
+    if oriented.n_edges == 0:
+        return PartnerPlan(xp.zeros(n + 1, dtype=xp.int64), cols[:0],
+                           xp.zeros(n, dtype=xp.int64), 0)
+    du = out_degree[rows]
+    dv = out_degree[cols]
+    keep = (du >= 2) & (dv >= 1)
+    u, v, du, dv = rows[keep], cols[keep], du[keep], dv[keep]
+    del keep
+    owner_is_u = du >= dv
+    owner = xp.where(owner_is_u, u, v).astype(xp.uint64)
+    partner = xp.where(owner_is_u, v, u).astype(xp.uint64)
+    length = xp.minimum(du, dv)
+    del u, v, du, dv, owner_is_u
+    id_bits, len_bits = _bits(n - 1), _bits(oriented.max_out_degree)
+    if 2 * id_bits + len_bits > 64:
+        raise UnsupportedGraphError(
+            f"the hash method packs (owner, length, partner) in 64 bits; {n} vertices with "
+            f"out-degrees up to {oriented.max_out_degree} need {2 * id_bits + len_bits}")
+    # Larger lengths get smaller ranks, so an ascending sort lists them first.
+    rank = (xp.uint64(oriented.max_out_degree) - length.astype(xp.uint64))
+    key = (owner << xp.uint64(id_bits + len_bits)) | (rank << xp.uint64(id_bits)) | partner
+    del owner, partner, rank
+    key = xp.sort(key)
+    owners = (key >> xp.uint64(id_bits + len_bits)).astype(xp.int64)
+    partners = (key & xp.uint64((1 << id_bits) - 1)).astype(cols.dtype)
+    del key
+    # owners is sorted: owner x's pairs start where the first owner >= x would be
+    # inserted, and its probes are a difference of one running sum (exact, no atomics).
+    ptr = xp.searchsorted(owners, xp.arange(n + 1, dtype=xp.int64)).astype(xp.int64)
+    running = xp.zeros(partners.shape[0] + 1, dtype=xp.int64)
+    xp.cumsum(out_degree[partners], out=running[1:])
+    probes = running[ptr[1:]] - running[ptr[:-1]]
+    work = probes + xp.where(ptr[1:] > ptr[:-1], out_degree, 0)
+    return PartnerPlan(ptr, partners, work, int(partners.shape[0]), owners)
+
+
+@dataclass(frozen=True)
+class Tasks:
+    """Pieces of owners' partner lists: task i probes the lists of
+    ``partners[begin[i]:end[i]]`` against the set of ``owner[i]``; ``work[i]``
+    counts those probes plus d+(owner) for building the set."""
+
+    owner: object
+    begin: object
+    end: object
+    work: object
+
+
+def split_tasks(plan, out_degree, max_probes: int) -> Tasks:
+    """Cut every owner's partner list into tasks of at most about ``max_probes`` probes.
+
+    A heavy owner becomes several tasks (each rebuilds the owner's set), so no
+    single group holds back the end of the count. A task ends where the
+    owner's running probe sum crosses a multiple of ``max_probes``; one list
+    longer than that is a task of its own. Tasks are in pair order.
+    """
+    xp = array_namespace(plan.ptr)
+    if plan.n_pairs == 0:
+        empty = xp.zeros(0, dtype=xp.int64)
+        return Tasks(plan.partners[:0], empty, empty, empty)
+    lengths = out_degree[plan.partners].astype(xp.int64)
+    inclusive = xp.cumsum(lengths)
+    owner_start = plan.ptr[plan.owners]
+    before_owner = xp.where(owner_start > 0, inclusive[owner_start - 1], 0)
+    piece = (inclusive - lengths - before_owner) // max(1, int(max_probes))
+    position = xp.arange(plan.n_pairs, dtype=xp.int64)
+    starts = position == owner_start
+    starts[1:] |= piece[1:] != piece[:-1]
+    begin = xp.flatnonzero(starts)
+    end = xp.empty_like(begin)
+    end[:-1] = begin[1:]
+    end[-1] = plan.n_pairs
+    owner = plan.owners[begin]
+    work = inclusive[end - 1] - inclusive[begin] + lengths[begin] + out_degree[owner]
+    return Tasks(owner.astype(plan.partners.dtype), begin, end, work)
