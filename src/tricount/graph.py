@@ -6,7 +6,8 @@ import numpy as np
 
 from tricount.errors import InvalidEdgesError
 from tricount.prep.canonical import canonical_edges, validate_edge_arrays
-from tricount.prep.orient import OrientedCSR, degrees, orient_by_degree, orient_by_id
+from tricount.prep.orient import OrientedCSR, orient_by_degree, orient_by_id
+from tricount.prep.upper import UpperCSR
 from tricount.prep.xp import array_namespace, to_host
 
 __all__ = ["CSRGraph", "Graph"]
@@ -43,8 +44,11 @@ class CSRGraph:
     """
 
     def __init__(self, rows, indices, n_vertices, *, vertex_ids, self_loops_dropped=0,
-                 duplicates_dropped=0, name=None):
-        upper = orient_by_id(rows, indices, n_vertices)
+                 duplicates_dropped=0, name=None, indptr=None):
+        if indptr is not None:  # a ready CSR (see from_upper_csr): rows wait until read
+            upper = UpperCSR(indptr, indices, n_vertices)
+        else:
+            upper = orient_by_id(rows, indices, n_vertices)
         self._upper = upper
         self.n_vertices = int(n_vertices)
         self.vertex_ids = vertex_ids
@@ -77,6 +81,19 @@ class CSRGraph:
         return cls(canon.lo, canon.hi, canon.n_vertices, vertex_ids=canon.vertex_ids,
                    self_loops_dropped=canon.self_loops_dropped,
                    duplicates_dropped=canon.duplicates_dropped, name=name)
+
+    @classmethod
+    def from_upper_csr(cls, indptr, indices, n_vertices, *, vertex_ids, self_loops_dropped=0,
+                       duplicates_dropped=0, name=None) -> "CSRGraph":
+        """Wrap arrays that already are a canonical upper-triangular CSR (not checked).
+
+        For loaders that build or verify the CSR themselves: row ``u`` of
+        ``indptr`` (int64) / ``indices`` holds the neighbours ``v > u``, sorted
+        and distinct. The COO rows are derived only when something reads them.
+        """
+        return cls(None, indices, n_vertices, indptr=indptr, vertex_ids=vertex_ids,
+                   self_loops_dropped=self_loops_dropped, duplicates_dropped=duplicates_dropped,
+                   name=name)
 
     @classmethod
     def from_scipy(cls, matrix, *, name=None) -> "CSRGraph":
@@ -153,8 +170,13 @@ class CSRGraph:
     def degrees(self):
         """Degree of every vertex (int64 array)."""
         if self._degrees is None:
-            lo, hi = self.edges()
-            self._degrees = degrees(lo, hi, self.n_vertices)
+            # Row lengths count each edge at its smaller end, the column histogram at
+            # its larger one: no COO rows needed.
+            xp = self.xp
+            deg = xp.diff(self.indptr).astype(xp.int64, copy=False)
+            if self.n_edges:  # CuPy's bincount takes a max: not of an empty array
+                deg = deg + xp.bincount(self.indices, minlength=self.n_vertices)
+            self._degrees = deg
         return self._degrees
 
     @property
@@ -202,12 +224,13 @@ class CSRGraph:
         """The same graph with its arrays in ``xp`` (``numpy`` or ``cupy``)."""
         if xp is self.xp:
             return self
-        lo, hi = self.edges()
+        # The CSR travels; the COO rows are rebuilt there only if something reads them.
         move = xp.asarray if xp is not np else to_host
-        g = CSRGraph(move(lo), move(hi), self.n_vertices, vertex_ids=self.vertex_ids,
-                     self_loops_dropped=self.self_loops_dropped,
-                     duplicates_dropped=self.duplicates_dropped, name=self.name)
-        return g
+        return CSRGraph.from_upper_csr(move(self.indptr), move(self.indices), self.n_vertices,
+                                       vertex_ids=self.vertex_ids,
+                                       self_loops_dropped=self.self_loops_dropped,
+                                       duplicates_dropped=self.duplicates_dropped,
+                                       name=self.name)
 
     def summary(self) -> dict:
         """Plain facts for reports: name, sizes, what was dropped."""

@@ -134,13 +134,6 @@ def _check_csr(indptr, indices, n):
     return 0
 
 
-@numba.njit(parallel=True, nogil=True, cache=True)
-def _fill_rows(indptr, rows):
-    for r in prange(indptr.shape[0] - 1):
-        for j in range(indptr[r], indptr[r + 1]):
-            rows[j] = r
-
-
 def _map(path):
     """The file's bytes: memory-mapped (copy-on-write) when plain, else decompressed."""
     if sniff(path).compression is not None:
@@ -226,7 +219,7 @@ def read_native(path, *, timings=None) -> CSRGraph:
     """Load a native binary graph, verified, with arrays memory-mapped from the file.
 
     ``timings`` (a dict) receives ``load_s`` (map and verify) and ``build_s``
-    (the COO rows and the CSRGraph).
+    (wrapping the arrays as a CSRGraph; its COO rows are derived only when read).
     """
     import time
 
@@ -249,10 +242,9 @@ def read_native(path, *, timings=None) -> CSRGraph:
     else:
         vertex_ids = np.arange(n, dtype=np.int64)
     t1 = time.perf_counter()
-    rows = np.empty(m, dtype=indices.dtype)
-    _fill_rows(indptr, rows)
-    g = CSRGraph(rows, indices, n, vertex_ids=vertex_ids, self_loops_dropped=h["loops"],
-                 duplicates_dropped=h["dups"], name=h["name"])
+    g = CSRGraph.from_upper_csr(indptr, indices, n, vertex_ids=vertex_ids,
+                                self_loops_dropped=h["loops"], duplicates_dropped=h["dups"],
+                                name=h["name"])
     if timings is not None:
         timings["load_s"] = t1 - t0
         timings["build_s"] = time.perf_counter() - t1

@@ -1,0 +1,91 @@
+"""The id-oriented CSR of a canonical graph, with its COO rows derived on first use.
+
+A canonical graph is stored once, in the row of each edge's smaller id
+(Pearson et al.'s upper-triangular COO + CSR). Loaders produce ``indptr`` and
+``indices`` directly (a counting sort, or a memory-mapped ``.tcsr`` file), and
+most consumers read only those. The COO ``rows`` array costs a full pass over
+the edges and 4 or 8 bytes each, so :class:`UpperCSR` computes it when first
+read and keeps it; code that reads ``.rows`` (edge-parallel GPU kernels,
+orientation by degree) sees no difference from an eager
+:class:`~tricount.prep.orient.OrientedCSR`.
+
+Rows from ``indptr``: on the CPU a parallel Numba loop writes ``r`` over
+``indptr[r] .. indptr[r+1]`` (Numba is imported only then, so ``import
+tricount`` stays light); on the GPU each non-empty row marks its first entry
+with the distance from the previous non-empty row, and a running sum gives
+the row of every entry.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from tricount.prep.orient import OrientedCSR
+from tricount.prep.xp import array_namespace
+
+__all__ = ["UpperCSR", "coo_rows", "rows_by_steps"]
+
+
+class UpperCSR(OrientedCSR):
+    """Upper-triangular CSR (row ``u`` holds its neighbours ``v > u``, sorted).
+
+    Built from ``indptr`` and ``indices`` alone; ``rows`` and
+    ``max_out_degree`` are computed on first access and cached. ``order`` is
+    ``"id"``.
+    """
+
+    def __init__(self, indptr, indices, n_vertices: int):
+        # OrientedCSR is a frozen dataclass: set the fields the way its own __init__ does.
+        object.__setattr__(self, "indptr", indptr)
+        object.__setattr__(self, "indices", indices)
+        object.__setattr__(self, "n_vertices", int(n_vertices))
+        object.__setattr__(self, "n_edges", int(indices.shape[0]))
+        object.__setattr__(self, "order", "id")
+
+    @functools.cached_property
+    def rows(self):
+        """COO row of every stored entry (the index dtype), computed once."""
+        return coo_rows(self.indptr, self.indices.dtype)
+
+    @functools.cached_property
+    def max_out_degree(self) -> int:
+        xp = array_namespace(self.indptr)
+        return int(xp.diff(self.indptr).max()) if self.n_edges else 0
+
+    def __repr__(self) -> str:  # the dataclass repr would materialise rows
+        return f"UpperCSR(n_vertices={self.n_vertices}, n_edges={self.n_edges})"
+
+
+def coo_rows(indptr, dtype):
+    """Row id of every entry of a CSR with row offsets ``indptr``, as ``dtype``."""
+    xp = array_namespace(indptr)
+    n = int(indptr.shape[0]) - 1
+    m = int(indptr[-1]) if n >= 0 else 0
+    if m == 0:
+        return xp.zeros(0, dtype=dtype)
+    if xp.__name__ == "numpy":
+        from tricount.prep._rows_cpu import fill_rows
+
+        rows = xp.empty(m, dtype=dtype)
+        fill_rows(indptr, rows)
+        return rows
+    return rows_by_steps(xp, indptr, m, dtype)
+
+
+def rows_by_steps(xp, indptr, m: int, dtype):
+    """:func:`coo_rows` for any array namespace (the GPU's; tested with NumPy).
+
+    At the first entry of each non-empty row, the step from the previous
+    non-empty row's id; a running sum then gives every entry its row. Two
+    arrays of the index type: no int64 pass over the entries.
+
+    >>> import numpy as np
+    >>> rows_by_steps(np, np.array([0, 0, 2, 2, 3]), 3, np.int32).tolist()
+    [1, 1, 3]
+    """
+    nonempty = xp.flatnonzero(indptr[1:] > indptr[:-1])
+    steps = nonempty.copy()
+    steps[1:] -= nonempty[:-1]
+    marks = xp.zeros(m, dtype=dtype)
+    marks[indptr[nonempty]] = steps.astype(dtype)
+    return xp.cumsum(marks, dtype=dtype)
