@@ -5,19 +5,26 @@ gzip ``1f 8b``, bzip2 ``BZh``, xz ``fd 37 7a 58 5a 00`` and zstd
 ``28 b5 2f fd``. gzip, bzip2 and xz use the standard library; zstd needs the
 optional package ``zstandard`` and says so when it is missing.
 
-:func:`stream_chunks` reads in a background thread, so decompression (zlib,
-bz2, lzma and zstandard all release the GIL) overlaps parsing in the caller.
-Each chunk ends just after a newline (or at the end of the data), so no line
-is ever split between two chunks, and only ``POOL_BUFFERS`` chunks exist at
-once: memory stays bounded whatever the file size.
+:func:`stream_chunks` hands out line-aligned chunks: each ends just after a
+newline (or at the end of the data), so no line is ever split between two
+chunks. A plain (uncompressed) regular file is memory-mapped and its chunks
+are views of the page cache: no copy, and the kernel reads ahead (measured on
+a 233 MB edge list, 2026-11-22: parsing took 0.20 s mapped against 0.27 s
+copied by a reader thread, which competed with the parser for the two cores).
+A compressed stream is decompressed in a background thread (zlib, bz2, lzma
+and zstandard all release the GIL), overlapping parsing in the caller, and
+only ``POOL_BUFFERS`` chunks exist at once. Either way memory stays bounded
+whatever the file size.
 """
 
 from __future__ import annotations
 
 import bz2
 import lzma
+import mmap
 import os
 import queue
+import stat
 import threading
 import zlib
 from dataclasses import dataclass
@@ -317,16 +324,80 @@ def _chunk_iter(path, skip, chunk_bytes, pool, stop):
             yield buf, cut, _tell(f)
 
 
+def _map_plain(path):
+    """A read-only map of ``path`` when it is a plain, non-empty regular file, else None."""
+    with open_binary(path) as f:
+        try:
+            info = os.fstat(f.fileno())
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+            return None
+        if compression_of(_read(f, path, 8)) is not None:
+            return None
+        try:
+            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # a file system without mmap: read it instead
+            return None
+
+
+def _mapped_chunks(path, mm, skip, chunk_bytes, progress):
+    """Line-aligned views of a mapped file, from byte ``skip`` on.
+
+    Pages of chunks already parsed are unmapped from the process as it goes
+    (they stay in the page cache), so the resident set grows by about one
+    chunk, not by the file.
+    """
+    size = len(mm)
+    data = np.frombuffer(mm, dtype=np.uint8)
+    advise = hasattr(mm, "madvise")
+    released = 0  # bytes before this are no longer mapped in
+    try:
+        if advise:
+            mm.madvise(mmap.MADV_SEQUENTIAL)  # read ahead further
+        pos = min(skip, size)
+        while pos < size:
+            end = min(pos + chunk_bytes, size)
+            if end < size:
+                cut = mm.rfind(b"\n", pos, end)
+                if cut < 0:  # one line longer than a chunk: take it whole (bounded)
+                    cut = mm.find(b"\n", end, min(size, pos + MAX_LINE_BYTES))
+                    if cut < 0 and size - pos >= MAX_LINE_BYTES:
+                        raise GraphFormatError(
+                            path, f"a line is longer than {MAX_LINE_BYTES >> 20} MiB; expected "
+                                  "one edge, entry or adjacency list per line")
+                end = cut + 1 if cut >= 0 else size
+            yield data[pos:end], end
+            if progress is not None:
+                progress(end)
+            done = end - end % mmap.PAGESIZE  # whole pages behind the parser
+            if advise and done > released:
+                mm.madvise(mmap.MADV_DONTNEED, released, done - released)
+                released = done
+            pos = end
+    finally:
+        del data
+        try:
+            mm.close()
+        except BufferError:  # the caller still holds a view: the map closes when it goes
+            pass
+
+
 def stream_chunks(path, *, skip: int = 0, chunk_bytes: int | None = None, progress=None):
     """Yield ``(array, consumed)`` for each line-aligned chunk of decompressed bytes.
 
-    ``array`` is a uint8 NumPy view, valid until the next iteration; ``consumed``
-    is the position in the (compressed) file, for progress bars. The first
-    ``skip`` decompressed bytes are left out (a header already parsed). Reading
-    runs in a background thread, so it overlaps the caller's parsing.
+    ``array`` is a read-only uint8 NumPy view, valid until the next iteration;
+    ``consumed`` is the position in the (compressed) file, for progress bars.
+    The first ``skip`` decompressed bytes are left out (a header already
+    parsed). A plain file is memory-mapped; a compressed one is decompressed in
+    a background thread, so that overlaps the caller's parsing.
     """
     path = os.fspath(path)
     chunk_bytes = chunk_bytes or CHUNK_BYTES  # read at call time: tests shrink it
+    mm = _map_plain(path)
+    if mm is not None:
+        yield from _mapped_chunks(path, mm, skip, chunk_bytes, progress)
+        return
     ready: queue.Queue = queue.Queue(maxsize=1)
     pool: queue.Queue = queue.Queue()
     stop = threading.Event()

@@ -20,6 +20,8 @@ import numba
 import numpy as np
 from numba import prange
 
+from tricount.io._swar import short_id
+
 OK = 0
 ERR_NOT_A_NUMBER = 1
 ERR_NEGATIVE = 2
@@ -60,6 +62,9 @@ def _exact_id(buf, start, end):
 @numba.njit(inline="always")
 def _read_id(buf, i, end):
     """Parse the decimal token at ``buf[i]``: (value, next index, error code)."""
+    short, k = short_id(buf, i, end)  # 1-7 digits and a separator: eight bytes at once
+    if k:
+        return short, i + k, OK
     if buf[i] == _MINUS and i + 1 < end and _ZERO <= buf[i + 1] <= _ZERO + 9:
         return 0, i, ERR_NEGATIVE
     start = i
@@ -80,6 +85,30 @@ def _read_id(buf, i, end):
             return 0, start, err
         return exact, i, OK
     return value, i, OK
+
+
+@numba.njit(inline="always")
+def _plain_line(buf, i, end, id_min, max_src, max_dst):
+    """``(u, v, end of v)`` of a line ``u<blanks>v...`` of short in-range ids at ``buf[i]``.
+
+    The end is -1 when the line is anything else; the general loop then reads
+    it (and reports its error), so this shortcut never changes a result.
+    """
+    u, k = short_id(buf, i, end)
+    if k == 0:
+        return 0, 0, -1
+    j = i + k  # short_id saw buf[j], a blank, CR or LF
+    if buf[j] != _TAB and buf[j] != _SPACE:
+        return 0, 0, -1
+    j += 1
+    while j < end and _is_blank(buf[j]):
+        j += 1
+    if j == end:
+        return 0, 0, -1
+    v, k = short_id(buf, j, end)
+    if k == 0 or u < id_min or u > max_src or v < id_min or v > max_dst:
+        return 0, 0, -1
+    return u, v, j + k
 
 
 @numba.njit(cache=True, nogil=True)
@@ -104,6 +133,20 @@ def parse_piece(buf, start, end, src, dst, out, id_min, max_src, max_dst, min_co
     max_id = np.int64(-1)
     while i < end:
         c = buf[i]
+        if min_cols <= 2 and _ZERO <= c <= _ZERO + 9:
+            u, v, j = _plain_line(buf, i, end, id_min, max_src, max_dst)
+            if j >= 0:  # the common line, read in one go; anything else goes below
+                src[out + m] = u
+                dst[out + m] = v
+                m += 1
+                max_id = max(max_id, u, v)
+                while j < end and buf[j] != _LF:  # CR and extra columns
+                    j += 1
+                if j < end:
+                    line += 1
+                    j += 1
+                i = j
+                continue
         while c == _SPACE or c == _TAB:
             i += 1
             if i == end:
