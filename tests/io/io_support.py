@@ -52,6 +52,22 @@ def write_text(path, text: str | bytes, *, compress=None) -> Path:
     return path
 
 
+def messy_edges(seed, n_lines, id_range):
+    """Random edges with self-loops (every 13th line), reversed lines and repeats appended."""
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, id_range, n_lines)
+    dst = rng.integers(0, id_range, n_lines)
+    src[::13] = dst[::13]
+    k = n_lines // 50
+    src, dst = np.concatenate([src, dst[:k], src[:k]]), np.concatenate([dst, src[:k], dst[:k]])
+    return src, dst
+
+
+def edge_lines(src, dst, sep="\t") -> str:
+    """``src<sep>dst`` lines, each ending in a newline."""
+    return "".join(f"{u}{sep}{v}\n" for u, v in zip(src.tolist(), dst.tolist()))
+
+
 def canonical(graph):
     """(lo, hi) of a graph as original ids, sorted: comparable across formats."""
     lo, hi = graph.edges()

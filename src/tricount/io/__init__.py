@@ -11,6 +11,8 @@ what was expected.
 
     path ─sniff─▶ format ─reader─▶ edge chunks ─_build.build_graph─▶ CSRGraph
     path.tcsr ─native.read_native (mmap, verify)────────────────────▶ CSRGraph
+    device="gpu": text ─reader─▶ pinned double buffer ─▶ GPU ─canonical_edges─▶ CSRGraph
+                  (gpu_stream; other formats load as above, then move)
 """
 
 from __future__ import annotations
@@ -56,10 +58,17 @@ class LoadedGraph:
     timings: dict = field(default_factory=dict)  # load_s (read + parse), build_s
 
 
-def read_graph(path, *, format: str = "auto", progress=None) -> LoadedGraph:
+#: Where :func:`load_graph` can put the graph.
+DEVICES = ("cpu", "gpu")
+#: Formats the GPU path streams to the device as they are parsed.
+STREAMED_FORMATS = ("snap", "graphchallenge", "matrix-market", "metis")
+
+
+def read_graph(path, *, format: str = "auto", progress=None, device: str = "cpu") -> LoadedGraph:
     """Read ``path`` like :func:`load_graph`; also report format, compression and timings."""
     from tricount.io._progress import Progress
 
+    gpu = _check_device(device)
     t0 = time.perf_counter()
     source = sniff(path)
     fmt = resolve_format(format, source)
@@ -68,6 +77,19 @@ def read_graph(path, *, format: str = "auto", progress=None) -> LoadedGraph:
     # Zero bytes (or only blanks) after decompression: the empty graph, whatever the
     # format; a file of only comments gets there through its reader.
     empty = not source.head.strip() and (fmt != "native" or not source.head)
+    if gpu and fmt in STREAMED_FORMATS and not empty:
+        from tricount.io.gpu_stream import read_graph_gpu
+
+        graph, timings = read_graph_gpu(
+            path, fmt, name=name, progress=progress,
+            file_bytes=None if source.compression else source.size)
+        return LoadedGraph(graph, fmt, source.compression, timings)
+    if gpu:  # binary formats and the empty graph: load here, then move
+        loaded = read_graph(path, format=format, progress=progress)
+        t1 = time.perf_counter()
+        loaded.graph = _to_gpu(loaded.graph)
+        loaded.timings["load_s"] += time.perf_counter() - t1
+        return loaded
     bar = Progress(path, source.size, progress)
     try:
         if empty:
@@ -91,27 +113,60 @@ def read_graph(path, *, format: str = "auto", progress=None) -> LoadedGraph:
     return LoadedGraph(graph, fmt, source.compression, timings)
 
 
-def _read_chunks(path, fmt, bar):
-    """``(chunks, max_id, n_vertices or None, id_base)`` of a text or NumPy file."""
+def _check_device(device) -> bool:
+    """True for ``"gpu"`` (after checking one is usable), False for ``"cpu"``."""
+    from tricount.errors import BackendUnavailableError, TricountError
+
+    if device not in DEVICES:
+        raise TricountError(f"unknown device {device!r}; choose 'cpu' or 'gpu'")
+    if device == "cpu":
+        return False
+    from tricount.gpu import probe
+
+    usable, why = probe()
+    if not usable:
+        raise BackendUnavailableError(f"device 'gpu' is unavailable: {why}; "
+                                      "load with device='cpu'")
+    return True
+
+
+def _to_gpu(graph: CSRGraph) -> CSRGraph:
+    import cupy
+
+    g = graph.to_device(cupy)
+    g.vertex_ids = cupy.asarray(g.vertex_ids)  # as a graph built on the GPU has them
+    return g
+
+
+def read_text(path, fmt, *, progress=None, out=None):
+    """Parse a text format into ``out`` (an ``EdgeText``, new by default).
+
+    Returns ``(text, n_vertices or None, id_base)``: ``n_vertices`` when the
+    file declares its vertices (``id_base`` .. ``id_base + n_vertices - 1``);
+    ``text`` is None for a Matrix Market or METIS file of only comments.
+    """
     if fmt in ("snap", "graphchallenge"):
         from tricount.io.snap import read_snap
 
-        text = read_snap(path, progress=bar)
-        return text.chunks, text.max_id, None, 0
+        return read_snap(path, progress=progress, out=out), None, 0
     if fmt == "matrix-market":
         from tricount.io.mtx import read_matrix_market
 
-        text, head = read_matrix_market(path, progress=bar)
-        if head is None:  # only comments
-            return [], -1, None, 0
-        return text.chunks, text.max_id, head.n_rows, 1
-    if fmt == "metis":
-        from tricount.io.metis import read_metis
+        text, head = read_matrix_market(path, progress=progress, out=out)
+        return text, (head.n_rows if head is not None else None), 1
+    from tricount.io.metis import read_metis
 
-        text, head = read_metis(path, progress=bar)
-        if head is None:
+    text, head = read_metis(path, progress=progress, out=out)
+    return text, (head.n_vertices if head is not None else None), 1
+
+
+def _read_chunks(path, fmt, bar):
+    """``(chunks, max_id, n_vertices or None, id_base)`` of a text or NumPy file."""
+    if fmt in STREAMED_FORMATS:
+        text, n_vertices, id_base = read_text(path, fmt, progress=bar)
+        if text is None:  # only comments
             return [], -1, None, 0
-        return text.chunks, text.max_id, head.n_vertices, 1
+        return text.chunks, text.max_id, n_vertices, id_base
     from tricount.io.numpy_edges import read_numpy
 
     (src, dst), n_vertices = read_numpy(path)
@@ -129,7 +184,7 @@ def write_native(path, graph: CSRGraph) -> None:
     write(path, graph)
 
 
-def load_graph(path, *, format: str = "auto", progress=None) -> CSRGraph:
+def load_graph(path, *, format: str = "auto", progress=None, device: str = "cpu") -> CSRGraph:
     """Load a graph file into a :class:`~tricount.CSRGraph`.
 
     Parameters
@@ -145,6 +200,12 @@ def load_graph(path, *, format: str = "auto", progress=None) -> CSRGraph:
     progress : bool or None
         Show a progress bar on stderr (needs tqdm). ``None``: only on a
         terminal, and only once loading has taken two seconds.
+    device : {"cpu", "gpu"}
+        Where the graph's arrays live. With ``"gpu"`` a text file is parsed
+        on the CPU in chunks while the previous chunk is copied to the GPU
+        (a pinned double buffer), and the graph is built there; other formats
+        load on the CPU and move. The graph is the same either way. Raises
+        ``BackendUnavailableError`` when no GPU is usable.
 
     Returns
     -------
@@ -170,7 +231,7 @@ def load_graph(path, *, format: str = "auto", progress=None) -> CSRGraph:
     >>> tricount.count_triangles(g, backend="cpu")
     1
     """
-    return read_graph(path, format=format, progress=progress).graph
+    return read_graph(path, format=format, progress=progress, device=device).graph
 
 
 def read_edges(path, *, format: str = "auto"):

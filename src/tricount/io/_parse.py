@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from tricount.errors import GraphFormatError
@@ -37,7 +39,12 @@ def edge_error(path, code: int, buf, offset: int, line: int, *, out_of_range=Non
 
 
 class EdgeText:
-    """The parsed edge lines of a text file, as chunks of ``(src, dst)`` id arrays."""
+    """The parsed edge lines of a text file, as chunks of ``(src, dst)`` id arrays.
+
+    Readers hand each parsed chunk to :meth:`add`; a subclass may keep the
+    edges elsewhere (:class:`tricount.io.gpu_stream.DeviceEdges` copies them
+    to the GPU as they come).
+    """
 
     def __init__(self):
         self.chunks = []
@@ -45,18 +52,29 @@ class EdgeText:
         self.n_lines = 0  # newlines read, so the last line is n_lines + 1
         self.n_entries = 0
 
+    def add(self, m: int, dtype, fill, chunk_bytes: int = 0) -> None:
+        """Take ``m`` edges: ``fill(src, dst)`` writes them into two arrays of ``m``.
+
+        ``dtype`` is the narrowest type holding the chunk's ids; a sink may
+        hand ``fill`` wider arrays. ``chunk_bytes``: the text they came from.
+        """
+        src, dst = np.empty(m, dtype=dtype), np.empty(m, dtype=dtype)
+        fill(src, dst)
+        self.chunks.append((src, dst))
+
 
 def parse_edge_text(path, *, skip: int = 0, line_base: int = 0, id_min: int = 0,
                     max_src: int = _text.MAX_ID, max_dst: int = _text.MAX_ID,
                     min_cols: int = 2, out_of_range=None, value_name="value",
                     max_entries: int | None = None, too_many=None,
-                    progress=None) -> EdgeText:
+                    progress=None, out: EdgeText | None = None) -> EdgeText:
     """Parse the edge lines of ``path`` (after ``skip`` bytes, ``line_base`` lines).
 
     ``max_entries`` stops at the first line past that many edges with the
-    message ``too_many`` (for Matrix Market's declared entry count).
+    message ``too_many`` (for Matrix Market's declared entry count). The edges
+    go to ``out`` (a new :class:`EdgeText` by default), which is returned.
     """
-    out = EdgeText()
+    out = EdgeText() if out is None else out
     out.n_lines = line_base
     first = skip == 0
     scratch = None
@@ -85,9 +103,9 @@ def parse_edge_text(path, *, skip: int = 0, line_base: int = 0, id_min: int = 0,
         if m:
             # int32 while ids fit: halves the memory the chunks hold.
             dtype = np.int32 if max_id <= np.iinfo(np.int32).max else np.int64
-            src, dst = np.empty(m, dtype=dtype), np.empty(m, dtype=dtype)
-            _text.gather_pieces(scratch[0], scratch[1], offsets, counts, src, dst)
-            out.chunks.append((src, dst))
+            # The sink calls fill(src, dst): gather the pieces into its arrays.
+            fill = functools.partial(_text.gather_pieces, scratch[0], scratch[1], offsets, counts)
+            out.add(m, dtype, fill, buf.shape[0])
     return out
 
 

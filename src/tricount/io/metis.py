@@ -22,6 +22,7 @@ non-comment lines, which a split buffer would have to count first).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numba
@@ -153,16 +154,16 @@ def parse_adjacency(buf, vertex, n, skip_front, edge_weights, src, dst):
     return m, vertex, line, OK, 0, 0
 
 
-def read_metis(path, *, progress=None):
+def read_metis(path, *, progress=None, out=None):
     """Parse a METIS graph into edge chunks (ids 1 .. n) and check its counts.
 
     Returns ``(EdgeText, MetisHeader)``, or ``(None, None)`` for a file of only
-    comments (the empty graph).
+    comments (the empty graph). ``out``: the ``EdgeText`` to fill.
     """
     head = read_header(path)
     if head is None:
         return None, None
-    out = EdgeText()
+    out = EdgeText() if out is None else out
     out.n_lines = head.header_line
     vertex = 0
     skip_front = int(head.vertex_sizes) + head.vertex_weights
@@ -179,7 +180,8 @@ def read_metis(path, *, progress=None):
         out.n_entries += int(m)
         if m:
             dtype = np.int32 if head.n_vertices <= np.iinfo(np.int32).max else np.int64
-            out.chunks.append((scratch[0][:m].astype(dtype), scratch[1][:m].astype(dtype)))
+            out.add(m, dtype, functools.partial(_copy_pair, scratch[0][:m], scratch[1][:m]),
+                    buf.shape[0])
             out.max_id = head.n_vertices
     if vertex < head.n_vertices:
         raise GraphFormatError(
@@ -192,6 +194,12 @@ def read_metis(path, *, progress=None):
                   f"2 x {head.n_edges} = {2 * head.n_edges} adjacency entries, but the lines "
                   f"hold {out.n_entries}")
     return out, head
+
+
+def _copy_pair(src_from, dst_from, src, dst):
+    """A reader's ``fill``: copy the parsed pair into the sink's arrays."""
+    np.copyto(src, src_from)
+    np.copyto(dst, dst_from)
 
 
 def _error(path, head, err, buf, offset, line, vertex):

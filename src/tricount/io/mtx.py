@@ -110,11 +110,11 @@ def _is_banner(line: str) -> bool:
     return line.lstrip()[:14].lower() == BANNER
 
 
-def read_matrix_market(path, *, progress=None):
+def read_matrix_market(path, *, progress=None, out=None):
     """Parse a coordinate Matrix Market file into edge chunks (ids 1 .. N).
 
     Returns ``(EdgeText, MatrixMarketHeader)``, or ``(None, None)`` for a file of
-    only comments (the empty graph).
+    only comments (the empty graph). ``out``: the ``EdgeText`` to fill.
     """
     head = read_header(path)
     if head is None:
@@ -129,6 +129,7 @@ def read_matrix_market(path, *, progress=None):
         too_many=(f"more entries than the {head.nnz} declared on the size line "
                   f"(line {head.size_line})"),
         progress=progress,
+        out=out,
     )
     if text.n_entries < head.nnz:
         raise GraphFormatError(

@@ -25,11 +25,14 @@ from tricount.errors import GraphFormatError
 WRITE_CHUNK_EDGES = 1 << 20
 
 
-def read_snap(path, *, progress=None):
-    """Parse a SNAP or GraphChallenge TSV edge list (any compression) into an ``EdgeText``."""
+def read_snap(path, *, progress=None, out=None):
+    """Parse a SNAP or GraphChallenge TSV edge list (any compression) into an ``EdgeText``.
+
+    ``out``: the ``EdgeText`` (or a subclass) to fill, else a new one.
+    """
     from tricount.io._parse import parse_edge_text  # Numba loads on first use, not on import
 
-    return parse_edge_text(path, progress=progress)
+    return parse_edge_text(path, progress=progress, out=out)
 
 
 def open_for_writing(path):
