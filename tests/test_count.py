@@ -185,7 +185,7 @@ def test_gpu_auto_cost_model():
 
     assert choose_method(shape(10, 0, 0))[0] == "merge"
     assert choose_method(shape(75_879, 405_740, 121))[0] == "merge"          # soc-Epinions1
-    assert choose_method(shape(173_963, 3_805_744, 416))[0] == "bitmap"      # R-MAT 18
+    assert choose_method(shape(173_963, 3_805_744, 416))[0] == "hash"        # R-MAT 18
     method, reason = choose_method(shape(1_245_329, 31_771_938, 824))       # R-MAT 21
     assert method == "hash" and "skewed" in reason
     method, reason = choose_method(shape(1 << 24, 16 << 24, 30))             # uniform random

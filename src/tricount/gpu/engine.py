@@ -38,17 +38,16 @@ ORIENTATIONS = ("degree", "id", "rank")
 
 # auto's rule: a cost model over n, m and the largest out-degree, from the H100
 # runs of 2026-11-22 (benchmarks/gpu_notes.md, kernel and count ms):
-#: Below this many edges merge: on the five real graphs of the issue its kernel is
-#: within 30 % of the best method (hash won on two by up to 25 %) and all its
-#: counting work takes 0.1-0.2 ms, where hash's planning alone takes 2.5 ms.
+#: Below this many edges merge: on the five real graphs of issue 7 its kernel is
+#: within 20 % of the best method (hash won on three, by up to 17 %) and all its
+#: counting work takes 0.1-0.2 ms, where hash's planning alone takes 2.5-3.6 ms.
 AUTO_MERGE_MAX_EDGES = 1_000_000
-#: From there, bitmap while a block's bitmap of n bits fits in 48 KiB of shared
-#: memory (R-MAT 18: kernel on a par with hash, count 5 times faster).
-AUTO_BITMAP_MAX_VERTICES = 48 * 1024 * 8
 #: Larger graphs whose largest out-degree is at least this many times the mean
-#: degree m / n are skewed: hash (R-MAT 21: 13 ms against dynamic's 30, R-MAT 24:
-#: 214 against 502; max/mean 32 at scale 21). Flat ones go to dynamic (uniform
-#: random 2^24 vertices: 24 ms against hash's 38; max/mean 1.9).
+#: degree m / n are skewed: hash, the fastest kernel on every R-MAT graph (scale
+#: 18: 1.04 ms against bitmap's 1.75; 21: 13.1 against 16.8; 24: 214 against
+#: 349; 25: 624 against 1015; max/mean 19 at scale 18, 32 at 21). Flat ones go
+#: to dynamic (uniform random, 2^24 vertices: 24.0 ms against hash's 37.7 and
+#: merge's 25.2; max/mean 1.9).
 AUTO_SKEW_FOR_HASH = 4.0
 
 
@@ -94,9 +93,6 @@ def choose_method(oriented) -> tuple[str, str]:
     if m < AUTO_MERGE_MAX_EDGES:
         return "merge", (f"auto: {m} edges < {AUTO_MERGE_MAX_EDGES}; Polak's merge, with the "
                          "least setup, was fastest or close on such graphs")
-    if n <= AUTO_BITMAP_MAX_VERTICES:
-        return "bitmap", (f"auto: {m} edges and {n} vertices <= {AUTO_BITMAP_MAX_VERTICES}, so a "
-                          "block's bitmap fits in shared memory; bitmap probes were fastest there")
     skew = oriented.max_out_degree / (m / n)
     if skew >= AUTO_SKEW_FOR_HASH:
         return "hash", (f"auto: {m} edges, largest out-degree {oriented.max_out_degree} = "

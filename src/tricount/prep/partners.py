@@ -51,7 +51,8 @@ def plan_partners(oriented) -> PartnerPlan:
     indptr, rows, cols = oriented.indptr, oriented.rows, oriented.indices
     xp = array_namespace(indptr)
     n = oriented.n_vertices
-    out_degree = xp.diff(indptr)
+    # int32 halves the per-edge gathers below (an out-degree is at most sqrt(2m)).
+    out_degree = xp.diff(indptr).astype(xp.int32)
     if oriented.n_edges == 0:
         return PartnerPlan(xp.zeros(n + 1, dtype=xp.int64), cols[:0],
                            xp.zeros(n, dtype=xp.int64), 0)
@@ -82,9 +83,9 @@ def plan_partners(oriented) -> PartnerPlan:
     # inserted, and its probes are a difference of one running sum (exact, no atomics).
     ptr = xp.searchsorted(owners, xp.arange(n + 1, dtype=xp.int64)).astype(xp.int64)
     running = xp.zeros(partners.shape[0] + 1, dtype=xp.int64)
-    xp.cumsum(out_degree[partners], out=running[1:])
+    running[1:] = xp.cumsum(out_degree[partners], dtype=xp.int64)
     probes = running[ptr[1:]] - running[ptr[:-1]]
-    work = probes + xp.where(ptr[1:] > ptr[:-1], out_degree, 0)
+    work = probes + xp.where(ptr[1:] > ptr[:-1], out_degree, 0).astype(xp.int64)
     return PartnerPlan(ptr, partners, work, int(partners.shape[0]), owners)
 
 

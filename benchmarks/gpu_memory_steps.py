@@ -1,0 +1,101 @@
+"""Peak GPU memory and the time of each preparation step of the hash method, on R-MAT graphs.
+
+Peak memory is tracked with a CuPy memory hook (every allocation and free
+through CuPy's pool, so the true high-water mark of live arrays) around three
+phases: building the graph from the GPU-resident edge list, orienting it
+(rank), and counting with ``method="auto"`` (plan + kernel). Step times are
+synchronized wall times of the plan's parts. Output: one Markdown table.
+
+    python benchmarks/gpu_memory_steps.py --scales 21 24 --out "$OUT/memory.md"
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+
+def main(argv=None) -> int:
+    import cupy
+
+    from tricount import CSRGraph
+    from tricount.generate import rmat
+    from tricount.gpu.engine import count
+    from tricount.gpu.hash import order_tasks, task_cap
+    from tricount.gpu._common import device_facts
+    from tricount.prep.orient import orient_by_rank
+    from tricount.prep.partners import plan_partners, split_tasks
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scales", type=int, nargs="*", default=[21, 24])
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+
+    class Peak(cupy.cuda.MemoryHook):
+        name = "peak"
+
+        def __init__(self):
+            self.live, self.peak, self.sizes = 0, 0, {}
+
+        def malloc_postprocess(self, device_id, size, mem_size, mem_ptr, pmem_id):
+            self.sizes[mem_ptr] = mem_size
+            self.live += mem_size
+            self.peak = max(self.peak, self.live)
+
+        def free_postprocess(self, device_id, mem_size, mem_ptr, pmem_id):
+            self.live -= self.sizes.pop(mem_ptr, mem_size)
+
+        def reset(self):
+            self.peak = self.live
+
+    def sync():
+        cupy.cuda.get_current_stream().synchronize()
+
+    lines = ["| graph | n | m | phase | seconds | peak live bytes | bytes per edge | "
+             "(peak − 16 n) / m |", "|---|--:|--:|---|--:|--:|--:|--:|"]
+    hook = Peak()
+    with hook:
+        for scale in args.scales:
+            src, dst = rmat(scale, 16, seed=1, xp=cupy)
+            sync()
+            rows = []
+
+            def phase(name, fn, n=None, m=None):
+                hook.reset()
+                t0 = time.perf_counter()
+                out = fn()
+                sync()
+                rows.append((name, time.perf_counter() - t0, hook.peak))
+                return out
+
+            g = phase("build from the edge list", lambda: CSRGraph.from_edges(src, dst))
+            del src, dst
+            lo, hi = g.edges()
+            oriented = phase("rank orientation", lambda: orient_by_rank(lo, hi, g.n_vertices,
+                                                                         g.degrees))
+            del lo, hi
+            plan = phase("plan (owner/partner sort)", lambda: plan_partners(oriented))
+            out_degree = cupy.diff(oriented.indptr)
+            cap = task_cap(int(plan.work.sum()), device_facts()["sm_count"])
+            tasks = phase("tasks", lambda: split_tasks(plan, out_degree, cap))
+            phase("order tasks", lambda: order_tasks(tasks, out_degree, block_work=1 << 14,
+                                                     warp_slots=512, spread=4))
+            del plan, tasks, out_degree, oriented
+            result = phase("count(method='auto') from the built graph",
+                           lambda: count(g, method="auto"))
+            n, m = g.n_vertices, g.n_edges
+            for name, seconds, peak in rows:
+                lines.append(f"| rmat-s{scale} | {n} | {m} | {name} | {seconds:.4f} | {peak} | "
+                             f"{peak / m:.1f} | {(peak - 16 * n) / m:.1f} |")
+            lines.append(f"| rmat-s{scale} | {n} | {m} | (count: {result.n_triangles} triangles "
+                         f"by {result.method}) | | | | |")
+            del g, result
+            cupy.get_default_memory_pool().free_all_blocks()
+            print("\n".join(lines), flush=True)
+    args.out.write_text("# Peak GPU memory and preparation steps\n\n" + "\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
