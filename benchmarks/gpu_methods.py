@@ -45,13 +45,14 @@ METHODS = [
 ]
 #: Variants for tuning runs only (name them with --methods).
 TUNING = [
-    ("hash-ws1024", "hash", {"warp_slots": 1024}),
-    ("hash-b128", "hash", {"block_size": 128}),
-    ("hash-ws1024-b128", "hash", {"warp_slots": 1024, "block_size": 128}),
+    ("hash-u2", "hash", {"unroll": 2}),
+    ("hash-u8", "hash", {"unroll": 8}),
+    ("hash-mb4", "hash", {"min_blocks": 4}),
+    ("hash-mb8", "hash", {"min_blocks": 8}),
+    ("hash-u2-mb8", "hash", {"unroll": 2, "min_blocks": 8}),
+    ("hash-batch", "hash", {"batch_bounds": True}),
+    ("hash-batch-mb8", "hash", {"batch_bounds": True, "min_blocks": 8}),
     ("hash-ll32", "hash", {"long_list": 32}),
-    ("hash-ll8", "hash", {"long_list": 8}),
-    ("hash-degree", "hash", {"orientation": "degree"}),
-    ("dynamic-degree", "dynamic", {"orientation": "degree"}),
 ]
 #: A method whose warm-up took this long gets fewer trials (at least one).
 METHOD_BUDGET_S = 20.0

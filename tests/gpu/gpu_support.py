@@ -61,6 +61,8 @@ METHOD_VARIANTS = [
     ("hash", {"block_work": 1 << 60, "warp_slots": 32, "long_list": 1}),
     ("hash", {"block_table_bytes": 128, "long_list": 1 << 30, "warp_claim": 3}),
     ("hash", {"max_task": 1, "spread": 8, "block_size": 64}),
+    ("hash", {"unroll": 1, "min_blocks": 8, "long_list": 1}),
+    ("hash", {"batch_bounds": False, "unroll": 3, "min_blocks": 1}),
     ("auto", {}),
 ]
 

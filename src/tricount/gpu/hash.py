@@ -15,7 +15,10 @@ Tunables: ``block_work`` (probes that earn a task a block), ``warp_slots``
 this long are read by a whole warp), ``block_table_bytes`` (largest table of a
 block task; longer out-lists are binary-searched in global memory instead),
 ``spread`` (slots per key), ``max_task`` (probes per task; default from the
-total work and the device's size, at least ``min_task``).
+total work and the device's size, at least ``min_task``), ``unroll`` (loads in
+flight per lane on long lists), ``min_blocks`` (resident blocks the compiler
+must allow, which caps registers), ``batch_bounds`` (fetch 32 lists' bounds
+per warp at once).
 """
 
 from __future__ import annotations
@@ -44,6 +47,13 @@ HASH_BLOCK_TABLE_BYTES = 32 * 1024
 #: Table slots >= 4 d+(owner): linear probing at load <= 1/4 (15-20 % faster than
 #: 1/2 on R-MAT 18-24, H100, benchmarks/gpu_notes.md).
 HASH_TABLE_SPREAD = 4
+#: Each lane keeps this many loads of a long list in flight before probing.
+HASH_LONG_UNROLL = 4
+#: Blocks per multiprocessor the compiler must make room for (caps registers at 40:
+#: 48 warps per SM; the kernel is latency-bound, so occupancy beats the few spills).
+HASH_MIN_BLOCKS = 6
+#: A warp fetches the bounds of its next 32 partner lists at once.
+HASH_BATCH_BOUNDS = True
 #: Owners are cut into tasks of about total / (this × resident warps) probes ...
 HASH_TASKS_PER_WARP = 4
 #: ... but not below this many (each task rebuilds its owner's table).
@@ -79,16 +89,18 @@ def task_cap(total_work: int, sm_count: int, min_task: int = HASH_MIN_TASK) -> i
 def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int = HASH_WARP_SLOTS,
                long_list: int = HASH_LONG_LIST, block_table_bytes: int = HASH_BLOCK_TABLE_BYTES,
                spread: int = HASH_TABLE_SPREAD, max_task: int | None = None,
-               min_task: int = HASH_MIN_TASK,
+               min_task: int = HASH_MIN_TASK, unroll: int = HASH_LONG_UNROLL,
+               min_blocks: int = HASH_MIN_BLOCKS, batch_bounds: bool = HASH_BATCH_BOUNDS,
                block_size: int = HASH_BLOCK_SIZE, warp_claim: int = 1,
                grid_size: int | None = None):
     """Triangles of an oriented CSR; returns ``(n_triangles, kernel_seconds)``."""
     cp = cupy()
     if warp_slots < 32 or warp_slots & (warp_slots - 1):
         raise UnknownMethodError(f"hash: warp_slots must be a power of two >= 32, got {warp_slots}")
-    if long_list < 1 or warp_claim < 1 or block_work < 0 or spread not in (2, 4, 8):
+    if (long_list < 1 or warp_claim < 1 or block_work < 0 or spread not in (2, 4, 8)
+            or not 1 <= unroll <= 8 or not 1 <= min_blocks <= 32):
         raise UnknownMethodError("hash: long_list and warp_claim must be >= 1, block_work >= 0, "
-                                 "spread 2, 4 or 8")
+                                 "spread 2, 4 or 8, unroll 1 to 8, min_blocks 1 to 32")
     if oriented.n_edges == 0:
         return 0, 0.0
     indptr, _rows, cols, vertex = kernel_arrays(oriented)
@@ -113,9 +125,11 @@ def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int =
         raise UnknownMethodError(
             f"hash: {shared_bytes} bytes of tables per block exceed the device's {limit}; "
             "lower warp_slots, block_size or block_table_bytes")
+    min_blocks = min(min_blocks, max(1, 2048 // block_size))  # 2,048 threads per SM at most
     kernel = get_kernel("hash", "tc_hash", block_size=block_size, vertex_t=vertex,
                         warp_slots=warp_slots, long_list=long_list, warp_claim=warp_claim,
-                        table_spread=spread)
+                        table_spread=spread, long_unroll=unroll, min_blocks=min_blocks,
+                        batch_bounds=int(bool(batch_bounds)))
     if grid_size is None:
         grid_size = resident_grid(kernel, block_size, shared_bytes,
                                   work_blocks=n_block + -(-(n_tasks - n_block) // (block_size // 32)))

@@ -23,6 +23,10 @@
 // long. The group then empties the table. A block task whose table would not
 // fit (more than block_slots slots) is probed by binary search in the owner's
 // sorted out-list in global memory instead: slower, still exact.
+// Latency, not bandwidth, bounds the probes (98 % of them are in lists of 16
+// or more): each lane keeps TC_LONG_UNROLL loads in flight, a warp fetches
+// the bounds of its next 32 lists at once, and the launcher caps registers
+// so that 48 warps fit a multiprocessor (benchmarks/gpu_notes.md, v5).
 // Work per probe: one load of w (from L1/L2) and one or two shared loads.
 // Probes in all: Σ over edges of min(d+(u), d+(v)) (prep/partners.py).
 // Sources: the on-chip set per anchor of TRUST (Pandey et al., TPDS 2021) and
@@ -34,7 +38,7 @@
 #endif
 
 #ifndef TC_WARP_SLOTS
-#define TC_WARP_SLOTS 512  // slots of a warp's table: owners with d+ <= 256
+#define TC_WARP_SLOTS 512  // slots of a warp's table: owners with spread * d+ <= 512
 #endif
 
 #ifndef TC_LONG_LIST
@@ -43,6 +47,18 @@
 
 #ifndef TC_WARP_CLAIM
 #define TC_WARP_CLAIM 1  // warp tasks taken per atomic
+#endif
+
+#ifndef TC_LONG_UNROLL
+#define TC_LONG_UNROLL 4  // loads in flight per lane on long lists
+#endif
+
+#ifndef TC_BATCH_BOUNDS
+#define TC_BATCH_BOUNDS 1  // a warp fetches 32 partner lists' bounds at once (0: one by one)
+#endif
+
+#ifndef TC_MIN_BLOCKS
+#define TC_MIN_BLOCKS 1  // __launch_bounds__ minimum resident blocks (the launcher passes 6)
 #endif
 
 #ifndef TC_TABLE_SPREAD
@@ -103,6 +119,30 @@ __device__ __forceinline__ count_t tc_list_has(const vertex_t* __restrict__ list
     return p < n && list[p] == w;
 }
 
+// This lane's share of probing cols[yb .. ye) (a warp reads the list together).
+__device__ __forceinline__ count_t tc_warp_probe_list(const vertex_t* __restrict__ cols,
+                                                      offset_t yb, offset_t ye, int lane,
+                                                      const vertex_t* table, int shift,
+                                                      unsigned mask, bool on_chip,
+                                                      const vertex_t* __restrict__ own,
+                                                      offset_t own_n) {
+    count_t found = 0;
+    for (offset_t j = yb + lane; j < ye; j += TC_LONG_UNROLL * TC_WARP) {
+        vertex_t w[TC_LONG_UNROLL];
+#pragma unroll
+        for (int k = 0; k < TC_LONG_UNROLL; ++k) {
+            const offset_t at = j + (offset_t)k * TC_WARP;
+            w[k] = at < ye ? cols[at] : TC_EMPTY;
+        }
+#pragma unroll
+        for (int k = 0; k < TC_LONG_UNROLL; ++k) {
+            if (w[k] == TC_EMPTY) continue;  // past the list's end (ids are >= 0)
+            found += on_chip ? tc_table_has(table, w[k], shift, mask) : tc_list_has(own, own_n, w[k]);
+        }
+    }
+    return found;
+}
+
 template <int GROUP>
 __device__ __forceinline__ void tc_group_sync() {
     if (GROUP == TC_WARP) __syncwarp(); else __syncthreads();
@@ -128,17 +168,37 @@ __device__ count_t tc_task_count(vertex_t x, offset_t pb, offset_t pe, int t, ve
     const vertex_t* own = cols + xb;
     const offset_t own_n = xe - xb;
     count_t found = 0;
-    // Long lists: one warp per list, lanes read consecutive elements.
+    // Long lists: one warp per list, lanes read consecutive elements, each lane
+    // with TC_LONG_UNROLL loads in flight before it probes. With
+    // TC_BATCH_BOUNDS the warp looks up the bounds of its next 32 lists at
+    // once (lane k: list k) instead of one list at a time.
     const int lane = t % TC_WARP, team = t / TC_WARP;
-    for (offset_t p = pb + team; p < pe; p += GROUP / TC_WARP) {
+    constexpr int TEAMS = GROUP / TC_WARP;
+#if TC_BATCH_BOUNDS
+    bool long_done = false;
+    for (offset_t base = pb + team; base < pe && !long_done; base += (offset_t)TEAMS * TC_WARP) {
+        const offset_t q = base + (offset_t)lane * TEAMS;
+        offset_t my_begin = 0, my_end = 0;  // an empty list past pe ends the long lists
+        if (q < pe) {
+            const vertex_t y = partners[q];
+            my_begin = indptr[y];
+            my_end = indptr[y + 1];
+        }
+        for (int i = 0; i < TC_WARP; ++i) {
+            const offset_t yb = __shfl_sync(TC_FULL_MASK, my_begin, i);
+            const offset_t ye = __shfl_sync(TC_FULL_MASK, my_end, i);
+            if (ye - yb < TC_LONG_LIST) { long_done = true; break; }  // uniform: sorted lengths
+            found += tc_warp_probe_list(cols, yb, ye, lane, table, shift, mask, on_chip, own, own_n);
+        }
+    }
+#else
+    for (offset_t p = pb + team; p < pe; p += TEAMS) {
         const vertex_t y = partners[p];
         const offset_t yb = indptr[y], ye = indptr[y + 1];
         if (ye - yb < TC_LONG_LIST) break;  // uniform in the warp; the rest are shorter
-        for (offset_t j = yb + lane; j < ye; j += TC_WARP) {
-            const vertex_t w = cols[j];
-            found += on_chip ? tc_table_has(table, w, shift, mask) : tc_list_has(own, own_n, w);
-        }
+        found += tc_warp_probe_list(cols, yb, ye, lane, table, shift, mask, on_chip, own, own_n);
     }
+#endif
     // Short lists: one thread per list, four loads in flight before probing.
     for (offset_t q = pb + t; q < pe; q += GROUP) {
         const vertex_t y = partners[q];
@@ -173,7 +233,7 @@ __device__ count_t tc_task_count(vertex_t x, offset_t pb, offset_t pe, int t, ve
 // Task k: owner task_owner[k], partners task_begin[k] .. task_end[k].
 // Dynamic shared memory: max(block_slots, TC_WARPS_PER_BLOCK * TC_WARP_SLOTS)
 // slots; a warp task's owner needs at most TC_WARP_SLOTS (the launcher's split).
-extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE)
+extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE, TC_MIN_BLOCKS)
 tc_hash(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ cols,
         const vertex_t* __restrict__ partners, const vertex_t* __restrict__ task_owner,
         const offset_t* __restrict__ task_begin, const offset_t* __restrict__ task_end,
