@@ -78,7 +78,8 @@ def run_count(args) -> int:
     else:
         from tricount.io import read_graph
 
-        loaded = read_graph(args.path, format=getattr(args, "format", "auto"))
+        loaded = read_graph(args.path, format=getattr(args, "format", "auto"),
+                            device=_load_device(args))
         graph = loaded.graph
         load_s, build_s = loaded.timings["load_s"], loaded.timings["build_s"]
     result = tricount.count(graph, backend=args.backend, method=args.method,
@@ -107,6 +108,20 @@ def run_count(args) -> int:
             verdict = "PASS" if status == EXIT_OK else f"FAIL (reference says {report['reference_triangles']})"
             print(f"verification: {verdict}", file=sys.stderr)
     return status
+
+
+def _load_device(args) -> str:
+    """Where ``tricount count`` loads a file: straight onto the GPU (reading overlapped
+    with the copies, :mod:`tricount.io.gpu_stream`) when the GPU backend is requested
+    and only the total is wanted; --verify and the per-vertex/per-edge tables read
+    the graph on the host, so they load there."""
+    if args.backend != "gpu" or args.verify or getattr(args, "per_vertex", None) \
+            or getattr(args, "per_edge", None):
+        return "cpu"
+    from tricount.backends import select_backend
+
+    select_backend("gpu")  # BackendUnavailableError (exit 3) before any reading
+    return "gpu"
 
 
 def parse_options(pairs) -> dict:

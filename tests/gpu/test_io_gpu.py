@@ -158,3 +158,21 @@ def test_rows_derived_on_the_gpu(seed):
     got = coo_rows(cupy.asarray(indptr), np.int32)
     assert isinstance(got, cupy.ndarray) and got.dtype == np.int32
     np.testing.assert_array_equal(got.get(), np.repeat(np.arange(3000), deg))
+
+
+def test_cli_count_on_the_gpu_loads_onto_the_gpu(capsys, monkeypatch):
+    import json
+
+    from tricount import cli
+
+    row = next(r for r in REAL if r["name"] == "email-Enron")
+    seen = []
+    original = gpu_stream.read_graph_gpu
+    monkeypatch.setattr(gpu_stream, "read_graph_gpu",
+                        lambda *a, **k: seen.append(1) or original(*a, **k))
+    code = cli.main(["count", str(data_dir() / row["file"]), "--backend", "gpu", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["triangles"] == row["triangles"] and seen == [1]
+    # --verify reads the graph on the host: loaded there, same count
+    code = cli.main(["count", str(data_dir() / row["file"]), "--backend", "gpu", "--verify"])
+    assert code == 0 and capsys.readouterr().out.strip() == str(row["triangles"]) and seen == [1]
