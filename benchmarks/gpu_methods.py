@@ -45,13 +45,10 @@ METHODS = [
 ]
 #: Variants for tuning runs only (name them with --methods).
 TUNING = [
-    ("hash-u2", "hash", {"unroll": 2}),
-    ("hash-u8", "hash", {"unroll": 8}),
-    ("hash-mb4", "hash", {"min_blocks": 4}),
-    ("hash-mb8", "hash", {"min_blocks": 8}),
-    ("hash-u2-mb8", "hash", {"unroll": 2, "min_blocks": 8}),
-    ("hash-batch", "hash", {"batch_bounds": True}),
-    ("hash-batch-mb8", "hash", {"batch_bounds": True, "min_blocks": 8}),
+    ("hash-e64", "hash", {"edge32": False}),
+    ("hash-u4-mb6", "hash", {"unroll": 4, "min_blocks": 6}),
+    ("hash-u6-mb8", "hash", {"unroll": 6, "min_blocks": 8}),
+    ("hash-u8-mb6", "hash", {"unroll": 8, "min_blocks": 6}),
     ("hash-ll32", "hash", {"long_list": 32}),
 ]
 #: A method whose warm-up took this long gets fewer trials (at least one).

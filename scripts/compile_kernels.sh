@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compile every CUDA kernel file standalone with nvcc (compile only), for
 # sm_80 and sm_90, with the default tunables and with the extremes Python may
-# pass (one-warp blocks, 64-bit vertex ids); then check that the kernels the
+# pass (one-warp blocks, 64-bit vertex ids, 32-bit edge positions with capped
+# registers); then check that the kernels the
 # sources declare extern "C" are exactly tricount.gpu._module.ENTRY_POINTS
 # No GPU is needed. Usage: scripts/compile_kernels.sh   (NVCC=... to override)
 set -euo pipefail
@@ -11,7 +12,8 @@ NVCC=${NVCC:-nvcc}
 command -v "$NVCC" >/dev/null || { echo "compile_kernels: $NVCC not found" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-variants=("" "-DTC_BLOCK_SIZE=32" "-DTC_VERTEX_T=long\ long -DTC_BLOCK_SIZE=1024")
+variants=("" "-DTC_BLOCK_SIZE=32" "-DTC_VERTEX_T=long\ long -DTC_BLOCK_SIZE=1024"
+          "-DTC_EDGE_T=unsigned\ int -DTC_MIN_BLOCKS=6")
 n=0
 for arch in sm_80 sm_90; do
   for file in "$KERNELS"/*.cu; do

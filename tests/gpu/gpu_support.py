@@ -63,6 +63,8 @@ METHOD_VARIANTS = [
     ("hash", {"max_task": 1, "spread": 8, "block_size": 64}),
     ("hash", {"unroll": 1, "min_blocks": 8, "long_list": 1}),
     ("hash", {"batch_bounds": False, "unroll": 3, "min_blocks": 1}),
+    ("hash", {"edge32": False}),
+    ("hash", {"unroll": 6, "min_blocks": 8}),
     ("auto", {}),
 ]
 

@@ -39,15 +39,15 @@ ORIENTATIONS = ("degree", "id", "rank")
 # auto's rule: a cost model over n, m and the largest out-degree, from the H100
 # runs of 2026-11-22 (benchmarks/gpu_notes.md, kernel and count ms):
 #: Below this many edges merge: on the five real graphs of issue 7 its kernel is
-#: within 6 % of the best method (hash won on three, by up to 6 %) and all its
-#: counting work takes 0.1-0.2 ms, where hash's planning alone takes 2.5-4 ms.
+#: within 12 % of the best method (hash won on three, by up to 12 %) and all its
+#: counting work takes 0.1-0.25 ms, where hash's planning alone takes 2.5-5.6 ms.
 AUTO_MERGE_MAX_EDGES = 1_000_000
 #: Larger graphs whose largest out-degree is at least this many times the mean
 #: degree m / n are skewed: hash, the fastest kernel on every R-MAT graph (scale
-#: 18: 1.02 ms against bitmap's 1.74; 21: 11.0 against 16.6; 24: 155 against
-#: 349; 25: 480 against 1015; max/mean 19 at scale 18, 32 at 21). Flat ones go
-#: to dynamic (uniform random, 2^24 vertices: 24.1 ms against hash's 44.5 and
-#: merge's 25.3; max/mean 1.9).
+#: 18: 1.02 ms against bitmap's 1.75; 21: 9.8 against 16.3; 24: 148 against
+#: 349; 25: 469 against 1014; max/mean 19 at scale 18, 32 at 21). Flat ones go
+#: to dynamic (uniform random, 2^24 vertices: 24.0 ms against hash's 41.3 and
+#: merge's 25.2; max/mean 1.9).
 AUTO_SKEW_FOR_HASH = 4.0
 
 

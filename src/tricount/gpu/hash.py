@@ -17,8 +17,9 @@ block task; longer out-lists are binary-searched in global memory instead),
 ``spread`` (slots per key), ``max_task`` (probes per task; default from the
 total work and the device's size, at least ``min_task``), ``unroll`` (loads in
 flight per lane on long lists), ``min_blocks`` (resident blocks the compiler
-must allow, which caps registers), ``batch_bounds`` (fetch 32 lists' bounds
-per warp at once).
+must allow, which caps registers; both default by graph size), ``batch_bounds`` (fetch 32 lists' bounds
+per warp at once), ``edge32`` (32-bit edge positions in the kernel when they
+fit; False forces 64-bit).
 """
 
 from __future__ import annotations
@@ -47,11 +48,16 @@ HASH_BLOCK_TABLE_BYTES = 32 * 1024
 #: Table slots >= 4 d+(owner): linear probing at load <= 1/4 (15-20 % faster than
 #: 1/2 on R-MAT 18-24, H100, benchmarks/gpu_notes.md).
 HASH_TABLE_SPREAD = 4
-#: Each lane keeps this many loads of a long list in flight before probing.
+#: Each lane keeps this many loads of a long list in flight before probing ...
 HASH_LONG_UNROLL = 4
-#: Blocks per multiprocessor the compiler must make room for (caps registers at 40:
+#: ... with registers capped for this many blocks per multiprocessor (40 registers:
 #: 48 warps per SM; the kernel is latency-bound, so occupancy beats the few spills).
 HASH_MIN_BLOCKS = 6
+#: From this many edges, 6 loads in flight and 8 blocks (32 registers, 64 warps):
+#: R-MAT 21 9.8 ms against 10.9, 24 148 against 154, 25 469 against 472; on R-MAT 18
+#: and the small real graphs 4 and 6 were 8-20 % faster (H100, gpu_notes.md, v6).
+HASH_LARGE_EDGES = 10_000_000
+HASH_LARGE_UNROLL, HASH_LARGE_MIN_BLOCKS = 6, 8
 #: A warp fetches the bounds of its next 32 partner lists at once.
 HASH_BATCH_BOUNDS = True
 #: Owners are cut into tasks of about total / (this × resident warps) probes ...
@@ -89,12 +95,18 @@ def task_cap(total_work: int, sm_count: int, min_task: int = HASH_MIN_TASK) -> i
 def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int = HASH_WARP_SLOTS,
                long_list: int = HASH_LONG_LIST, block_table_bytes: int = HASH_BLOCK_TABLE_BYTES,
                spread: int = HASH_TABLE_SPREAD, max_task: int | None = None,
-               min_task: int = HASH_MIN_TASK, unroll: int = HASH_LONG_UNROLL,
-               min_blocks: int = HASH_MIN_BLOCKS, batch_bounds: bool = HASH_BATCH_BOUNDS,
+               min_task: int = HASH_MIN_TASK, unroll: int | None = None,
+               min_blocks: int | None = None, batch_bounds: bool = HASH_BATCH_BOUNDS,
+               edge32: bool = True,
                block_size: int = HASH_BLOCK_SIZE, warp_claim: int = 1,
                grid_size: int | None = None):
     """Triangles of an oriented CSR; returns ``(n_triangles, kernel_seconds)``."""
     cp = cupy()
+    large = oriented.n_edges >= HASH_LARGE_EDGES
+    if unroll is None:
+        unroll = HASH_LARGE_UNROLL if large else HASH_LONG_UNROLL
+    if min_blocks is None:
+        min_blocks = HASH_LARGE_MIN_BLOCKS if large else HASH_MIN_BLOCKS
     if warp_slots < 32 or warp_slots & (warp_slots - 1):
         raise UnknownMethodError(f"hash: warp_slots must be a power of two >= 32, got {warp_slots}")
     if (long_list < 1 or warp_claim < 1 or block_work < 0 or spread not in (2, 4, 8)
@@ -126,7 +138,12 @@ def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int =
             f"hash: {shared_bytes} bytes of tables per block exceed the device's {limit}; "
             "lower warp_slots, block_size or block_table_bytes")
     min_blocks = min(min_blocks, max(1, 2048 // block_size))  # 2,048 threads per SM at most
+    # Every edge position (indptr values, pair positions) below 2^31: 32-bit inside
+    # the kernel, which frees registers (more resident warps).
+    edge32 = edge32 and oriented.n_edges < 2**31 and plan.n_pairs < 2**31
+    edge_dtype = cp.uint32 if edge32 else cp.int64
     kernel = get_kernel("hash", "tc_hash", block_size=block_size, vertex_t=vertex,
+                        edge_t="unsigned int" if edge32 else "long long",
                         warp_slots=warp_slots, long_list=long_list, warp_claim=warp_claim,
                         table_spread=spread, long_unroll=unroll, min_blocks=min_blocks,
                         batch_bounds=int(bool(batch_bounds)))
@@ -135,8 +152,9 @@ def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int =
                                   work_blocks=n_block + -(-(n_tasks - n_block) // (block_size // 32)))
     next_task = cp.zeros(2, dtype=cp.uint64)
     result = cp.zeros(1, dtype=cp.uint64)
-    args = (indptr, cols, plan.partners, owner, begin, end, np.int64(n_block), np.int64(n_tasks),
-            np.int64(block_slots), next_task, result)
+    args = (indptr.astype(edge_dtype, copy=False), cols, plan.partners, owner,
+            begin.astype(edge_dtype, copy=False), end.astype(edge_dtype, copy=False),
+            np.int64(n_block), np.int64(n_tasks), np.int64(block_slots), next_task, result)
     with KernelTimer() as timer:
         launch(kernel, grid_size, block_size, args, shared_bytes)
     return read_count(result), timer.seconds

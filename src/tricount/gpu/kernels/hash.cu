@@ -26,7 +26,7 @@
 // Latency, not bandwidth, bounds the probes (98 % of them are in lists of 16
 // or more): each lane keeps TC_LONG_UNROLL loads in flight, a warp fetches
 // the bounds of its next 32 lists at once, and the launcher caps registers
-// so that 48 warps fit a multiprocessor (benchmarks/gpu_notes.md, v5).
+// so that 48 or 64 warps fit a multiprocessor (benchmarks/gpu_notes.md, v5-v6).
 // Work per probe: one load of w (from L1/L2) and one or two shared loads.
 // Probes in all: Σ over edges of min(d+(u), d+(v)) (prep/partners.py).
 // Sources: the on-chip set per anchor of TRUST (Pandey et al., TPDS 2021) and
@@ -66,6 +66,14 @@
 #endif
 
 #include "common.cuh"
+
+// Edge positions inside the kernel (indptr values, pair positions): 32-bit
+// unsigned when the launcher knows every one is below 2^31 (fewer registers,
+// so more resident warps), else 64-bit.
+#ifndef TC_EDGE_T
+#define TC_EDGE_T long long
+#endif
+typedef TC_EDGE_T edge_t;
 
 #if (TC_WARP_SLOTS & (TC_WARP_SLOTS - 1)) != 0 || TC_WARP_SLOTS < 32
 #error "TC_WARP_SLOTS must be a power of two >= 32"
@@ -121,17 +129,17 @@ __device__ __forceinline__ count_t tc_list_has(const vertex_t* __restrict__ list
 
 // This lane's share of probing cols[yb .. ye) (a warp reads the list together).
 __device__ __forceinline__ count_t tc_warp_probe_list(const vertex_t* __restrict__ cols,
-                                                      offset_t yb, offset_t ye, int lane,
+                                                      edge_t yb, edge_t ye, int lane,
                                                       const vertex_t* table, int shift,
                                                       unsigned mask, bool on_chip,
                                                       const vertex_t* __restrict__ own,
-                                                      offset_t own_n) {
+                                                      edge_t own_n) {
     count_t found = 0;
-    for (offset_t j = yb + lane; j < ye; j += TC_LONG_UNROLL * TC_WARP) {
+    for (edge_t j = yb + lane; j < ye; j += TC_LONG_UNROLL * TC_WARP) {
         vertex_t w[TC_LONG_UNROLL];
 #pragma unroll
         for (int k = 0; k < TC_LONG_UNROLL; ++k) {
-            const offset_t at = j + (offset_t)k * TC_WARP;
+            const edge_t at = j + (edge_t)k * TC_WARP;
             w[k] = at < ye ? cols[at] : TC_EMPTY;
         }
 #pragma unroll
@@ -152,21 +160,21 @@ __device__ __forceinline__ void tc_group_sync() {
 // of a group of GROUP threads (the caller sums over the group). `table` holds
 // `slots` slots, all TC_EMPTY on entry and on return.
 template <int GROUP>
-__device__ count_t tc_task_count(vertex_t x, offset_t pb, offset_t pe, int t, vertex_t* table,
-                                 offset_t slots, const offset_t* __restrict__ indptr,
+__device__ count_t tc_task_count(vertex_t x, edge_t pb, edge_t pe, int t, vertex_t* table,
+                                 offset_t slots, const edge_t* __restrict__ indptr,
                                  const vertex_t* __restrict__ cols,
                                  const vertex_t* __restrict__ partners) {
-    const offset_t xb = indptr[x], xe = indptr[x + 1];
+    const edge_t xb = indptr[x], xe = indptr[x + 1];
     const int bits = tc_table_bits(xe - xb);
     const bool on_chip = ((offset_t)1 << bits) <= slots;  // uniform across the group
     const int shift = 32 - bits;
     const unsigned mask = (1u << bits) - 1u;
     if (on_chip) {
-        for (offset_t i = xb + t; i < xe; i += GROUP) tc_table_insert(table, cols[i], shift, mask);
+        for (edge_t i = xb + t; i < xe; i += GROUP) tc_table_insert(table, cols[i], shift, mask);
         tc_group_sync<GROUP>();
     }
     const vertex_t* own = cols + xb;
-    const offset_t own_n = xe - xb;
+    const edge_t own_n = xe - xb;
     count_t found = 0;
     // Long lists: one warp per list, lanes read consecutive elements, each lane
     // with TC_LONG_UNROLL loads in flight before it probes. With
@@ -176,35 +184,35 @@ __device__ count_t tc_task_count(vertex_t x, offset_t pb, offset_t pe, int t, ve
     constexpr int TEAMS = GROUP / TC_WARP;
 #if TC_BATCH_BOUNDS
     bool long_done = false;
-    for (offset_t base = pb + team; base < pe && !long_done; base += (offset_t)TEAMS * TC_WARP) {
-        const offset_t q = base + (offset_t)lane * TEAMS;
-        offset_t my_begin = 0, my_end = 0;  // an empty list past pe ends the long lists
+    for (edge_t base = pb + team; base < pe && !long_done; base += (edge_t)TEAMS * TC_WARP) {
+        const edge_t q = base + (edge_t)lane * TEAMS;
+        edge_t my_begin = 0, my_end = 0;  // an empty list past pe ends the long lists
         if (q < pe) {
             const vertex_t y = partners[q];
             my_begin = indptr[y];
             my_end = indptr[y + 1];
         }
         for (int i = 0; i < TC_WARP; ++i) {
-            const offset_t yb = __shfl_sync(TC_FULL_MASK, my_begin, i);
-            const offset_t ye = __shfl_sync(TC_FULL_MASK, my_end, i);
+            const edge_t yb = __shfl_sync(TC_FULL_MASK, my_begin, i);
+            const edge_t ye = __shfl_sync(TC_FULL_MASK, my_end, i);
             if (ye - yb < TC_LONG_LIST) { long_done = true; break; }  // uniform: sorted lengths
             found += tc_warp_probe_list(cols, yb, ye, lane, table, shift, mask, on_chip, own, own_n);
         }
     }
 #else
-    for (offset_t p = pb + team; p < pe; p += TEAMS) {
+    for (edge_t p = pb + team; p < pe; p += TEAMS) {
         const vertex_t y = partners[p];
-        const offset_t yb = indptr[y], ye = indptr[y + 1];
+        const edge_t yb = indptr[y], ye = indptr[y + 1];
         if (ye - yb < TC_LONG_LIST) break;  // uniform in the warp; the rest are shorter
         found += tc_warp_probe_list(cols, yb, ye, lane, table, shift, mask, on_chip, own, own_n);
     }
 #endif
     // Short lists: one thread per list, four loads in flight before probing.
-    for (offset_t q = pb + t; q < pe; q += GROUP) {
+    for (edge_t q = pb + t; q < pe; q += GROUP) {
         const vertex_t y = partners[q];
-        const offset_t yb = indptr[y], ye = indptr[y + 1];
+        const edge_t yb = indptr[y], ye = indptr[y + 1];
         if (ye - yb >= TC_LONG_LIST) continue;  // read by a warp above
-        offset_t j = yb;
+        edge_t j = yb;
         for (; j + 4 <= ye; j += 4) {
             const vertex_t w0 = cols[j], w1 = cols[j + 1], w2 = cols[j + 2], w3 = cols[j + 3];
             if (on_chip) {
@@ -222,7 +230,7 @@ __device__ count_t tc_task_count(vertex_t x, offset_t pb, offset_t pe, int t, ve
     }
     if (on_chip) {
         tc_group_sync<GROUP>();  // every probe done before the slots are emptied
-        for (offset_t i = t; i <= (offset_t)mask; i += GROUP) table[i] = TC_EMPTY;
+        for (edge_t i = t; i <= (edge_t)mask; i += GROUP) table[i] = TC_EMPTY;
         tc_group_sync<GROUP>();
     }
     return found;
@@ -234,9 +242,9 @@ __device__ count_t tc_task_count(vertex_t x, offset_t pb, offset_t pe, int t, ve
 // Dynamic shared memory: max(block_slots, TC_WARPS_PER_BLOCK * TC_WARP_SLOTS)
 // slots; a warp task's owner needs at most TC_WARP_SLOTS (the launcher's split).
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE, TC_MIN_BLOCKS)
-tc_hash(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ cols,
+tc_hash(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ cols,
         const vertex_t* __restrict__ partners, const vertex_t* __restrict__ task_owner,
-        const offset_t* __restrict__ task_begin, const offset_t* __restrict__ task_end,
+        const edge_t* __restrict__ task_begin, const edge_t* __restrict__ task_end,
         offset_t n_block_tasks, offset_t n_tasks, offset_t block_slots,
         unsigned long long* __restrict__ next_task, count_t* __restrict__ result) {
     extern __shared__ __align__(8) unsigned char tc_hash_shared[];
