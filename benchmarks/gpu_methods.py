@@ -47,8 +47,14 @@ METHODS = [
 TUNING = [
     ("hash-e64", "hash", {"edge32": False}),
     ("hash-u4-mb6", "hash", {"unroll": 4, "min_blocks": 6}),
-    ("hash-u6-mb8", "hash", {"unroll": 6, "min_blocks": 8}),
     ("hash-u8-mb6", "hash", {"unroll": 8, "min_blocks": 6}),
+    ("hash-byowner", "hash", {"by_owner": True}),
+    ("hash-tpw16", "hash", {"tasks_per_warp": 16}),
+    ("hash-tpw1", "hash", {"tasks_per_warp": 1}),
+    ("hash-s8", "hash", {"spread": 8}),
+    ("hash-ws1024", "hash", {"warp_slots": 1024}),
+    ("hash-bw4k", "hash", {"block_work": 1 << 12}),
+    ("hash-bw64k", "hash", {"block_work": 1 << 16}),
     ("hash-ll32", "hash", {"long_list": 32}),
 ]
 #: A method whose warm-up took this long gets fewer trials (at least one).

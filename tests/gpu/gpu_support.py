@@ -64,7 +64,7 @@ METHOD_VARIANTS = [
     ("hash", {"unroll": 1, "min_blocks": 8, "long_list": 1}),
     ("hash", {"batch_bounds": False, "unroll": 3, "min_blocks": 1}),
     ("hash", {"edge32": False}),
-    ("hash", {"unroll": 6, "min_blocks": 8}),
+    ("hash", {"unroll": 6, "min_blocks": 8, "by_owner": True, "tasks_per_warp": 64}),
     ("auto", {}),
 ]
 

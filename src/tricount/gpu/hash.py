@@ -16,10 +16,12 @@ this long are read by a whole warp), ``block_table_bytes`` (largest table of a
 block task; longer out-lists are binary-searched in global memory instead),
 ``spread`` (slots per key), ``max_task`` (probes per task; default from the
 total work and the device's size, at least ``min_task``), ``unroll`` (loads in
-flight per lane on long lists), ``min_blocks`` (resident blocks the compiler
-must allow, which caps registers; both default by graph size), ``batch_bounds`` (fetch 32 lists' bounds
-per warp at once), ``edge32`` (32-bit edge positions in the kernel when they
-fit; False forces 64-bit).
+flight per lane on long lists) and ``min_blocks`` (resident blocks the
+compiler must allow, which caps registers; both default by graph size),
+``batch_bounds`` (fetch 32 lists' bounds per warp at once), ``edge32``
+(32-bit edge positions in the kernel when they fit; False forces 64-bit),
+``tasks_per_warp`` (tasks per resident warp when cutting owners) and
+``by_owner`` (launch tasks in owner order instead of heaviest first).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ __all__ = ["count_hash", "HASH_BLOCK_SIZE", "HASH_WARP_SLOTS", "HASH_LONG_LIST",
 
 #: 256 threads (8 warps) per block, as dynamic.
 HASH_BLOCK_SIZE = 256
-#: 512 slots per warp: owners with d+ <= 256 fit a warp's table at load <= 1/2.
+#: 512 slots per warp: owners with d+ <= 128 fit a warp's table at load <= 1/4.
 HASH_WARP_SLOTS = 512
 #: Lists of 16 or more are read by a warp (half its lanes busy at worst).
 HASH_LONG_LIST = 16
@@ -70,8 +72,10 @@ def _pow2_at_least(x: int) -> int:
     return 1 << max(0, int(x) - 1).bit_length()
 
 
-def order_tasks(tasks, out_degree, *, block_work: int, warp_slots: int, spread: int):
-    """Tasks for a block first, then tasks for a warp, each part by decreasing work.
+def order_tasks(tasks, out_degree, *, block_work: int, warp_slots: int, spread: int,
+                by_owner: bool = False):
+    """Tasks for a block first, then tasks for a warp, each part by decreasing work
+    (or, with ``by_owner``, by increasing owner id).
 
     Returns ``(owner, begin, end, n_block_tasks)`` in launch order. A task goes to
     a block when its work reaches ``block_work`` or its owner's table would not
@@ -81,15 +85,17 @@ def order_tasks(tasks, out_degree, *, block_work: int, warp_slots: int, spread: 
     is_block = ((tasks.work >= block_work)
                 | (spread * out_degree[tasks.owner] > warp_slots))
     # Block tasks get 2^62 on top of their work, so they sort before every warp task.
-    key = tasks.work + is_block.astype(xp.int64) * (1 << 62)
+    rank = -tasks.owner.astype(xp.int64) if by_owner else tasks.work
+    key = rank + is_block.astype(xp.int64) * (1 << 62)
     order = xp.argsort(-key)
     return (tasks.owner[order], tasks.begin[order], tasks.end[order],
             int(xp.count_nonzero(is_block)))
 
 
-def task_cap(total_work: int, sm_count: int, min_task: int = HASH_MIN_TASK) -> int:
-    """Probes per task: about HASH_TASKS_PER_WARP tasks per resident warp, at least ``min_task``."""
-    return max(int(min_task), int(total_work) // (HASH_TASKS_PER_WARP * 64 * sm_count))
+def task_cap(total_work: int, sm_count: int, min_task: int = HASH_MIN_TASK,
+             tasks_per_warp: int = HASH_TASKS_PER_WARP) -> int:
+    """Probes per task: about ``tasks_per_warp`` tasks per resident warp, at least ``min_task``."""
+    return max(int(min_task), int(total_work) // (tasks_per_warp * 64 * sm_count))
 
 
 def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int = HASH_WARP_SLOTS,
@@ -97,7 +103,8 @@ def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int =
                spread: int = HASH_TABLE_SPREAD, max_task: int | None = None,
                min_task: int = HASH_MIN_TASK, unroll: int | None = None,
                min_blocks: int | None = None, batch_bounds: bool = HASH_BATCH_BOUNDS,
-               edge32: bool = True,
+               edge32: bool = True, tasks_per_warp: int = HASH_TASKS_PER_WARP,
+               by_owner: bool = False,
                block_size: int = HASH_BLOCK_SIZE, warp_claim: int = 1,
                grid_size: int | None = None):
     """Triangles of an oriented CSR; returns ``(n_triangles, kernel_seconds)``."""
@@ -121,10 +128,12 @@ def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int =
         return 0, 0.0
     out_degree = cp.diff(indptr)
     if max_task is None:
-        max_task = task_cap(int(plan.work.sum()), device_facts()["sm_count"], min_task)
+        max_task = task_cap(int(plan.work.sum()), device_facts()["sm_count"], min_task,
+                            max(1, int(tasks_per_warp)))
     tasks = split_tasks(plan, out_degree, max_task)
     owner, begin, end, n_block = order_tasks(tasks, out_degree, block_work=block_work,
-                                             warp_slots=warp_slots, spread=spread)
+                                             warp_slots=warp_slots, spread=spread,
+                                             by_owner=by_owner)
     n_tasks = int(owner.shape[0])
     del tasks
     item = cols.dtype.itemsize
@@ -148,8 +157,9 @@ def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int =
                         table_spread=spread, long_unroll=unroll, min_blocks=min_blocks,
                         batch_bounds=int(bool(batch_bounds)))
     if grid_size is None:
+        warp_task_blocks = -(-(n_tasks - n_block) // (block_size // 32))
         grid_size = resident_grid(kernel, block_size, shared_bytes,
-                                  work_blocks=n_block + -(-(n_tasks - n_block) // (block_size // 32)))
+                                  work_blocks=n_block + warp_task_blocks)
     next_task = cp.zeros(2, dtype=cp.uint64)
     result = cp.zeros(1, dtype=cp.uint64)
     args = (indptr.astype(edge_dtype, copy=False), cols, plan.partners, owner,

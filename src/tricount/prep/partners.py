@@ -14,9 +14,10 @@ and v is not its own out-neighbour) or d+(v) = 0.
 The plan is a CSR over owners: owner x's partners are
 ``partners[ptr[x]:ptr[x+1]]``, sorted by out-degree, longest first, so that
 a kernel can read long lists with a whole warp and short ones one thread
-each. ``owners`` repeats each pair's owner. ``work[x]`` is the number
-of probes of x, plus d+(x) for building its set. Written once for NumPy and CuPy: one sort of packed 64-bit keys
-(owner, longest-first rank of the length, partner).
+each. ``owners`` repeats each pair's owner. ``work[x]`` is the number of
+probes of x, plus d+(x) for building its set. Written once for NumPy and
+CuPy: one sort of packed 64-bit keys (owner, longest-first rank of the
+length, partner).
 """
 
 from __future__ import annotations
