@@ -5,10 +5,11 @@ takes a :class:`~tricount.CSRGraph` on the host or already on the GPU:
 
 1. ``to_device(cupy)`` copies the upper-triangular CSR (skipped when the
    graph already lives in CuPy arrays);
-2. ``oriented()`` orients every edge by (degree, id) on the GPU, through the
-   same ``xp`` code as the CPU (bincount, one sort of packed 64-bit keys);
-   ``orientation="id"`` uses the id order instead (Pearson et al.'s),
-   ``orientation="rank"`` renames vertices by (degree, id) rank first;
+2. every edge is oriented by (degree, id) on the GPU, through the same ``xp``
+   code as the CPU (bincount, one sort of packed 64-bit keys), by default
+   after renaming the vertices by that rank (``orientation="rank"``);
+   ``"degree"`` keeps the graph's ids, ``"id"`` uses the id order instead
+   (Pearson et al.'s);
 3. the method's launcher runs its kernel and reads the 64-bit count back.
 
 Timings follow the Graph Challenge split (Pearson et al. §III-B): ``gpu_s``
