@@ -22,6 +22,7 @@ __all__ = [
     "kernel_arrays",
     "resident_grid",
     "launch",
+    "launch_edge_groups",
     "KernelTimer",
     "read_count",
 ]
@@ -153,6 +154,25 @@ class KernelTimer:
         cp = cupy()
         self._stop.synchronize()
         return cp.cuda.get_elapsed_time(self._start, self._stop) / 1e3
+
+
+def launch_edge_groups(stem: str, name: str, oriented, out, *, block_size: int, group_size: int,
+                       grid_size: int | None = None) -> None:
+    """Launch a kernel of the local.cuh schedule (a group of ``group_size`` lanes per
+    oriented edge, grid-stride) with arguments ``(indptr, rows, cols, n_edges, out)``.
+
+    A grid of ``None`` fills the device once, capped at one group per edge.
+    """
+    from tricount.gpu._module import get_kernel
+
+    if not oriented.n_edges:
+        return
+    indptr, rows, cols, vertex = kernel_arrays(oriented)
+    kernel = get_kernel(stem, name, block_size=block_size, group_size=group_size, vertex_t=vertex)
+    if grid_size is None:
+        grid_size = resident_grid(kernel, block_size,
+                                  work_blocks=ceil_div(oriented.n_edges, block_size // group_size))
+    launch(kernel, grid_size, block_size, (indptr, rows, cols, np.int64(oriented.n_edges), out))
 
 
 def read_count(result) -> int:

@@ -11,10 +11,7 @@ a -> b. The caller maps positions to the graph's edge order.
 
 from __future__ import annotations
 
-import numpy as np
-
-from tricount.gpu._common import ceil_div, cupy, kernel_arrays, launch, resident_grid
-from tricount.gpu._module import get_kernel
+from tricount.gpu._common import cupy, launch_edge_groups
 
 __all__ = ["edge_support_counts", "EDGE_SUPPORT_BLOCK_SIZE", "EDGE_SUPPORT_GROUP_SIZE"]
 
@@ -29,14 +26,6 @@ def edge_support_counts(oriented, *, block_size: int = EDGE_SUPPORT_BLOCK_SIZE,
     """Support of every edge of an oriented CSR (CuPy int64 array, by position)."""
     cp = cupy()
     support = cp.zeros(oriented.n_edges, dtype=cp.uint64)
-    if oriented.n_edges:
-        indptr, rows, cols, vertex = kernel_arrays(oriented)
-        kernel = get_kernel("edge_support", "tc_edge_support", block_size=block_size,
-                                  group_size=group_size, vertex_t=vertex)
-        if grid_size is None:
-            grid_size = resident_grid(
-                kernel, block_size,
-                work_blocks=ceil_div(oriented.n_edges, block_size // group_size))
-        launch(kernel, grid_size, block_size,
-               (indptr, rows, cols, np.int64(oriented.n_edges), support))
+    launch_edge_groups("edge_support", "tc_edge_support", oriented, support,
+                       block_size=block_size, group_size=group_size, grid_size=grid_size)
     return support.view(cp.int64)

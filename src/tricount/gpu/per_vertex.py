@@ -10,10 +10,7 @@ from a -> b. The grid fills the device once and strides over the edges.
 
 from __future__ import annotations
 
-import numpy as np
-
-from tricount.gpu._common import ceil_div, cupy, kernel_arrays, launch, resident_grid
-from tricount.gpu._module import get_kernel
+from tricount.gpu._common import cupy, launch_edge_groups
 
 __all__ = ["per_vertex_counts", "PER_VERTEX_BLOCK_SIZE", "PER_VERTEX_GROUP_SIZE"]
 
@@ -29,14 +26,6 @@ def per_vertex_counts(oriented, *, block_size: int = PER_VERTEX_BLOCK_SIZE,
     """Triangles at every vertex of an oriented CSR (CuPy int64 array, by compact id)."""
     cp = cupy()
     per_vertex = cp.zeros(oriented.n_vertices, dtype=cp.uint64)
-    if oriented.n_edges:
-        indptr, rows, cols, vertex = kernel_arrays(oriented)
-        kernel = get_kernel("per_vertex", "tc_per_vertex", block_size=block_size,
-                                  group_size=group_size, vertex_t=vertex)
-        if grid_size is None:
-            grid_size = resident_grid(
-                kernel, block_size,
-                work_blocks=ceil_div(oriented.n_edges, block_size // group_size))
-        launch(kernel, grid_size, block_size,
-               (indptr, rows, cols, np.int64(oriented.n_edges), per_vertex))
+    launch_edge_groups("per_vertex", "tc_per_vertex", oriented, per_vertex,
+                       block_size=block_size, group_size=group_size, grid_size=grid_size)
     return per_vertex.view(cp.int64)

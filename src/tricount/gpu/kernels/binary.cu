@@ -27,13 +27,11 @@
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE)
 tc_binary_thread(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
                  const vertex_t* __restrict__ cols, offset_t n_edges, count_t* __restrict__ result) {
-    count_t found = 0;
-    const offset_t stride = (offset_t)gridDim.x * TC_BLOCK_SIZE;
-    for (offset_t e = (offset_t)blockIdx.x * TC_BLOCK_SIZE + threadIdx.x; e < n_edges; e += stride) {
-        const vertex_t u = rows[e], v = cols[e];
-        const offset_t ub = indptr[u], vb = indptr[v];
-        found += tc_binary_count(cols + ub, indptr[u + 1] - ub, cols + vb, indptr[v + 1] - vb);
-    }
+    const count_t found = tc_thread_per_edge_sum(
+        indptr, rows, cols, n_edges,
+        [](const vertex_t* a, offset_t na, const vertex_t* b, offset_t nb) {
+            return tc_binary_count(a, na, b, nb);
+        });
     tc_block_add(found, result);
 }
 

@@ -136,4 +136,22 @@ __device__ __forceinline__ count_t tc_warp_binary_count(const vertex_t* __restri
     return found;
 }
 
+// One thread per oriented edge u -> v, grid-stride: the sum over the thread's
+// edges of count_pair(N+(u), d+(u), N+(v), d+(v)) (the merge and binary-thread
+// kernels; count_pair is one of the intersections above).
+template <class CountPair>
+__device__ __forceinline__ count_t tc_thread_per_edge_sum(const offset_t* __restrict__ indptr,
+                                                          const vertex_t* __restrict__ rows,
+                                                          const vertex_t* __restrict__ cols,
+                                                          offset_t n_edges, CountPair count_pair) {
+    count_t found = 0;
+    const offset_t stride = (offset_t)gridDim.x * TC_BLOCK_SIZE;
+    for (offset_t e = (offset_t)blockIdx.x * TC_BLOCK_SIZE + threadIdx.x; e < n_edges; e += stride) {
+        const vertex_t u = rows[e], v = cols[e];
+        const offset_t ub = indptr[u], vb = indptr[v];
+        found += count_pair(cols + ub, indptr[u + 1] - ub, cols + vb, indptr[v + 1] - vb);
+    }
+    return found;
+}
+
 #endif  // TRICOUNT_COMMON_CUH

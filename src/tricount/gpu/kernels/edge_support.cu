@@ -28,29 +28,11 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE)
 tc_edge_support(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
                 const vertex_t* __restrict__ cols, offset_t n_edges,
                 count_t* __restrict__ support) {
-    const int lane = threadIdx.x % TC_GROUP_SIZE;
-    const offset_t n_groups = (offset_t)gridDim.x * (TC_BLOCK_SIZE / TC_GROUP_SIZE);
-    // Warp-uniform trip count, as in per_vertex.cu.
-    const offset_t warp_first =
-        ((offset_t)blockIdx.x * TC_BLOCK_SIZE + (threadIdx.x / TC_WARP) * TC_WARP) / TC_GROUP_SIZE;
-    const offset_t in_warp = (threadIdx.x % TC_WARP) / TC_GROUP_SIZE;
-    for (offset_t base = warp_first; base < n_edges; base += n_groups) {
-        const offset_t e = base + in_warp;
-        count_t found = 0;
-        if (e < n_edges) {
-            const vertex_t u = rows[e], v = cols[e];
-            const offset_t ub = indptr[u], un = indptr[u + 1] - ub;
-            const offset_t vb = indptr[v], vn = indptr[v + 1] - vb;
-            const bool u_short = un <= vn;
-            const offset_t short_begin = u_short ? ub : vb, long_begin = u_short ? vb : ub;
-            tc_group_intersect(cols + short_begin, u_short ? un : vn, cols + long_begin,
-                               u_short ? vn : un, lane, [&](offset_t i, offset_t p) {
-                                   atomicAdd(support + short_begin + i, 1ull);  // u -> c or v -> c
-                                   atomicAdd(support + long_begin + p, 1ull);   // the other one
-                                   ++found;
-                               });
-        }
-        found = tc_group_sum(found);
-        if (lane == 0 && found != 0ull) atomicAdd(support + e, found);
-    }
+    tc_group_per_edge(
+        indptr, rows, cols, n_edges,
+        [&](offset_t s, offset_t l) {
+            atomicAdd(support + s, 1ull);  // u -> c or v -> c
+            atomicAdd(support + l, 1ull);  // the other one
+        },
+        [&](offset_t e, vertex_t, vertex_t, count_t found) { atomicAdd(support + e, found); });
 }

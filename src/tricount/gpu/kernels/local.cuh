@@ -57,4 +57,53 @@ __device__ __forceinline__ void tc_group_intersect(const vertex_t* __restrict__ 
     }
 }
 
+// Where the shorter and the longer of N(u), N(v) start in `cols`, and their lengths.
+__device__ __forceinline__ void tc_short_long(const offset_t* __restrict__ indptr, vertex_t u,
+                                              vertex_t v, offset_t& short_begin, offset_t& n_short,
+                                              offset_t& long_begin, offset_t& n_long) {
+    const offset_t ub = indptr[u], un = indptr[u + 1] - ub;
+    const offset_t vb = indptr[v], vn = indptr[v + 1] - vb;
+    const bool u_short = un <= vn;
+    short_begin = u_short ? ub : vb;
+    n_short = u_short ? un : vn;
+    long_begin = u_short ? vb : ub;
+    n_long = u_short ? vn : un;
+}
+
+// The schedule of the per-vertex and edge-support kernels: a group per
+// oriented edge e = u -> v, grid-stride. hit(s, l) runs for every common
+// out-neighbour, found at cols[s] in the shorter list and cols[l] in the
+// longer; then one lane of the group calls done(e, u, v, hits) when the edge
+// closed any triangle. The warp's first group decides the trip count, so all
+// 32 lanes run the same iterations and the group shuffle never splits the warp.
+template <class Hit, class Done>
+__device__ __forceinline__ void tc_group_per_edge(const offset_t* __restrict__ indptr,
+                                                  const vertex_t* __restrict__ rows,
+                                                  const vertex_t* __restrict__ cols,
+                                                  offset_t n_edges, Hit hit, Done done) {
+    const int lane = threadIdx.x % TC_GROUP_SIZE;
+    const offset_t n_groups = (offset_t)gridDim.x * (TC_BLOCK_SIZE / TC_GROUP_SIZE);
+    const offset_t warp_first =
+        ((offset_t)blockIdx.x * TC_BLOCK_SIZE + (threadIdx.x / TC_WARP) * TC_WARP) / TC_GROUP_SIZE;
+    const offset_t in_warp = (threadIdx.x % TC_WARP) / TC_GROUP_SIZE;
+    for (offset_t base = warp_first; base < n_edges; base += n_groups) {
+        const offset_t e = base + in_warp;
+        count_t found = 0;
+        vertex_t u = 0, v = 0;
+        if (e < n_edges) {
+            u = rows[e];
+            v = cols[e];
+            offset_t short_begin, n_short, long_begin, n_long;
+            tc_short_long(indptr, u, v, short_begin, n_short, long_begin, n_long);
+            tc_group_intersect(cols + short_begin, n_short, cols + long_begin, n_long, lane,
+                               [&](offset_t i, offset_t p) {
+                                   hit(short_begin + i, long_begin + p);
+                                   ++found;
+                               });
+        }
+        found = tc_group_sum(found);
+        if (lane == 0 && found != 0ull) done(e, u, v, found);
+    }
+}
+
 #endif  // TRICOUNT_LOCAL_CUH

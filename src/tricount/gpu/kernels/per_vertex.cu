@@ -29,34 +29,11 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE)
 tc_per_vertex(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
               const vertex_t* __restrict__ cols, offset_t n_edges,
               count_t* __restrict__ per_vertex) {
-    const int lane = threadIdx.x % TC_GROUP_SIZE;
-    const offset_t n_groups = (offset_t)gridDim.x * (TC_BLOCK_SIZE / TC_GROUP_SIZE);
-    // The warp's first group decides the trip count, so all 32 lanes run the
-    // same iterations and the group shuffle never splits the warp.
-    const offset_t warp_first =
-        ((offset_t)blockIdx.x * TC_BLOCK_SIZE + (threadIdx.x / TC_WARP) * TC_WARP) / TC_GROUP_SIZE;
-    const offset_t in_warp = (threadIdx.x % TC_WARP) / TC_GROUP_SIZE;
-    for (offset_t base = warp_first; base < n_edges; base += n_groups) {
-        const offset_t e = base + in_warp;
-        count_t found = 0;
-        vertex_t u = 0, v = 0;
-        if (e < n_edges) {
-            u = rows[e];
-            v = cols[e];
-            const offset_t ub = indptr[u], un = indptr[u + 1] - ub;
-            const offset_t vb = indptr[v], vn = indptr[v + 1] - vb;
-            const bool u_short = un <= vn;
-            const vertex_t* short_list = cols + (u_short ? ub : vb);
-            tc_group_intersect(short_list, u_short ? un : vn, cols + (u_short ? vb : ub),
-                               u_short ? vn : un, lane, [&](offset_t i, offset_t) {
-                                   atomicAdd(per_vertex + short_list[i], 1ull);
-                                   ++found;
-                               });
-        }
-        found = tc_group_sum(found);
-        if (lane == 0 && found != 0ull) {
+    tc_group_per_edge(
+        indptr, rows, cols, n_edges,
+        [&](offset_t s, offset_t) { atomicAdd(per_vertex + cols[s], 1ull); },  // c
+        [&](offset_t, vertex_t u, vertex_t v, count_t found) {
             atomicAdd(per_vertex + u, found);
             atomicAdd(per_vertex + v, found);
-        }
-    }
+        });
 }

@@ -60,12 +60,10 @@ tc_truss_peel(const offset_t* __restrict__ adj_indptr, const vertex_t* __restric
          g < n_curr; g += n_groups) {
         const edge_t e = curr[g];
         const vertex_t u = edge_lo[e], v = edge_hi[e];
-        const offset_t ub = adj_indptr[u], un = adj_indptr[u + 1] - ub;
-        const offset_t vb = adj_indptr[v], vn = adj_indptr[v + 1] - vb;
-        const bool u_short = un <= vn;
-        const offset_t short_begin = u_short ? ub : vb, long_begin = u_short ? vb : ub;
-        tc_group_intersect(adj_cols + short_begin, u_short ? un : vn, adj_cols + long_begin,
-                           u_short ? vn : un, lane, [&](offset_t i, offset_t p) {
+        offset_t short_begin, n_short, long_begin, n_long;
+        tc_short_long(adj_indptr, u, v, short_begin, n_short, long_begin, n_long);
+        tc_group_intersect(adj_cols + short_begin, n_short, adj_cols + long_begin, n_long, lane,
+                           [&](offset_t i, offset_t p) {
             const edge_t e1 = adj_eid[short_begin + i], e2 = adj_eid[long_begin + p];
             if (removed[e1] || removed[e2]) return;  // destroyed by an earlier frontier
             const bool c1 = in_curr[e1], c2 = in_curr[e2];
