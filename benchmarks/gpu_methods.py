@@ -41,6 +41,7 @@ METHODS = [
     ("radix", "radix", {}),
     ("spgemm", "spgemm", {}),
     ("hash", "hash", {}),
+    ("wedge", "wedge", {}),
     ("auto", "auto", {}),
 ]
 #: Variants for tuning runs only (name them with --methods).
@@ -56,6 +57,11 @@ TUNING = [
     ("hash-bw4k", "hash", {"block_work": 1 << 12}),
     ("hash-bw64k", "hash", {"block_work": 1 << 16}),
     ("hash-ll32", "hash", {"long_list": 32}),
+    ("wedge-c32", "wedge", {"chunk": 32}),
+    ("wedge-c128", "wedge", {"chunk": 128, "span_slots": 512}),
+    ("wedge-u2", "wedge", {"unroll": 2}),
+    ("wedge-mb6", "wedge", {"min_blocks": 6}),
+    ("wedge-e64", "wedge", {"edge32": False}),
 ]
 #: A method whose warm-up took this long gets fewer trials (at least one).
 METHOD_BUDGET_S = 20.0

@@ -155,7 +155,7 @@ def test_explicit_gpu_without_gpu_raises(monkeypatch):
         tricount.count_triangles(([0], [1]), backend="gpu")
 
 
-@pytest.mark.parametrize("method", ["binary", "dynamic", "shared", "radix", "hash"])
+@pytest.mark.parametrize("method", ["binary", "dynamic", "shared", "radix", "hash", "wedge"])
 def test_cpu_names_gpu_only_methods(method):
     with pytest.raises(tricount.UnknownMethodError, match="only on the GPU"):
         tricount.count_triangles(([0], [1]), backend="cpu", method=method)
@@ -189,4 +189,4 @@ def test_gpu_auto_cost_model():
     method, reason = choose_method(shape(1_245_329, 31_771_938, 824))       # R-MAT 21
     assert method == "hash" and "skewed" in reason
     method, reason = choose_method(shape(1 << 24, 16 << 24, 30))             # uniform random
-    assert method == "dynamic" and "flat" in reason
+    assert method == "wedge" and "flat" in reason

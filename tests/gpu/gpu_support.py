@@ -65,6 +65,11 @@ METHOD_VARIANTS = [
     ("hash", {"batch_bounds": False, "unroll": 3, "min_blocks": 1}),
     ("hash", {"edge32": False}),
     ("hash", {"unroll": 6, "min_blocks": 8, "by_owner": True, "tasks_per_warp": 64}),
+    ("wedge", {}),
+    ("wedge", {"chunk": 1, "span_slots": 1, "unroll": 1}),
+    ("wedge", {"chunk": 100, "span_slots": 64, "unroll": 3, "edge32": False, "block_size": 32}),
+    ("wedge", {"chunk": 4096, "span_slots": 12000, "unroll": 8, "min_blocks": 1,
+               "block_size": 64}),
     ("auto", {}),
 ]
 

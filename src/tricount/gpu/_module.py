@@ -34,6 +34,7 @@ ENTRY_POINTS = (
     ("radix", "tc_radix_histogram"),
     ("radix", "tc_radix_move"),
     ("hash", "tc_hash"),
+    ("wedge", "tc_wedge"),
     ("per_vertex", "tc_per_vertex"),
     ("edge_support", "tc_edge_support"),
     ("truss", "tc_truss_peel"),

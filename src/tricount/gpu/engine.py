@@ -45,10 +45,10 @@ ORIENTATIONS = ("degree", "id", "rank")
 AUTO_MERGE_MAX_EDGES = 1_000_000
 #: Larger graphs whose largest out-degree is at least this many times the mean
 #: degree m / n are skewed: hash, the fastest kernel on every R-MAT graph (scale
-#: 18: 1.02 ms against bitmap's 1.75; 21: 9.8 against 16.3; 24: 148 against
-#: 349; 25: 469 against 1014; max/mean 19 at scale 18, 32 at 21). Flat ones go
-#: to dynamic (uniform random, 2^24 vertices: 24.0 ms against hash's 41.3 and
-#: merge's 25.2; max/mean 1.9).
+#: 18: 0.90 ms against bitmap's 1.75; 21: 8.4 against 16.3; 24: 133 against
+#: 349; max/mean 19 at scale 18, 32 at 21). Flat ones go to wedge (uniform
+#: random, 2^24 vertices: 16.8 ms against dynamic's 24.0, merge's 25.3 and
+#: hash's 41.3; max/mean 1.9).
 AUTO_SKEW_FOR_HASH = 4.0
 
 
@@ -67,6 +67,8 @@ def _launcher(name: str):
         from tricount.gpu.radix import count_radix as fn
     elif name == "hash":
         from tricount.gpu.hash import count_hash as fn
+    elif name == "wedge":
+        from tricount.gpu.wedge import count_wedge as fn
     else:
         from tricount.gpu.spgemm import count_spgemm as fn
     return fn
@@ -99,9 +101,9 @@ def choose_method(oriented) -> tuple[str, str]:
         return "hash", (f"auto: {m} edges, largest out-degree {oriented.max_out_degree} = "
                         f"{skew:.1f} x the mean degree (>= {AUTO_SKEW_FOR_HASH:g}): skewed, so "
                         "hash sets for the longer list of every edge")
-    return "dynamic", (f"auto: {m} edges, largest out-degree {oriented.max_out_degree} = "
-                       f"{skew:.1f} x the mean degree (< {AUTO_SKEW_FOR_HASH:g}): flat, so "
-                       "Pearson's dynamic kernel (short lists, merge or binary search)")
+    return "wedge", (f"auto: {m} edges, largest out-degree {oriented.max_out_degree} = "
+                     f"{skew:.1f} x the mean degree (< {AUTO_SKEW_FOR_HASH:g}): flat, so "
+                     "wedge-parallel lanes over short lists")
 
 
 def _check_options(name: str, options: dict) -> None:

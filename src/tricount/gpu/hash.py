@@ -53,7 +53,7 @@ HASH_TABLE_SPREAD = 4
 #: Each lane keeps this many loads of a long list in flight before probing ...
 HASH_LONG_UNROLL = 4
 #: ... with registers capped for this many blocks per multiprocessor (40 registers:
-#: 48 warps per SM; the kernel is latency-bound, so occupancy beats the few spills).
+#: 48 warps per SM; more resident warps keep the issue slots busy, which beats the few spills).
 HASH_MIN_BLOCKS = 6
 #: From this many edges, 6 loads in flight and 8 blocks (32 registers, 64 warps):
 #: R-MAT 21 9.8 ms against 10.9, 24 148 against 154, 25 469 against 472; on R-MAT 18

@@ -23,10 +23,13 @@
 // long. The group then empties the table. A block task whose table would not
 // fit (more than block_slots slots) is probed by binary search in the owner's
 // sorted out-list in global memory instead: slower, still exact.
-// Latency, not bandwidth, bounds the probes (98 % of them are in lists of 16
-// or more): each lane keeps TC_LONG_UNROLL loads in flight, a warp fetches
-// the bounds of its next 32 lists at once, and the launcher caps registers
-// so that 48 or 64 warps fit a multiprocessor (benchmarks/gpu_notes.md, v5-v6).
+// Instruction issue bounds the probes (Nsight Compute at R-MAT 21: 93 % SM
+// throughput, 0.93 warps issued per cycle, DRAM 25 %; benchmarks/gpu_notes.md),
+// so a probe is kept short: a two-instruction hash for 32-bit ids, 32-bit
+// counts per list, the owner's set chosen once per list. Each lane keeps
+// TC_LONG_UNROLL loads in flight (98 % of probes are in lists of 16 or more),
+// a warp fetches the bounds of its next 32 lists at once, and the launcher
+// caps registers so that 48 or 64 warps fit a multiprocessor (v5-v7).
 // Work per probe: one load of w (from L1/L2) and one or two shared loads.
 // Probes in all: Σ over edges of min(d+(u), d+(v)) (prep/partners.py).
 // Sources: the on-chip set per anchor of TRUST (Pandey et al., TPDS 2021) and
@@ -82,7 +85,12 @@ typedef TC_EDGE_T edge_t;
 #define TC_EMPTY ((vertex_t)-1)
 
 // Fibonacci hashing: the top `bits` bits of the product (shift = 32 - bits).
-__device__ __forceinline__ unsigned tc_hash_slot(vertex_t w, int shift) {
+// 32-bit ids hash alone (two instructions: the probe loop is issue-bound);
+// 64-bit ids fold their high half in first.
+__device__ __forceinline__ unsigned tc_hash_slot(int w, int shift) {
+    return ((unsigned)w * 2654435761u) >> shift;
+}
+__device__ __forceinline__ unsigned tc_hash_slot(long long w, int shift) {
     const unsigned long long x = (unsigned long long)w;
     return ((unsigned)(x ^ (x >> 32)) * 2654435761u) >> shift;
 }
@@ -109,7 +117,7 @@ __device__ __forceinline__ void tc_table_insert(vertex_t* table, vertex_t w, int
 }
 
 // 1 when w is in the table. Terminates: at most half the slots are taken.
-__device__ __forceinline__ count_t tc_table_has(const vertex_t* table, vertex_t w, int shift,
+__device__ __forceinline__ unsigned tc_table_has(const vertex_t* table, vertex_t w, int shift,
                                                 unsigned mask) {
     unsigned s = tc_hash_slot(w, shift);
     for (;;) {
@@ -121,31 +129,42 @@ __device__ __forceinline__ count_t tc_table_has(const vertex_t* table, vertex_t 
 }
 
 // 1 when w is in the sorted list (the fallback for a table that does not fit).
-__device__ __forceinline__ count_t tc_list_has(const vertex_t* __restrict__ list, offset_t n,
+__device__ __forceinline__ unsigned tc_list_has(const vertex_t* __restrict__ list, offset_t n,
                                                vertex_t w) {
     const offset_t p = tc_lower_bound(list, 0, n, w);
     return p < n && list[p] == w;
 }
 
+// 1 when w is in the owner's set: its table, or (ON_CHIP false) its sorted list.
+template <bool ON_CHIP>
+__device__ __forceinline__ unsigned tc_owner_has(vertex_t w, const vertex_t* table, int shift,
+                                                 unsigned mask, const vertex_t* __restrict__ own,
+                                                 edge_t own_n) {
+    return ON_CHIP ? tc_table_has(table, w, shift, mask) : tc_list_has(own, own_n, w);
+}
+
 // This lane's share of probing cols[yb .. ye) (a warp reads the list together).
-__device__ __forceinline__ count_t tc_warp_probe_list(const vertex_t* __restrict__ cols,
-                                                      edge_t yb, edge_t ye, int lane,
-                                                      const vertex_t* table, int shift,
-                                                      unsigned mask, bool on_chip,
-                                                      const vertex_t* __restrict__ own,
-                                                      edge_t own_n) {
-    count_t found = 0;
+// The count is 32-bit: it is at most the list's length.
+template <bool ON_CHIP>
+__device__ __forceinline__ unsigned tc_warp_probe_list(const vertex_t* __restrict__ cols,
+                                                       edge_t yb, edge_t ye, int lane,
+                                                       const vertex_t* table, int shift,
+                                                       unsigned mask,
+                                                       const vertex_t* __restrict__ own,
+                                                       edge_t own_n) {
+    unsigned found = 0;
     for (edge_t j = yb + lane; j < ye; j += TC_LONG_UNROLL * TC_WARP) {
+        // One base pointer per round: the k loads use immediate offsets.
+        const vertex_t* __restrict__ at = cols + j;
+        const edge_t left = ye - j;  // > 0
         vertex_t w[TC_LONG_UNROLL];
 #pragma unroll
-        for (int k = 0; k < TC_LONG_UNROLL; ++k) {
-            const edge_t at = j + (edge_t)k * TC_WARP;
-            w[k] = at < ye ? cols[at] : TC_EMPTY;
-        }
+        for (int k = 0; k < TC_LONG_UNROLL; ++k)
+            w[k] = (edge_t)k * TC_WARP < left ? at[k * TC_WARP] : TC_EMPTY;
 #pragma unroll
         for (int k = 0; k < TC_LONG_UNROLL; ++k) {
             if (w[k] == TC_EMPTY) continue;  // past the list's end (ids are >= 0)
-            found += on_chip ? tc_table_has(table, w[k], shift, mask) : tc_list_has(own, own_n, w[k]);
+            found += tc_owner_has<ON_CHIP>(w[k], table, shift, mask, own, own_n);
         }
     }
     return found;
@@ -196,7 +215,9 @@ __device__ count_t tc_task_count(vertex_t x, edge_t pb, edge_t pe, int t, vertex
             const edge_t yb = __shfl_sync(TC_FULL_MASK, my_begin, i);
             const edge_t ye = __shfl_sync(TC_FULL_MASK, my_end, i);
             if (ye - yb < TC_LONG_LIST) { long_done = true; break; }  // uniform: sorted lengths
-            found += tc_warp_probe_list(cols, yb, ye, lane, table, shift, mask, on_chip, own, own_n);
+            found += on_chip
+                ? tc_warp_probe_list<true>(cols, yb, ye, lane, table, shift, mask, own, own_n)
+                : tc_warp_probe_list<false>(cols, yb, ye, lane, table, shift, mask, own, own_n);
         }
     }
 #else
@@ -204,7 +225,9 @@ __device__ count_t tc_task_count(vertex_t x, edge_t pb, edge_t pe, int t, vertex
         const vertex_t y = partners[p];
         const edge_t yb = indptr[y], ye = indptr[y + 1];
         if (ye - yb < TC_LONG_LIST) break;  // uniform in the warp; the rest are shorter
-        found += tc_warp_probe_list(cols, yb, ye, lane, table, shift, mask, on_chip, own, own_n);
+        found += on_chip
+            ? tc_warp_probe_list<true>(cols, yb, ye, lane, table, shift, mask, own, own_n)
+            : tc_warp_probe_list<false>(cols, yb, ye, lane, table, shift, mask, own, own_n);
     }
 #endif
     // Short lists: one thread per list, four loads in flight before probing.

@@ -1,0 +1,85 @@
+"""Launcher of ``kernels/wedge.cu``: wedge-parallel counting over chunks of edges.
+
+Counts: distinct triangles. Input: an oriented COO+CSR with CuPy arrays.
+Each warp claims ``chunk`` consecutive edges at a time and its lanes walk
+the wedges (u -> v, w in N+(v)) of 32 edges together, binary-searching each
+w in N+(u): in a shared-memory copy of the chunk's anchor lists when they
+fit ``span_slots``, else in global memory. When the orientation follows the
+ids (``"rank"``, the engine's default, or ``"id"``), only the part of N+(u)
+after v is searched. No plan is built: the oriented CSR is the whole input,
+so ``count_s`` is the launch and the read-back.
+
+Made for flat graphs, whose out-lists are short (uniform random graphs,
+meshes, road networks): there every lane has a wedge to load, where a thread
+or a warp per edge waits on one short list at a time. On skewed graphs its
+work, Σ d+(v) over the edges, is several times hash's Σ min(d+(u), d+(v)).
+
+Tunables: ``chunk`` (edges per claim), ``span_slots`` (shared vertex slots
+per warp for the anchors' lists), ``unroll`` (wedge loads in flight per
+lane), ``min_blocks`` (resident blocks the compiler must allow, which caps
+registers), ``edge32`` (32-bit edge positions in the kernel when they fit),
+``block_size`` and ``grid_size``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tricount.errors import UnknownMethodError
+from tricount.gpu._common import (KernelTimer, ceil_div, cupy, device_facts, kernel_arrays, launch,
+                                  read_count, resident_grid)
+from tricount.gpu._module import get_kernel
+
+__all__ = ["count_wedge", "WEDGE_BLOCK_SIZE", "WEDGE_CHUNK", "WEDGE_SPAN_SLOTS", "WEDGE_UNROLL",
+           "WEDGE_MIN_BLOCKS"]
+
+WEDGE_BLOCK_SIZE = 256
+#: Edges per claim: two batches of 32 per atomic (32: 20 % slower on the uniform
+#: random graph, 128: 60 % slower; H100, benchmarks/gpu_notes.md).
+WEDGE_CHUNK = 64
+#: 256 slots (1 KiB) per warp hold a chunk of 64 edges plus the rest of its
+#: anchors' lists while out-degrees stay below about 96.
+WEDGE_SPAN_SLOTS = 256
+#: Loads in flight per lane (2: 6 % slower, 8: 50 % slower on the uniform graph).
+WEDGE_UNROLL = 4
+#: Registers capped for 8 blocks of 256 per SM (64 warps): 3 % faster than 6.
+WEDGE_MIN_BLOCKS = 8
+#: Orientations whose order is the ids' (every edge u -> v has v > u).
+ID_ORDERED = ("rank", "id")
+
+
+def count_wedge(oriented, *, chunk: int = WEDGE_CHUNK, span_slots: int = WEDGE_SPAN_SLOTS,
+                unroll: int = WEDGE_UNROLL, min_blocks: int = WEDGE_MIN_BLOCKS,
+                edge32: bool = True, block_size: int = WEDGE_BLOCK_SIZE,
+                grid_size: int | None = None):
+    """Triangles of an oriented CSR; returns ``(n_triangles, kernel_seconds)``."""
+    cp = cupy()
+    if chunk < 1 or not 1 <= span_slots <= 65535 or not 1 <= unroll <= 8 \
+            or not 1 <= min_blocks <= 32:
+        raise UnknownMethodError("wedge: chunk must be >= 1, span_slots 1 to 65535, unroll 1 to 8, "
+                                 "min_blocks 1 to 32")
+    if oriented.n_edges == 0:
+        return 0, 0.0
+    indptr, rows, cols, vertex = kernel_arrays(oriented)
+    shared_bytes = (block_size // 32) * span_slots * cols.dtype.itemsize
+    limit = device_facts()["shared_per_block_optin"]
+    if shared_bytes > limit:
+        raise UnknownMethodError(f"wedge: {block_size // 32} warps x {span_slots} slots need "
+                                 f"{shared_bytes} bytes of shared memory, the device has {limit}")
+    edge32 = edge32 and oriented.n_edges + chunk < 2**31
+    min_blocks = min(min_blocks, max(1, 2048 // block_size))
+    kernel = get_kernel("wedge", "tc_wedge", block_size=block_size, vertex_t=vertex,
+                        edge_t="unsigned int" if edge32 else "long long", chunk=chunk,
+                        span_slots=span_slots, id_order=int(oriented.order in ID_ORDERED),
+                        unroll=unroll, min_blocks=min_blocks)
+    n_chunks = ceil_div(oriented.n_edges, chunk)
+    if grid_size is None:
+        grid_size = resident_grid(kernel, block_size, shared_bytes,
+                                  work_blocks=ceil_div(n_chunks, block_size // 32))
+    next_chunk = cp.zeros(1, dtype=cp.uint64)
+    result = cp.zeros(1, dtype=cp.uint64)
+    args = (indptr.astype(cp.uint32 if edge32 else cp.int64, copy=False), rows, cols,
+            np.int64(oriented.n_edges), next_chunk, result)
+    with KernelTimer() as timer:
+        launch(kernel, grid_size, block_size, args, shared_bytes)
+    return read_count(result), timer.seconds
