@@ -94,14 +94,29 @@ __device__ __forceinline__ count_t tc_merge_count(const vertex_t* __restrict__ a
     return found;
 }
 
-// First position p in [lo, hi) with list[p] >= key (hi when none).
-__device__ __forceinline__ offset_t tc_lower_bound(const vertex_t* __restrict__ list, offset_t lo,
-                                                   offset_t hi, vertex_t key) {
+// T itself, in a context that template deduction ignores (lo takes hi's type).
+template <class T> struct tc_same { typedef T type; };
+
+// First position p in [lo, hi) with list[p] >= key (hi when none). Index is
+// offset_t for global lists, a narrower type for shared-memory ones.
+template <class Index>
+__device__ __forceinline__ Index tc_lower_bound(const vertex_t* __restrict__ list,
+                                                typename tc_same<Index>::type lo, Index hi,
+                                                vertex_t key) {
     while (lo < hi) {
-        const offset_t mid = lo + (hi - lo) / 2;
+        const Index mid = lo + (hi - lo) / 2;
         if (list[mid] < key) lo = mid + 1; else hi = mid;
     }
     return lo;
+}
+
+// 1 when key is in the sorted list[lo .. hi).
+template <class Index>
+__device__ __forceinline__ unsigned tc_sorted_has(const vertex_t* __restrict__ list,
+                                                  typename tc_same<Index>::type lo, Index hi,
+                                                  vertex_t key) {
+    const Index p = tc_lower_bound(list, lo, hi, key);
+    return p < hi && list[p] == key ? 1u : 0u;
 }
 
 // |a ∩ b| by searching each element of the shorter list in the longer one

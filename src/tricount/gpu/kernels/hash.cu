@@ -131,8 +131,7 @@ __device__ __forceinline__ unsigned tc_table_has(const vertex_t* table, vertex_t
 // 1 when w is in the sorted list (the fallback for a table that does not fit).
 __device__ __forceinline__ unsigned tc_list_has(const vertex_t* __restrict__ list, offset_t n,
                                                vertex_t w) {
-    const offset_t p = tc_lower_bound(list, 0, n, w);
-    return p < n && list[p] == w;
+    return tc_sorted_has(list, 0, n, w);
 }
 
 // 1 when w is in the owner's set: its table, or (ON_CHIP false) its sorted list.
@@ -168,6 +167,16 @@ __device__ __forceinline__ unsigned tc_warp_probe_list(const vertex_t* __restric
         }
     }
     return found;
+}
+
+// tc_warp_probe_list with the owner's set chosen once for the whole list.
+__device__ __forceinline__ unsigned tc_warp_probe(bool on_chip, const vertex_t* __restrict__ cols,
+                                                  edge_t yb, edge_t ye, int lane,
+                                                  const vertex_t* table, int shift, unsigned mask,
+                                                  const vertex_t* __restrict__ own, edge_t own_n) {
+    return on_chip
+        ? tc_warp_probe_list<true>(cols, yb, ye, lane, table, shift, mask, own, own_n)
+        : tc_warp_probe_list<false>(cols, yb, ye, lane, table, shift, mask, own, own_n);
 }
 
 template <int GROUP>
@@ -215,9 +224,7 @@ __device__ count_t tc_task_count(vertex_t x, edge_t pb, edge_t pe, int t, vertex
             const edge_t yb = __shfl_sync(TC_FULL_MASK, my_begin, i);
             const edge_t ye = __shfl_sync(TC_FULL_MASK, my_end, i);
             if (ye - yb < TC_LONG_LIST) { long_done = true; break; }  // uniform: sorted lengths
-            found += on_chip
-                ? tc_warp_probe_list<true>(cols, yb, ye, lane, table, shift, mask, own, own_n)
-                : tc_warp_probe_list<false>(cols, yb, ye, lane, table, shift, mask, own, own_n);
+            found += tc_warp_probe(on_chip, cols, yb, ye, lane, table, shift, mask, own, own_n);
         }
     }
 #else
@@ -225,9 +232,7 @@ __device__ count_t tc_task_count(vertex_t x, edge_t pb, edge_t pe, int t, vertex
         const vertex_t y = partners[p];
         const edge_t yb = indptr[y], ye = indptr[y + 1];
         if (ye - yb < TC_LONG_LIST) break;  // uniform in the warp; the rest are shorter
-        found += on_chip
-            ? tc_warp_probe_list<true>(cols, yb, ye, lane, table, shift, mask, own, own_n)
-            : tc_warp_probe_list<false>(cols, yb, ye, lane, table, shift, mask, own, own_n);
+        found += tc_warp_probe(on_chip, cols, yb, ye, lane, table, shift, mask, own, own_n);
     }
 #endif
     // Short lists: one thread per list, four loads in flight before probing.

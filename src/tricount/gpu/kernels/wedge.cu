@@ -60,8 +60,9 @@
 
 #include "common.cuh"
 
-// Edge positions inside the kernel: 32-bit unsigned when the launcher knows
-// every one is below 2^31, else 64-bit.
+// Edge positions inside the kernel (indptr values, chunk bounds): 32-bit
+// unsigned when the launcher knows every one is below 2^31 (fewer registers,
+// so more resident warps), else 64-bit.
 #ifndef TC_EDGE_T
 #define TC_EDGE_T long long
 #endif
@@ -74,28 +75,6 @@ typedef TC_EDGE_T edge_t;
 #if TC_SPAN_SLOTS < 1 || TC_SPAN_SLOTS > 65535
 #error "TC_SPAN_SLOTS must be in 1 .. 65535"
 #endif
-
-// 1 when w is in the sorted set[lo .. hi) (global memory).
-__device__ __forceinline__ unsigned tc_sorted_has(const vertex_t* __restrict__ set, edge_t lo,
-                                                  edge_t hi, vertex_t w) {
-    const edge_t end = hi;
-    while (lo < hi) {
-        const edge_t mid = lo + (hi - lo) / 2;
-        if (set[mid] < w) lo = mid + 1; else hi = mid;
-    }
-    return lo < end && set[lo] == w ? 1u : 0u;
-}
-
-// 1 when w is in the sorted shared copy own[lo .. hi).
-__device__ __forceinline__ unsigned tc_copy_has(const vertex_t* own, unsigned lo, unsigned hi,
-                                                vertex_t w) {
-    const unsigned end = hi;
-    while (lo < hi) {
-        const unsigned mid = (lo + hi) / 2;
-        if (own[mid] < w) lo = mid + 1; else hi = mid;
-    }
-    return lo < end && own[lo] == w ? 1u : 0u;
-}
 
 // The last lane j with start[j] <= t (start is nondecreasing over the lanes,
 // start[0] = 0 <= t). Every lane must call it (shuffles).
@@ -165,7 +144,7 @@ __device__ __forceinline__ unsigned tc_batch_count(const edge_t* __restrict__ in
             if (ON_CHIP) {
                 const unsigned range = __shfl_sync(TC_FULL_MASK, anchor_local, from[k]);
                 if (w[k] < 0) continue;  // past the batch's last wedge (ids are >= 0)
-                found += tc_copy_has(own, range & 0xffffu, range >> 16, w[k]);
+                found += tc_sorted_has(own, range & 0xffffu, range >> 16, w[k]);
             } else {
                 const edge_t a_lo = __shfl_sync(TC_FULL_MASK, anchor_lo, from[k]);
                 const edge_t a_hi = __shfl_sync(TC_FULL_MASK, anchor_hi, from[k]);
