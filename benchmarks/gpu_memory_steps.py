@@ -1,10 +1,14 @@
 """Peak GPU memory and the time of each preparation step of the hash method, on R-MAT graphs.
 
 Peak memory is tracked with a CuPy memory hook (every allocation and free
-through CuPy's pool, so the true high-water mark of live arrays) around three
-phases: building the graph from the GPU-resident edge list, orienting it
-(rank), and counting with ``method="auto"`` (plan + kernel). Step times are
-synchronized wall times of the plan's parts. Output: one Markdown table.
+through CuPy's pool, so the true high-water mark of live arrays) around the
+phases: building the graph from the GPU-resident edge list (both directions,
+repeats kept: issue 7's input), orienting it (rank), the hash plan's parts, and
+counting with ``method="auto"`` (plan + kernel). The preparation steps are the
+GPU's (:mod:`tricount.gpu.prepare`). For each phase the table gives the peak of
+everything alive (the input and the built graph included) and the phase's own
+growth above what was alive when it began. Step times are synchronized wall
+times. Output: one Markdown table.
 
     python benchmarks/gpu_memory_steps.py --scales 21 24 --out "$OUT/memory.md"
 """
@@ -22,10 +26,9 @@ def main(argv=None) -> int:
     from tricount import CSRGraph
     from tricount.generate import rmat
     from tricount.gpu.engine import count
-    from tricount.gpu.hash import order_tasks, task_cap
     from tricount.gpu._common import device_facts
-    from tricount.prep.orient import orient_by_rank
-    from tricount.prep.partners import plan_partners, split_tasks
+    from tricount.gpu.hash import order_tasks, task_cap
+    from tricount.gpu.prepare import orient_by_rank, plan_partners, split_tasks
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scales", type=int, nargs="*", default=[21, 24])
@@ -36,7 +39,7 @@ def main(argv=None) -> int:
         name = "peak"
 
         def __init__(self):
-            self.live, self.peak, self.sizes = 0, 0, {}
+            self.live, self.peak, self.start, self.sizes = 0, 0, 0, {}
 
         def malloc_postprocess(self, device_id, size, mem_size, mem_ptr, pmem_id):
             self.sizes[mem_ptr] = mem_size
@@ -47,17 +50,19 @@ def main(argv=None) -> int:
             self.live -= self.sizes.pop(mem_ptr, mem_size)
 
         def reset(self):
-            self.peak = self.live
+            self.peak = self.start = self.live
 
     def sync():
         cupy.cuda.get_current_stream().synchronize()
 
     lines = ["| graph | n | m | phase | seconds | peak live bytes | bytes per edge | "
-             "(peak − 16 n) / m |", "|---|--:|--:|---|--:|--:|--:|--:|"]
+             "(peak − 16 n) / m | phase's growth per edge |",
+             "|---|--:|--:|---|--:|--:|--:|--:|--:|"]
     hook = Peak()
     with hook:
         for scale in args.scales:
             src, dst = rmat(scale, 16, seed=1, xp=cupy)
+            src, dst = cupy.concatenate([src, dst]), cupy.concatenate([dst, src])
             sync()
             rows = []
 
@@ -66,7 +71,7 @@ def main(argv=None) -> int:
                 t0 = time.perf_counter()
                 out = fn()
                 sync()
-                rows.append((name, time.perf_counter() - t0, hook.peak))
+                rows.append((name, time.perf_counter() - t0, hook.peak, hook.peak - hook.start))
                 return out
 
             g = phase("build from the edge list", lambda: CSRGraph.from_edges(src, dst))
@@ -85,11 +90,11 @@ def main(argv=None) -> int:
             result = phase("count(method='auto') from the built graph",
                            lambda: count(g, method="auto"))
             n, m = g.n_vertices, g.n_edges
-            for name, seconds, peak in rows:
+            for name, seconds, peak, growth in rows:
                 lines.append(f"| rmat-s{scale} | {n} | {m} | {name} | {seconds:.4f} | {peak} | "
-                             f"{peak / m:.1f} | {(peak - 16 * n) / m:.1f} |")
+                             f"{peak / m:.1f} | {(peak - 16 * n) / m:.1f} | {growth / m:.1f} |")
             lines.append(f"| rmat-s{scale} | {n} | {m} | (count: {result.n_triangles} triangles "
-                         f"by {result.method}) | | | | |")
+                         f"by {result.method}) | | | | | |")
             del g, result
             cupy.get_default_memory_pool().free_all_blocks()
             print("\n".join(lines), flush=True)

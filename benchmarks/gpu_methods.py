@@ -9,8 +9,9 @@ Times per trial, in the Graph Challenge split (Pearson et al. §III-B):
 kernel (the counting kernel alone, CUDA events), count (all counting work),
 gpu (from the graph built on the GPU: orientation + count), and total
 (input to answer: for real graphs ``tricount.load_graph`` on the host, then
-the copy to the GPU, orientation and count; for R-MAT the edge list generated
-on the GPU, then building it on the GPU, orientation and count). Edge rates divide the
+the copy to the GPU, orientation and count; for R-MAT and G(n, m) the edge
+list generated on the GPU and listed in both directions, repeats kept, as issue
+7 specifies the input, then building it on the GPU, orientation and count). Edge rates divide the
 undirected edges, each counted once, by a time.
 
 Counts are checked against graphs.json (real graphs) or, for R-MAT, against
@@ -107,6 +108,13 @@ def sync():
     cupy.cuda.get_current_stream().synchronize()
 
 
+def both_directions(src, dst):
+    """Every drawn edge listed as (u, v) and as (v, u): the end-to-end input of issue 7."""
+    import cupy
+
+    return cupy.concatenate([src, dst]), cupy.concatenate([dst, src])
+
+
 def build_rmat(scale, edge_factor, seed):
     import cupy
 
@@ -114,7 +122,7 @@ def build_rmat(scale, edge_factor, seed):
     from tricount.generate import rmat, rmat_name
 
     t0 = time.perf_counter()
-    src, dst = rmat(scale, edge_factor, seed=seed, xp=cupy)
+    src, dst = both_directions(*rmat(scale, edge_factor, seed=seed, xp=cupy))
     sync()
     t1 = time.perf_counter()
     g = CSRGraph.from_edges(src, dst, name=rmat_name(scale, edge_factor, seed))
@@ -134,7 +142,7 @@ def build_er(log2_n, edge_factor, seed):
 
     n, m = 1 << log2_n, edge_factor << log2_n
     t0 = time.perf_counter()
-    src, dst = erdos_renyi(n, m, seed=seed, xp=cupy)
+    src, dst = both_directions(*erdos_renyi(n, m, seed=seed, xp=cupy))
     sync()
     t1 = time.perf_counter()
     g = CSRGraph.from_edges(src, dst, name=erdos_renyi_name(n, m, seed), n_vertices=n)

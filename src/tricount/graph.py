@@ -174,8 +174,12 @@ class CSRGraph:
             # its larger one: no COO rows needed.
             xp = self.xp
             deg = xp.diff(self.indptr).astype(xp.int64, copy=False)
-            if self.n_edges:  # CuPy's bincount takes a max: not of an empty array
+            if self.n_edges and xp is np:
                 deg = deg + xp.bincount(self.indices, minlength=self.n_vertices)
+            elif self.n_edges:  # CuPy's bincount costs milliseconds even on small arrays
+                from tricount.gpu.prepare import count_ids
+
+                deg = deg + count_ids(self.indices, self.n_vertices)
             self._degrees = deg
         return self._degrees
 

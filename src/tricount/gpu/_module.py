@@ -38,6 +38,13 @@ ENTRY_POINTS = (
     ("per_vertex", "tc_per_vertex"),
     ("edge_support", "tc_edge_support"),
     ("truss", "tc_truss_peel"),
+    ("prep", "tc_prep_edge_keys"),
+    ("prep", "tc_prep_pair_flags"),
+    ("prep", "tc_prep_unpack"),
+    ("prep", "tc_prep_rank_keys"),
+    ("prep", "tc_prep_plan_keys"),
+    ("prep", "tc_prep_task_starts"),
+    ("prep", "tc_prep_histogram"),
 )
 
 #: The kernels of the local computations (per vertex, per edge, truss).

@@ -176,7 +176,7 @@ def count(graph, *, method: str = "auto", orientation: str = "rank", **options) 
     if orientation == "degree":
         oriented = dev.oriented()
     elif orientation == "rank":
-        from tricount.prep.orient import orient_by_rank
+        from tricount.gpu.prepare import orient_by_rank
 
         lo, hi = dev.edges()
         oriented = orient_by_rank(lo, hi, dev.n_vertices, dev.degrees)

@@ -3,7 +3,8 @@
 Counts: distinct triangles. :func:`tricount.prep.partners.plan_partners`
 gives every edge that can close a triangle to the end with the longer
 out-list (its *owner*); :func:`~tricount.prep.partners.split_tasks` cuts each
-owner's partners into tasks of bounded work; this launcher orders the tasks —
+owner's partners into tasks of bounded work (both run as their fused GPU
+twins of :mod:`tricount.gpu.prepare`); this launcher orders the tasks —
 those with at least ``block_work`` probes, or whose owner is too long for a
 warp's table, go to whole blocks, the rest to single warps, heaviest first in
 each part — and runs one kernel launch. Plan, tasks and order are
@@ -32,7 +33,7 @@ from tricount.errors import UnknownMethodError
 from tricount.gpu._common import (KernelTimer, cupy, device_facts, kernel_arrays, launch,
                                   read_count, resident_grid)
 from tricount.gpu._module import get_kernel
-from tricount.prep.partners import plan_partners, split_tasks
+from tricount.gpu.prepare import plan_partners, split_tasks
 
 __all__ = ["count_hash", "HASH_BLOCK_SIZE", "HASH_WARP_SLOTS", "HASH_LONG_LIST",
            "HASH_BLOCK_WORK", "HASH_BLOCK_TABLE_BYTES", "HASH_TABLE_SPREAD"]

@@ -11,6 +11,8 @@ keys are the distinct directed edges, distinct keys with the low bit shifted out
 are the distinct undirected edges. ``duplicates_dropped`` counts input edges that
 repeat a directed edge already seen; listing an edge in both directions is the
 normal way to write an undirected graph and is not counted as a duplicate.
+On the GPU, :func:`tricount.gpu.prepare.fused_canonical_edges` returns the same
+arrays from the same sort with fewer passes around it.
 """
 
 from __future__ import annotations
@@ -106,8 +108,9 @@ def _to_int64(a, name, xp):
                 f"{name} holds a vertex id above 2**63-1 ({int(a.max())})"
             )
         return a.astype(xp.int64)
-    if bool((a < 0).any()):
-        raise InvalidEdgesError(f"{name} holds a negative vertex id ({int(a.min())})")
+    lowest = int(a.min())  # one reduction, no temporary mask
+    if lowest < 0:
+        raise InvalidEdgesError(f"{name} holds a negative vertex id ({lowest})")
     return a.astype(xp.int64, copy=False)
 
 
@@ -143,30 +146,50 @@ def compact_ids(src, dst):
     return vertex_ids, compact[:m], compact[m:]
 
 
-def canonical_edges(src, dst, *, n_vertices: int | None = None) -> CanonicalEdges:
+def check_vertex_range(src, dst, n_vertices: int) -> None:
+    """Raise :class:`InvalidEdgesError` when an endpoint is not below ``n_vertices``."""
+    if src.shape[0]:
+        top = int(max(int(src.max()), int(dst.max())))
+        if top >= n_vertices:
+            raise InvalidEdgesError(
+                f"edge endpoint {top} is out of range for a graph of {n_vertices} vertices")
+
+
+def check_vertex_count(n: int) -> None:
+    """Raise :class:`UnsupportedGraphError` when ``n`` vertices cannot be packed in keys."""
+    if n > MAX_VERTICES:
+        raise UnsupportedGraphError(
+            f"graph has {n} distinct vertices; at most {MAX_VERTICES} are supported"
+        )
+
+
+def canonical_edges(src, dst, *, n_vertices: int | None = None,
+                    fused: bool = True) -> CanonicalEdges:
     """Build the undirected simple graph of an edge list (see module doc).
 
     ``src`` and ``dst`` must already be validated int64 arrays (NumPy or CuPy).
     With ``n_vertices`` the ids are taken as already compact: the graph has
-    exactly the vertices ``0 .. n_vertices-1``, isolated ones included.
+    exactly the vertices ``0 .. n_vertices-1``, isolated ones included. On
+    CuPy arrays the same result comes from
+    :func:`tricount.gpu.prepare.fused_canonical_edges` (fewer passes) unless
+    ``fused`` is False.
     """
     xp = array_namespace(src, dst)
+    if fused and xp is not np:
+        from tricount.gpu.prepare import fused_canonical_edges
+
+        canon = fused_canonical_edges(src, dst, n_vertices=n_vertices)
+        if canon is not None:
+            return canon
     loop = src == dst
     n_loops = int(xp.count_nonzero(loop))
     if n_vertices is None:
         vertex_ids, src_c, dst_c = compact_ids(src, dst)
     else:
-        if src.shape[0] and int(max(int(src.max()), int(dst.max()))) >= n_vertices:
-            raise InvalidEdgesError(
-                f"edge endpoint {int(max(int(src.max()), int(dst.max())))} is out of range "
-                f"for a graph of {n_vertices} vertices"
-            )
+        check_vertex_range(src, dst, n_vertices)
         vertex_ids, src_c, dst_c = xp.arange(n_vertices, dtype=xp.int64), src, dst
     n = int(vertex_ids.shape[0])
-    if n > MAX_VERTICES:
-        raise UnsupportedGraphError(
-            f"graph has {n} distinct vertices; at most {MAX_VERTICES} are supported"
-        )
+    check_vertex_count(n)
     if n_loops:
         keep = ~loop
         src_c, dst_c = src_c[keep], dst_c[keep]

@@ -40,6 +40,9 @@ class PartnerPlan:
     work: object
     n_pairs: int
     owners: object = None  # owner of every pair (int64), for splitting owners into tasks
+    # Exclusive running sum of the partners' out-degrees (n_pairs + 1 entries), kept by
+    # the GPU's plan (tricount.gpu.prepare) for its split_tasks.
+    running: object = None
 
 
 def _bits(value: int) -> int:

@@ -1,0 +1,223 @@
+"""The GPU's preparation: the portable steps of :mod:`tricount.prep`, fused into few passes.
+
+Each function here returns exactly what its portable twin returns on CuPy
+arrays (the GPU tests compare every array), in fewer passes over the edges:
+
+=====================================  =================================================
+here                                   portable twin
+=====================================  =================================================
+:func:`fused_canonical_edges`          :func:`tricount.prep.canonical.canonical_edges`
+:func:`orient_by_rank`                 :func:`tricount.prep.orient.orient_by_rank`
+:func:`plan_partners`                  :func:`tricount.prep.partners.plan_partners`
+:func:`split_tasks`                    :func:`tricount.prep.partners.split_tasks`
+:func:`count_ids`                      ``cupy.bincount`` (7 ms of fixed cost on an H100)
+=====================================  =================================================
+
+Each is one CuPy sort of packed 64-bit keys between kernels of
+``kernels/prep.cu``, every kernel one pass that builds keys, flags or
+decoded ids without temporaries. The portable code spends several
+element-wise passes, each with a temporary array, where these spend one;
+on R-MAT scale 24 those passes cost more than the sorts
+(benchmarks/gpu_notes.md). Ids are packed by shifting, so a graph whose
+ids do not fit (more than 2^31 vertices) takes the portable path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tricount.gpu._common import ceil_div, cupy, launch, resident_grid
+from tricount.gpu._module import get_kernel
+from tricount.prep import orient as portable_orient
+from tricount.prep import partners as portable_partners
+from tricount.prep.canonical import (DENSE_ID_FACTOR, CanonicalEdges, check_vertex_count,
+                                     check_vertex_range)
+from tricount.prep.partners import PartnerPlan, Tasks
+from tricount.prep.xp import index_dtype
+
+__all__ = ["fused_canonical_edges", "count_ids", "orient_by_rank", "plan_partners",
+           "split_tasks"]
+
+PREP_BLOCK_SIZE = 256
+#: Ids below 2^31 - 1: two of them and a direction bit pack into 64 bits, and
+#: every id fits the int32 the kernels decode into.
+MAX_PACKED_VERTICES = 2**31 - 1
+
+
+def _bits(value: int) -> int:
+    """Bits to hold every integer in 0 .. value."""
+    return max(1, int(value).bit_length())
+
+
+def _vertex_type(dtype) -> str:
+    return "int" if np.dtype(dtype) == np.int32 else "long long"
+
+
+def _run(name: str, n_items: int, args: tuple, **defines) -> None:
+    """Launch a grid-stride kernel of prep.cu over ``n_items`` items."""
+    kernel = get_kernel("prep", name, block_size=PREP_BLOCK_SIZE, **defines)
+    grid = resident_grid(kernel, PREP_BLOCK_SIZE,
+                         work_blocks=ceil_div(max(1, n_items), PREP_BLOCK_SIZE))
+    launch(kernel, grid, PREP_BLOCK_SIZE, args)
+
+
+def _unpack(keys, count: int, *, drop_bits: int, high_shift: int, low_bits: int, dtype,
+            positions=None, present=None):
+    """Decode ``keys`` (or ``keys[positions]``) into (high, low) arrays of ``dtype``,
+    marking both ids in ``present`` when given."""
+    cp = cupy()
+    high = cp.empty(count, dtype=dtype)
+    low = cp.empty(count, dtype=dtype)
+    if count:
+        gather, mark = positions is not None, present is not None
+        _run("tc_prep_unpack", count,
+             (keys, positions if gather else keys, np.int64(count), np.int32(drop_bits),
+              np.int32(high_shift), np.uint64((1 << low_bits) - 1), high, low,
+              present if mark else keys),
+             vertex_t=_vertex_type(dtype), gather=int(gather), mark=int(mark))
+    return high, low
+
+
+def fused_canonical_edges(src, dst, *, n_vertices: int | None = None):
+    """:func:`~tricount.prep.canonical.canonical_edges` for CuPy int64 arrays, or None.
+
+    Without ``n_vertices`` the ids stay as they are through the sort, the
+    kernels mark the ids they meet in a presence array over ``0 .. max id``,
+    and only the distinct edges are renamed to compact ids at the end (the
+    renaming keeps the order). None (take the portable path) when there are no
+    edges, when the ids are too sparse for a presence array, or when there are
+    2^31 - 1 or more of them.
+    """
+    cp = cupy()
+    n_entries = int(src.shape[0])
+    if n_entries == 0:
+        return None
+    src, dst = cp.ascontiguousarray(src), cp.ascontiguousarray(dst)
+    if n_vertices is None:
+        top = int(max(int(src.max()), int(dst.max())))
+        if top >= DENSE_ID_FACTOR * 2 * n_entries + 1024 or top >= MAX_PACKED_VERTICES - 1:
+            return None
+        present = cp.zeros(top + 1, dtype=cp.uint8)
+    else:
+        check_vertex_range(src, dst, n_vertices)
+        if n_vertices >= MAX_PACKED_VERTICES:
+            return None
+        top, present = max(0, n_vertices - 1), None
+    shift = _bits(top)
+    mark = present is not None
+    keys = cp.empty(n_entries, dtype=cp.uint64)
+    _run("tc_prep_edge_keys", n_entries,
+         (src, dst, np.int64(n_entries), np.int32(shift), keys, present if mark else keys),
+         mark=int(mark))
+    keys.sort()
+    first_pair = cp.empty(n_entries, dtype=cp.uint8)
+    counts = cp.zeros(2, dtype=cp.uint64)
+    _run("tc_prep_pair_flags", n_entries, (keys, np.int64(n_entries), first_pair, counts))
+    positions = cp.flatnonzero(first_pair)
+    del first_pair
+    lo, hi = _unpack(keys, int(positions.shape[0]), drop_bits=1, high_shift=shift,
+                     low_bits=shift, dtype=np.int32, positions=positions, present=present)
+    del keys, positions
+    if mark:
+        vertex_ids = cp.flatnonzero(present)
+        if vertex_ids.shape[0] < top + 1:  # ids with gaps: rename, keeping the order
+            new_id = cp.cumsum(present, dtype=cp.int32) - 1
+            lo, hi = new_id[lo], new_id[hi]
+    else:
+        vertex_ids = cp.arange(n_vertices, dtype=cp.int64)
+    n = int(vertex_ids.shape[0])
+    check_vertex_count(n)
+    idx = index_dtype(n)
+    n_directed, n_loops = (int(c) for c in counts.get())
+    return CanonicalEdges(lo.astype(idx, copy=False), hi.astype(idx, copy=False),
+                          vertex_ids.astype(cp.int64, copy=False), n, n_loops,
+                          n_entries - n_loops - n_directed)
+
+
+def count_ids(ids, n_vertices: int):
+    """How often each of ``0 .. n_vertices-1`` occurs in ``ids`` (int64), by one atomic pass."""
+    cp = cupy()
+    counts = cp.zeros(n_vertices, dtype=cp.int64)
+    if ids.shape[0]:
+        if ids.dtype not in (np.int32, np.int64):
+            ids = ids.astype(cp.int64)
+        _run("tc_prep_histogram", int(ids.shape[0]),
+             (cp.ascontiguousarray(ids), np.int64(ids.shape[0]), counts),
+             vertex_t=_vertex_type(ids.dtype))
+    return counts
+
+
+def orient_by_rank(lo, hi, n_vertices: int, deg):
+    """:func:`~tricount.prep.orient.orient_by_rank` on the GPU: one key per edge,
+    one sort, one decode (same arrays as the portable code)."""
+    cp = cupy()
+    n, m = int(n_vertices), int(lo.shape[0])
+    if m == 0 or n >= MAX_PACKED_VERTICES or lo.dtype not in (np.int32, np.int64):
+        return portable_orient.orient_by_rank(lo, hi, n_vertices, deg)
+    order = cp.argsort(deg * n + cp.arange(n, dtype=cp.int64))
+    rank = cp.empty(n, dtype=lo.dtype)
+    rank[order] = cp.arange(n, dtype=lo.dtype)
+    del order
+    shift = _bits(n - 1)
+    keys = cp.empty(m, dtype=cp.uint64)
+    _run("tc_prep_rank_keys", m,
+         (cp.ascontiguousarray(lo), cp.ascontiguousarray(hi), rank, np.int64(m), np.int32(shift),
+          keys), vertex_t=_vertex_type(lo.dtype))
+    del rank
+    keys.sort()
+    rows, cols = _unpack(keys, m, drop_bits=0, high_shift=shift, low_bits=shift, dtype=lo.dtype)
+    del keys
+    return portable_orient.csr_from_sorted(rows, cols, n, "rank")
+
+
+def plan_partners(oriented) -> PartnerPlan:
+    """:func:`~tricount.prep.partners.plan_partners` on the GPU (one key per edge, one
+    sort, one decode); ``owners`` has the graph's index type, and the plan keeps the
+    running sum of the partners' out-degrees for :func:`split_tasks`."""
+    cp = cupy()
+    n, m = oriented.n_vertices, oriented.n_edges
+    id_bits, len_bits = _bits(n - 1), _bits(oriented.max_out_degree)
+    rows, cols = oriented.rows, oriented.indices
+    if m == 0 or 2 * id_bits + len_bits > 64 or cols.dtype not in (np.int32, np.int64):
+        return portable_partners.plan_partners(oriented)
+    out_degree = cp.diff(oriented.indptr).astype(cp.int32)
+    keys = cp.empty(m, dtype=cp.uint64)
+    kept = cp.zeros(1, dtype=cp.uint64)
+    _run("tc_prep_plan_keys", m,
+         (cp.ascontiguousarray(rows), cp.ascontiguousarray(cols), out_degree, np.int64(m),
+          np.int32(id_bits), np.int32(len_bits), np.uint64(oriented.max_out_degree), keys, kept),
+         vertex_t=_vertex_type(cols.dtype))
+    keys.sort()
+    n_pairs = int(kept.get()[0])
+    owners, partners = _unpack(keys, n_pairs, drop_bits=0, high_shift=id_bits + len_bits,
+                               low_bits=id_bits, dtype=cols.dtype)
+    del keys
+    needle = cols.dtype if n < np.iinfo(cols.dtype).max else np.int64
+    ptr = cp.searchsorted(owners, cp.arange(n + 1, dtype=needle)).astype(cp.int64)
+    running = cp.zeros(n_pairs + 1, dtype=cp.int64)
+    if n_pairs:
+        cp.cumsum(out_degree[partners], dtype=cp.int64, out=running[1:])
+    probes = running[ptr[1:]] - running[ptr[:-1]]
+    work = probes + cp.where(ptr[1:] > ptr[:-1], out_degree, 0).astype(cp.int64)
+    return PartnerPlan(ptr, partners, work, n_pairs, owners, running)
+
+
+def split_tasks(plan, out_degree, max_probes: int) -> Tasks:
+    """:func:`~tricount.prep.partners.split_tasks` on the GPU: one pass marks where
+    tasks begin, from the plan's running sum (same tasks as the portable code)."""
+    cp = cupy()
+    if plan.n_pairs == 0 or plan.running is None:
+        return portable_partners.split_tasks(plan, out_degree, max_probes)
+    starts = cp.empty(plan.n_pairs, dtype=cp.uint8)
+    _run("tc_prep_task_starts", plan.n_pairs,
+         (plan.owners, plan.ptr, plan.running, np.int64(plan.n_pairs),
+          np.int64(max(1, int(max_probes))), starts),
+         vertex_t=_vertex_type(plan.owners.dtype))
+    begin = cp.flatnonzero(starts)
+    del starts
+    end = cp.empty_like(begin)
+    end[:-1] = begin[1:]
+    end[-1] = plan.n_pairs
+    owner = plan.owners[begin]
+    work = plan.running[end] - plan.running[begin] + out_degree[owner]
+    return Tasks(owner.astype(plan.partners.dtype), begin, end, work)
