@@ -11,7 +11,8 @@ gpu (from the graph built on the GPU: orientation + count), and total
 (input to answer: for real graphs ``tricount.load_graph`` on the host, then
 the copy to the GPU, orientation and count; for R-MAT and G(n, m) the edge
 list generated on the GPU and listed in both directions, repeats kept, as issue
-7 specifies the input, then building it on the GPU, orientation and count). Edge rates divide the
+7 specifies the input, then building it on the GPU — the median of 3 builds
+after a warm-up build — orientation and count). Edge rates divide the
 undirected edges, each counted once, by a time.
 
 Counts are checked against graphs.json (real graphs) or, for R-MAT, against
@@ -58,12 +59,45 @@ TUNING = [
     ("hash-bw4k", "hash", {"block_work": 1 << 12}),
     ("hash-bw64k", "hash", {"block_work": 1 << 16}),
     ("hash-ll32", "hash", {"long_list": 32}),
+    ("hash-ws1024-bw4k", "hash", {"warp_slots": 1024, "block_work": 1 << 12}),
+    ("hash-ws1024-ll32", "hash", {"warp_slots": 1024, "long_list": 32}),
+    ("hash-bw4k-ll32", "hash", {"block_work": 1 << 12, "long_list": 32}),
+    ("hash-ws1024-bw4k-ll32", "hash", {"warp_slots": 1024, "block_work": 1 << 12,
+                                       "long_list": 32}),
+    ("hash-u6-mb8", "hash", {"unroll": 6, "min_blocks": 8}),
+    ("hash-ws1024-ll64", "hash", {"warp_slots": 1024, "long_list": 64}),
+    ("hash-ws1024-ll32-s2", "hash", {"warp_slots": 1024, "long_list": 32, "spread": 2}),
+    ("hash-ws1024-ll32-s8", "hash", {"warp_slots": 1024, "long_list": 32, "spread": 8}),
+    ("hash-ws1024-ll32-u2", "hash", {"warp_slots": 1024, "long_list": 32, "unroll": 2}),
+    ("hash-ws1024-ll32-u6", "hash", {"warp_slots": 1024, "long_list": 32, "unroll": 6}),
+    ("hash-ws1024-ll32-tpw1", "hash", {"warp_slots": 1024, "long_list": 32,
+                                       "tasks_per_warp": 1}),
+    ("hash-ws1024-ll32-tpw8", "hash", {"warp_slots": 1024, "long_list": 32,
+                                       "tasks_per_warp": 8}),
+    ("hash-ws1024-ll32-b128", "hash", {"warp_slots": 1024, "long_list": 32, "block_size": 128}),
+    ("hash-ws1024-ll32-mb4", "hash", {"warp_slots": 1024, "long_list": 32, "min_blocks": 4}),
+    ("hash-ws2048-ll32", "hash", {"warp_slots": 2048, "long_list": 32}),
+    ("hash-ws1024-ll32-nobatch", "hash", {"warp_slots": 1024, "long_list": 32,
+                                          "batch_bounds": False}),
+    ("hash-bt16k", "hash", {"block_table_bytes": 16 * 1024}),
+    ("hash-bt64k", "hash", {"block_table_bytes": 64 * 1024}),
+    ("hash-bt16k-ll32", "hash", {"block_table_bytes": 16 * 1024, "long_list": 32}),
+    ("hash-b512", "hash", {"block_size": 512}),
+    ("hash-b1024", "hash", {"block_size": 1024}),
+    ("hash-b512-u4", "hash", {"block_size": 512, "unroll": 4}),
+    ("hash-b512-u8", "hash", {"block_size": 512, "unroll": 8}),
+    ("hash-b512-bw64k", "hash", {"block_size": 512, "block_work": 1 << 16}),
+    ("hash-b512-bw4k", "hash", {"block_size": 512, "block_work": 1 << 12}),
+    ("hash-b512-bt64k", "hash", {"block_size": 512, "block_table_bytes": 64 * 1024}),
+    ("hash-b512-tpw8", "hash", {"block_size": 512, "tasks_per_warp": 8}),
     ("wedge-c32", "wedge", {"chunk": 32}),
     ("wedge-c128", "wedge", {"chunk": 128, "span_slots": 512}),
     ("wedge-u2", "wedge", {"unroll": 2}),
     ("wedge-mb6", "wedge", {"min_blocks": 6}),
     ("wedge-e64", "wedge", {"edge32": False}),
 ]
+#: Builds from the GPU edge list timed after a warm-up build (median of these).
+BUILD_TRIALS = 3
 #: A method whose warm-up took this long gets fewer trials (at least one).
 METHOD_BUDGET_S = 20.0
 #: Skip a method on an R-MAT graph when its time, extrapolated from the previous
@@ -115,28 +149,39 @@ def both_directions(src, dst):
     return cupy.concatenate([src, dst]), cupy.concatenate([dst, src])
 
 
+def timed_builds(src, dst, **kwargs):
+    """Build the graph BUILD_TRIALS + 1 times; the first is a warm-up (it compiles the
+    preparation kernels and grows CuPy's memory pool). Returns the last graph and the
+    median seconds of the others."""
+    from tricount import CSRGraph
+
+    g, seconds = None, []
+    for _ in range(BUILD_TRIALS + 1):
+        del g
+        t0 = time.perf_counter()
+        g = CSRGraph.from_edges(src, dst, **kwargs)
+        sync()
+        seconds.append(time.perf_counter() - t0)
+    return g, statistics.median(seconds[1:])
+
+
 def build_rmat(scale, edge_factor, seed):
     import cupy
 
-    from tricount import CSRGraph
     from tricount.generate import rmat, rmat_name
 
     t0 = time.perf_counter()
     src, dst = both_directions(*rmat(scale, edge_factor, seed=seed, xp=cupy))
     sync()
     t1 = time.perf_counter()
-    g = CSRGraph.from_edges(src, dst, name=rmat_name(scale, edge_factor, seed))
-    del src, dst
-    sync()
-    t2 = time.perf_counter()
-    return g, {"generate_s": t1 - t0, "load_s": 0.0, "build_s": t2 - t1}
+    g, build_s = timed_builds(src, dst, name=rmat_name(scale, edge_factor, seed))
+    return g, {"generate_s": t1 - t0, "load_s": 0.0, "build_s": build_s}
 
 
 def build_er(log2_n, edge_factor, seed):
     """G(n, m) with n = 2^log2_n and m = edge_factor · n distinct edges, drawn on the GPU."""
     import cupy
 
-    from tricount import CSRGraph
     from tricount.generate import erdos_renyi
     from tricount.generate.erdos_renyi import erdos_renyi_name
 
@@ -145,11 +190,8 @@ def build_er(log2_n, edge_factor, seed):
     src, dst = both_directions(*erdos_renyi(n, m, seed=seed, xp=cupy))
     sync()
     t1 = time.perf_counter()
-    g = CSRGraph.from_edges(src, dst, name=erdos_renyi_name(n, m, seed), n_vertices=n)
-    del src, dst
-    sync()
-    t2 = time.perf_counter()
-    return g, {"generate_s": t1 - t0, "load_s": 0.0, "build_s": t2 - t1}
+    g, build_s = timed_builds(src, dst, name=erdos_renyi_name(n, m, seed), n_vertices=n)
+    return g, {"generate_s": t1 - t0, "load_s": 0.0, "build_s": build_s}
 
 
 def build_real(path):
@@ -364,7 +406,8 @@ def write_markdown(path, info, rows, sweep_rows):
         "Median of the trials after one untimed warm-up. kernel: counting kernel alone (CUDA "
         "events); count: all counting work; gpu: from the built graph (copy to the GPU for real "
         "graphs, orientation, count); total: input to answer (real graphs: read and build on the "
-        "host + gpu; R-MAT: build on the GPU from the GPU-generated edge list + gpu). Rates: "
+        "host + gpu; R-MAT and G(n, m): build on the GPU from the GPU-generated edge list in "
+        "both directions with repeats, median of 3 builds after a warm-up, + gpu). Rates: "
         "undirected edges (each once) per second, in millions.",
         "",
         "| graph | n | m | method | triangles | kernel ms | count ms | gpu ms | total ms | "

@@ -64,6 +64,9 @@ METHOD_VARIANTS = [
     ("hash", {"unroll": 1, "min_blocks": 8, "long_list": 1}),
     ("hash", {"batch_bounds": False, "unroll": 3, "min_blocks": 1}),
     ("hash", {"edge32": False}),
+    ("hash", {"warp_slots": 512, "long_list": 16}),  # the defaults from 10^7 edges
+    ("hash", {"warp_slots": 512, "long_list": 16, "block_size": 512,  # and from 10^8
+              "block_table_bytes": 64 * 1024, "unroll": 6, "min_blocks": 8}),
     ("hash", {"unroll": 6, "min_blocks": 8, "by_owner": True, "tasks_per_warp": 64}),
     ("wedge", {}),
     ("wedge", {"chunk": 1, "span_slots": 1, "unroll": 1}),

@@ -18,7 +18,8 @@ block task; longer out-lists are binary-searched in global memory instead),
 ``spread`` (slots per key), ``max_task`` (probes per task; default from the
 total work and the device's size, at least ``min_task``), ``unroll`` (loads in
 flight per lane on long lists) and ``min_blocks`` (resident blocks the
-compiler must allow, which caps registers; both default by graph size),
+compiler must allow, which caps registers; these two, ``warp_slots``,
+``long_list``, ``block_size`` and ``block_table_bytes`` default by graph size),
 ``batch_bounds`` (fetch 32 lists' bounds per warp at once), ``edge32``
 (32-bit edge positions in the kernel when they fit; False forces 64-bit),
 ``tasks_per_warp`` (tasks per resident warp when cutting owners) and
@@ -36,7 +37,9 @@ from tricount.gpu._module import get_kernel
 from tricount.gpu.prepare import plan_partners, split_tasks
 
 __all__ = ["count_hash", "HASH_BLOCK_SIZE", "HASH_WARP_SLOTS", "HASH_LONG_LIST",
-           "HASH_BLOCK_WORK", "HASH_BLOCK_TABLE_BYTES", "HASH_TABLE_SPREAD"]
+           "HASH_SMALL_WARP_SLOTS", "HASH_SMALL_LONG_LIST",
+           "HASH_BLOCK_WORK", "HASH_BLOCK_TABLE_BYTES", "HASH_TABLE_SPREAD",
+           "HASH_HUGE_BLOCK_SIZE", "HASH_HUGE_BLOCK_TABLE_BYTES"]
 
 #: 256 threads (8 warps) per block, as dynamic.
 HASH_BLOCK_SIZE = 256
@@ -44,9 +47,15 @@ HASH_BLOCK_SIZE = 256
 HASH_WARP_SLOTS = 512
 #: Lists of 16 or more are read by a warp (half its lanes busy at worst).
 HASH_LONG_LIST = 16
+#: Below HASH_LARGE_EDGES, 1,024 slots per warp (owners up to d+ = 256 stay with a
+#: warp) and warp reads from 32 entries: R-MAT 18 0.745 ms against 0.895, the
+#: real graphs of issue 7 5-15 % faster; at R-MAT 21 the larger tables cost 10 %
+#: (H100, runs 9-10 of gpu_notes.md's third session).
+HASH_SMALL_WARP_SLOTS = 1024
+HASH_SMALL_LONG_LIST = 32
 #: An owner with this many probes or more takes a whole block.
 HASH_BLOCK_WORK = 1 << 14
-#: Tables of block owners up to 32 KiB (out-degree 4,096 with int ids).
+#: Tables of block owners up to 32 KiB (out-degree 2,048 with int ids at spread 4).
 HASH_BLOCK_TABLE_BYTES = 32 * 1024
 #: Table slots >= 4 d+(owner): linear probing at load <= 1/4 (15-20 % faster than
 #: 1/2 on R-MAT 18-24, H100, benchmarks/gpu_notes.md).
@@ -61,6 +70,14 @@ HASH_MIN_BLOCKS = 6
 #: and the small real graphs 4 and 6 were 8-20 % faster (H100, gpu_notes.md, v6).
 HASH_LARGE_EDGES = 10_000_000
 HASH_LARGE_UNROLL, HASH_LARGE_MIN_BLOCKS = 6, 8
+#: From this many edges, blocks of 512 (16 warps per heavy owner; 4 blocks, 64 warps
+#: per SM) and block tables up to 64 KiB (owners up to d+ = 4,096 stay on chip,
+#: 3 blocks per SM): R-MAT 24 119 ms against 133, 25 319 against 433; at R-MAT 21
+#: blocks of 512 were 6 % slower, so the switch sits between 3.2·10^7 and 2.6·10^8
+#: edges (not measured in between). Blocks of 1,024, or 64 KiB tables with blocks
+#: of 256 (24 warps per SM), were slower (H100, gpu_notes.md's third session).
+HASH_HUGE_EDGES = 100_000_000
+HASH_HUGE_BLOCK_SIZE, HASH_HUGE_BLOCK_TABLE_BYTES = 512, 64 * 1024
 #: A warp fetches the bounds of its next 32 partner lists at once.
 HASH_BATCH_BOUNDS = True
 #: Owners are cut into tasks of about total / (this × resident warps) probes ...
@@ -99,14 +116,14 @@ def task_cap(total_work: int, sm_count: int, min_task: int = HASH_MIN_TASK,
     return max(int(min_task), int(total_work) // (tasks_per_warp * 64 * sm_count))
 
 
-def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int = HASH_WARP_SLOTS,
-               long_list: int = HASH_LONG_LIST, block_table_bytes: int = HASH_BLOCK_TABLE_BYTES,
+def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int | None = None,
+               long_list: int | None = None, block_table_bytes: int | None = None,
                spread: int = HASH_TABLE_SPREAD, max_task: int | None = None,
                min_task: int = HASH_MIN_TASK, unroll: int | None = None,
                min_blocks: int | None = None, batch_bounds: bool = HASH_BATCH_BOUNDS,
                edge32: bool = True, tasks_per_warp: int = HASH_TASKS_PER_WARP,
                by_owner: bool = False,
-               block_size: int = HASH_BLOCK_SIZE, warp_claim: int = 1,
+               block_size: int | None = None, warp_claim: int = 1,
                grid_size: int | None = None):
     """Triangles of an oriented CSR; returns ``(n_triangles, kernel_seconds)``."""
     cp = cupy()
@@ -115,6 +132,15 @@ def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int =
         unroll = HASH_LARGE_UNROLL if large else HASH_LONG_UNROLL
     if min_blocks is None:
         min_blocks = HASH_LARGE_MIN_BLOCKS if large else HASH_MIN_BLOCKS
+    if warp_slots is None:
+        warp_slots = HASH_WARP_SLOTS if large else HASH_SMALL_WARP_SLOTS
+    if long_list is None:
+        long_list = HASH_LONG_LIST if large else HASH_SMALL_LONG_LIST
+    huge = oriented.n_edges >= HASH_HUGE_EDGES
+    if block_size is None:
+        block_size = HASH_HUGE_BLOCK_SIZE if huge else HASH_BLOCK_SIZE
+    if block_table_bytes is None:
+        block_table_bytes = HASH_HUGE_BLOCK_TABLE_BYTES if huge else HASH_BLOCK_TABLE_BYTES
     if warp_slots < 32 or warp_slots & (warp_slots - 1):
         raise UnknownMethodError(f"hash: warp_slots must be a power of two >= 32, got {warp_slots}")
     if (long_list < 1 or warp_claim < 1 or block_work < 0 or spread not in (2, 4, 8)
