@@ -32,8 +32,9 @@ def probe() -> tuple[bool, str]:
     if n == 0:
         return False, "CUDA reports no GPU"
     try:
-        name = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["name"]
-        name = name.decode() if isinstance(name, bytes) else str(name)
+        from tricount.gpu._common import device_facts
+
+        name = device_facts()["name"]  # asked once per device (the query costs milliseconds)
     except Exception as exc:
         return False, f"the GPU cannot be used: {exc}"
     return True, f"GPU {name}"
