@@ -40,8 +40,9 @@ ORIENTATIONS = ("degree", "id", "rank")
 # auto's rule: a cost model over n, m and the largest out-degree, from the H100
 # runs of 2026-11-22 (benchmarks/gpu_notes.md, kernel and count ms):
 #: Below this many edges merge: on the five real graphs of issue 7 its kernel is
-#: within 21 % of the best method (hash won on three, by up to 21 % in run 28) and
-#: all its counting work takes 0.1-0.25 ms, where hash's planning alone takes 2.5-5.6 ms.
+#: within 33 % of the best method (hash won on three, by up to 33 % in run 45:
+#: blogcatalog 0.113 against 0.085 ms) and all its counting work takes 0.1-0.2 ms,
+#: where hash's planning alone takes 1.8-2.5 ms.
 AUTO_MERGE_MAX_EDGES = 1_000_000
 #: Larger graphs whose largest out-degree is at least this many times the mean
 #: degree m / n are skewed: hash, the fastest kernel on every R-MAT graph (scale
