@@ -32,8 +32,8 @@ from tricount.prep import orient as portable_orient
 from tricount.prep import partners as portable_partners
 from tricount.prep.canonical import (DENSE_ID_FACTOR, CanonicalEdges, check_vertex_count,
                                      check_vertex_range)
-from tricount.prep.partners import PartnerPlan, Tasks
-from tricount.prep.xp import index_dtype
+from tricount.prep.partners import PartnerPlan, Tasks, plan_from_pairs, tasks_from_starts
+from tricount.prep.xp import bits_for, index_dtype
 
 __all__ = ["fused_canonical_edges", "count_ids", "orient_by_rank", "plan_partners",
            "split_tasks"]
@@ -42,11 +42,6 @@ PREP_BLOCK_SIZE = 256
 #: Ids below 2^31 - 1: two of them and a direction bit pack into 64 bits, and
 #: every id fits the int32 the kernels decode into.
 MAX_PACKED_VERTICES = 2**31 - 1
-
-
-def _bits(value: int) -> int:
-    """Bits to hold every integer in 0 .. value."""
-    return max(1, int(value).bit_length())
 
 
 def _vertex_type(dtype) -> str:
@@ -103,7 +98,7 @@ def fused_canonical_edges(src, dst, *, n_vertices: int | None = None):
         if n_vertices >= MAX_PACKED_VERTICES:
             return None
         top, present = max(0, n_vertices - 1), None
-    shift = _bits(top)
+    shift = bits_for(top)
     mark = present is not None
     keys = cp.empty(n_entries, dtype=cp.uint64)
     _run("tc_prep_edge_keys", n_entries,
@@ -154,11 +149,8 @@ def orient_by_rank(lo, hi, n_vertices: int, deg):
     n, m = int(n_vertices), int(lo.shape[0])
     if m == 0 or n >= MAX_PACKED_VERTICES or lo.dtype not in (np.int32, np.int64):
         return portable_orient.orient_by_rank(lo, hi, n_vertices, deg)
-    order = cp.argsort(deg * n + cp.arange(n, dtype=cp.int64))
-    rank = cp.empty(n, dtype=lo.dtype)
-    rank[order] = cp.arange(n, dtype=lo.dtype)
-    del order
-    shift = _bits(n - 1)
+    rank = portable_orient.degree_rank(deg, n, lo.dtype)
+    shift = bits_for(n - 1)
     keys = cp.empty(m, dtype=cp.uint64)
     _run("tc_prep_rank_keys", m,
          (cp.ascontiguousarray(lo), cp.ascontiguousarray(hi), rank, np.int64(m), np.int32(shift),
@@ -172,11 +164,10 @@ def orient_by_rank(lo, hi, n_vertices: int, deg):
 
 def plan_partners(oriented) -> PartnerPlan:
     """:func:`~tricount.prep.partners.plan_partners` on the GPU (one key per edge, one
-    sort, one decode); ``owners`` has the graph's index type, and the plan keeps the
-    running sum of the partners' out-degrees for :func:`split_tasks`."""
+    sort, one decode); ``owners`` has the graph's index type."""
     cp = cupy()
     n, m = oriented.n_vertices, oriented.n_edges
-    id_bits, len_bits = _bits(n - 1), _bits(oriented.max_out_degree)
+    id_bits, len_bits = bits_for(n - 1), bits_for(oriented.max_out_degree)
     rows, cols = oriented.rows, oriented.indices
     if m == 0 or 2 * id_bits + len_bits > 64 or cols.dtype not in (np.int32, np.int64):
         return portable_partners.plan_partners(oriented)
@@ -192,32 +183,18 @@ def plan_partners(oriented) -> PartnerPlan:
     owners, partners = _unpack(keys, n_pairs, drop_bits=0, high_shift=id_bits + len_bits,
                                low_bits=id_bits, dtype=cols.dtype)
     del keys
-    needle = cols.dtype if n < np.iinfo(cols.dtype).max else np.int64
-    ptr = cp.searchsorted(owners, cp.arange(n + 1, dtype=needle)).astype(cp.int64)
-    running = cp.zeros(n_pairs + 1, dtype=cp.int64)
-    if n_pairs:
-        cp.cumsum(out_degree[partners], dtype=cp.int64, out=running[1:])
-    probes = running[ptr[1:]] - running[ptr[:-1]]
-    work = probes + cp.where(ptr[1:] > ptr[:-1], out_degree, 0).astype(cp.int64)
-    return PartnerPlan(ptr, partners, work, n_pairs, owners, running)
+    return plan_from_pairs(owners, partners, out_degree, n)
 
 
 def split_tasks(plan, out_degree, max_probes: int) -> Tasks:
     """:func:`~tricount.prep.partners.split_tasks` on the GPU: one pass marks where
     tasks begin, from the plan's running sum (same tasks as the portable code)."""
     cp = cupy()
-    if plan.n_pairs == 0 or plan.running is None:
+    if plan.n_pairs == 0:
         return portable_partners.split_tasks(plan, out_degree, max_probes)
     starts = cp.empty(plan.n_pairs, dtype=cp.uint8)
     _run("tc_prep_task_starts", plan.n_pairs,
          (plan.owners, plan.ptr, plan.running, np.int64(plan.n_pairs),
           np.int64(max(1, int(max_probes))), starts),
          vertex_t=_vertex_type(plan.owners.dtype))
-    begin = cp.flatnonzero(starts)
-    del starts
-    end = cp.empty_like(begin)
-    end[:-1] = begin[1:]
-    end[-1] = plan.n_pairs
-    owner = plan.owners[begin]
-    work = plan.running[end] - plan.running[begin] + out_degree[owner]
-    return Tasks(owner.astype(plan.partners.dtype), begin, end, work)
+    return tasks_from_starts(plan, starts, out_degree)

@@ -27,6 +27,7 @@ from tricount.gpu import _common
 from tricount.gpu._common import (KernelTimer, MAX_GRID, ceil_div, cupy, kernel_arrays, launch,
                                   read_count, require_memory, resident_grid)
 from tricount.gpu._module import get_kernel
+from tricount.prep.xp import bits_for
 
 __all__ = ["count_radix", "RADIX_BITS", "RADIX_THRESHOLD", "RADIX_TILE", "wedge_count"]
 
@@ -77,7 +78,7 @@ def count_radix(oriented, *, radix_bits: int = RADIX_BITS, threshold: int = RADI
     k_hist = get_kernel("radix", "tc_radix_histogram", **defines)
     k_move = get_kernel("radix", "tc_radix_move", **defines)
     digits = 1 << radix_bits
-    id_bits = max(1, int(n - 1).bit_length())
+    id_bits = bits_for(n - 1)
     key_bits = ceil_div(2 * id_bits, radix_bits) * radix_bits  # top digit padded with zeros
 
     def grid(work_blocks, kernel=None):

@@ -48,14 +48,32 @@ def degrees(lo, hi, n_vertices: int):
     return deg
 
 
+def row_starts(rows, n_vertices: int):
+    """int64 offsets (``n_vertices + 1``) of each row in the sorted id array ``rows``.
+
+    Row u starts where the first id >= u would be inserted: a binary search per
+    row, faster than bincount + cumsum over the entries.
+    """
+    xp = array_namespace(rows)
+    needle_dtype = rows.dtype if n_vertices < xp.iinfo(rows.dtype).max else xp.int64
+    boundaries = xp.arange(n_vertices + 1, dtype=needle_dtype)
+    return xp.searchsorted(rows, boundaries).astype(xp.int64)
+
+
+def degree_rank(deg, n_vertices: int, dtype):
+    """``rank[v]``: the position of v in the order (degree, id), as ``dtype``."""
+    xp = array_namespace(deg)
+    n = n_vertices
+    order = xp.argsort(deg * n + xp.arange(n, dtype=xp.int64))
+    rank = xp.empty(n, dtype=dtype)
+    rank[order] = xp.arange(n, dtype=dtype)
+    return rank
+
+
 def csr_from_sorted(rows, cols, n_vertices: int, order: str) -> OrientedCSR:
     """Wrap COO pairs already sorted by (row, col) as an :class:`OrientedCSR`."""
     xp = array_namespace(rows, cols)
-    # rows is sorted, so row u starts where the first id >= u would be inserted
-    # (a binary search per row: faster than bincount + cumsum over the edges).
-    needle_dtype = rows.dtype if n_vertices < xp.iinfo(rows.dtype).max else xp.int64
-    boundaries = xp.arange(n_vertices + 1, dtype=needle_dtype)
-    indptr = xp.searchsorted(rows, boundaries).astype(xp.int64)
+    indptr = row_starts(rows, n_vertices)
     max_out = int(xp.diff(indptr).max()) if rows.shape[0] else 0
     return OrientedCSR(indptr, rows, cols, n_vertices, int(rows.shape[0]), max_out, order)
 
@@ -97,10 +115,7 @@ def orient_by_rank(lo, hi, n_vertices: int, deg=None) -> OrientedCSR:
     if deg is None:
         deg = degrees(lo, hi, n_vertices)
     n = n_vertices
-    order = xp.argsort(deg * n + xp.arange(n, dtype=xp.int64))
-    rank = xp.empty(n, dtype=lo.dtype)
-    rank[order] = xp.arange(n, dtype=lo.dtype)
-    del order
+    rank = degree_rank(deg, n, lo.dtype)
     a, b = rank[lo], rank[hi]
     del rank
     key = xp.minimum(a, b).astype(xp.uint64) * xp.uint64(n) + xp.maximum(a, b).astype(xp.uint64)

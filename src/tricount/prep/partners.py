@@ -25,9 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tricount.errors import UnsupportedGraphError
-from tricount.prep.xp import array_namespace
+from tricount.prep.orient import row_starts
+from tricount.prep.xp import array_namespace, bits_for
 
-__all__ = ["PartnerPlan", "plan_partners", "Tasks", "split_tasks"]
+__all__ = ["PartnerPlan", "plan_partners", "plan_from_pairs", "Tasks", "split_tasks",
+           "tasks_from_starts"]
 
 
 @dataclass(frozen=True)
@@ -39,15 +41,10 @@ class PartnerPlan:
     partners: object
     work: object
     n_pairs: int
-    owners: object = None  # owner of every pair (int64), for splitting owners into tasks
-    # Exclusive running sum of the partners' out-degrees (n_pairs + 1 entries), kept by
-    # the GPU's plan (tricount.gpu.prepare) for its split_tasks.
+    owners: object = None  # owner of every pair (sorted), for splitting owners into tasks
+    # Exclusive running sum of the partners' out-degrees (n_pairs + 1 entries): where
+    # every pair's probes begin, for split_tasks.
     running: object = None
-
-
-def _bits(value: int) -> int:
-    """Bits to hold every integer in 0 .. value."""
-    return max(1, int(value).bit_length())
 
 
 def plan_partners(oriented) -> PartnerPlan:
@@ -70,7 +67,7 @@ def plan_partners(oriented) -> PartnerPlan:
     partner = xp.where(owner_is_u, v, u).astype(xp.uint64)
     length = xp.minimum(du, dv)
     del u, v, du, dv, owner_is_u
-    id_bits, len_bits = _bits(n - 1), _bits(oriented.max_out_degree)
+    id_bits, len_bits = bits_for(n - 1), bits_for(oriented.max_out_degree)
     if 2 * id_bits + len_bits > 64:
         raise UnsupportedGraphError(
             f"the hash method packs (owner, length, partner) in 64 bits; {n} vertices with "
@@ -83,14 +80,23 @@ def plan_partners(oriented) -> PartnerPlan:
     owners = (key >> xp.uint64(id_bits + len_bits)).astype(xp.int64)
     partners = (key & xp.uint64((1 << id_bits) - 1)).astype(cols.dtype)
     del key
-    # owners is sorted: owner x's pairs start where the first owner >= x would be
-    # inserted, and its probes are a difference of one running sum (exact, no atomics).
-    ptr = xp.searchsorted(owners, xp.arange(n + 1, dtype=xp.int64)).astype(xp.int64)
+    return plan_from_pairs(owners, partners, out_degree, n)
+
+
+def plan_from_pairs(owners, partners, out_degree, n_vertices: int) -> PartnerPlan:
+    """The plan of pairs already grouped by owner (``owners`` sorted).
+
+    Owner x's pairs start where the first owner >= x would be inserted, and its
+    probes are a difference of one running sum (exact, no atomics).
+    """
+    xp = array_namespace(owners)
+    ptr = row_starts(owners, n_vertices)
     running = xp.zeros(partners.shape[0] + 1, dtype=xp.int64)
-    running[1:] = xp.cumsum(out_degree[partners], dtype=xp.int64)
+    if partners.shape[0]:
+        xp.cumsum(out_degree[partners], dtype=xp.int64, out=running[1:])
     probes = running[ptr[1:]] - running[ptr[:-1]]
     work = probes + xp.where(ptr[1:] > ptr[:-1], out_degree, 0).astype(xp.int64)
-    return PartnerPlan(ptr, partners, work, int(partners.shape[0]), owners)
+    return PartnerPlan(ptr, partners, work, int(partners.shape[0]), owners, running)
 
 
 @dataclass(frozen=True)
@@ -117,18 +123,22 @@ def split_tasks(plan, out_degree, max_probes: int) -> Tasks:
     if plan.n_pairs == 0:
         empty = xp.zeros(0, dtype=xp.int64)
         return Tasks(plan.partners[:0], empty, empty, empty)
-    lengths = out_degree[plan.partners].astype(xp.int64)
-    inclusive = xp.cumsum(lengths)
     owner_start = plan.ptr[plan.owners]
-    before_owner = xp.where(owner_start > 0, inclusive[owner_start - 1], 0)
-    piece = (inclusive - lengths - before_owner) // max(1, int(max_probes))
+    # The owner's probes before each pair, cut into pieces of max_probes.
+    piece = (plan.running[:-1] - plan.running[owner_start]) // max(1, int(max_probes))
     position = xp.arange(plan.n_pairs, dtype=xp.int64)
     starts = position == owner_start
     starts[1:] |= piece[1:] != piece[:-1]
+    return tasks_from_starts(plan, starts, out_degree)
+
+
+def tasks_from_starts(plan, starts, out_degree) -> Tasks:
+    """The tasks that begin at the pairs flagged in ``starts`` (the first pair is flagged)."""
+    xp = array_namespace(plan.ptr)
     begin = xp.flatnonzero(starts)
     end = xp.empty_like(begin)
     end[:-1] = begin[1:]
     end[-1] = plan.n_pairs
     owner = plan.owners[begin]
-    work = inclusive[end - 1] - inclusive[begin] + lengths[begin] + out_degree[owner]
+    work = plan.running[end] - plan.running[begin] + out_degree[owner]
     return Tasks(owner.astype(plan.partners.dtype), begin, end, work)

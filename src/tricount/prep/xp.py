@@ -31,3 +31,8 @@ def to_host(a):
 def index_dtype(n_vertices: int):
     """Column-index type: int32 while every compact id fits, else int64."""
     return np.int32 if n_vertices <= np.iinfo(np.int32).max else np.int64
+
+
+def bits_for(value: int) -> int:
+    """Bits to hold every integer in 0 .. value (at least 1)."""
+    return max(1, int(value).bit_length())
