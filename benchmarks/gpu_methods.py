@@ -102,6 +102,15 @@ TUNING = [
     ("wedge-u2", "wedge", {"unroll": 2}),
     ("wedge-mb6", "wedge", {"min_blocks": 6}),
     ("wedge-e64", "wedge", {"edge32": False}),
+    ("wedge-csr", "wedge", {"layout": "csr"}),
+    ("wedge-a8", "wedge", {"align": 8}),
+    ("wedge-a1", "wedge", {"align": 1}),
+    ("wedge-u2", "wedge", {"unroll": 2}),
+    ("wedge-u6", "wedge", {"unroll": 6}),
+    ("wedge-mb6", "wedge", {"min_blocks": 6}),
+    ("wedge-s512", "wedge", {"span_slots": 512}),
+    ("wedge-c128-s512", "wedge", {"chunk": 128, "span_slots": 512}),
+    ("wedge-c32", "wedge", {"chunk": 32}),
 ]
 #: Builds from the GPU edge list timed after a warm-up build (median of these).
 BUILD_TRIALS = 3

@@ -72,7 +72,12 @@ METHOD_VARIANTS = [
     ("wedge", {"chunk": 1, "span_slots": 1, "unroll": 1}),
     ("wedge", {"chunk": 100, "span_slots": 64, "unroll": 3, "edge32": False, "block_size": 32}),
     ("wedge", {"chunk": 4096, "span_slots": 12000, "unroll": 8, "min_blocks": 1,
-               "block_size": 64}),
+               "block_size": 64, "align": 1}),
+    ("wedge", {"align": 3, "unroll": 2, "min_blocks": 6}),
+    ("wedge", {"layout": "csr"}),
+    ("wedge", {"layout": "csr", "chunk": 1, "span_slots": 1, "unroll": 1}),
+    ("wedge", {"layout": "csr", "chunk": 100, "span_slots": 64, "unroll": 3, "edge32": False,
+               "block_size": 32}),
     ("auto", {}),
 ]
 

@@ -35,6 +35,8 @@ ENTRY_POINTS = (
     ("radix", "tc_radix_move"),
     ("hash", "tc_hash"),
     ("wedge", "tc_wedge"),
+    ("wedge_fp", "tc_wedge_fp"),
+    ("wedge_fp", "tc_wedge_fp_layout"),
     ("per_vertex", "tc_per_vertex"),
     ("edge_support", "tc_edge_support"),
     ("truss", "tc_truss_peel"),

@@ -29,6 +29,7 @@ from tricount.errors import UnknownMethodError
 from tricount.gpu._common import (KernelTimer, ceil_div, cupy, device_facts, kernel_arrays, launch,
                                   read_count, resident_grid)
 from tricount.gpu._module import get_kernel
+from tricount.gpu.fingerprints import fingerprint_lists
 
 __all__ = ["count_wedge", "WEDGE_BLOCK_SIZE", "WEDGE_CHUNK", "WEDGE_SPAN_SLOTS", "WEDGE_UNROLL",
            "WEDGE_MIN_BLOCKS"]
@@ -44,42 +45,63 @@ WEDGE_SPAN_SLOTS = 256
 WEDGE_UNROLL = 4
 #: Registers capped for 8 blocks of 256 per SM (64 warps): 3 % faster than 6.
 WEDGE_MIN_BLOCKS = 8
+#: "fingerprint" (kernels/wedge_fp.cu) or "csr" (kernels/wedge.cu, no extra memory).
+WEDGE_LAYOUT = "fingerprint"
+LAYOUTS = ("fingerprint", "csr")
+#: Fingerprint lists start at multiples of 16 entries (32 bytes: one sector).
+WEDGE_ALIGN = 16
 #: Orientations whose order is the ids' (every edge u -> v has v > u).
 ID_ORDERED = ("rank", "id")
 
 
-def count_wedge(oriented, *, chunk: int = WEDGE_CHUNK, span_slots: int = WEDGE_SPAN_SLOTS,
-                unroll: int = WEDGE_UNROLL, min_blocks: int = WEDGE_MIN_BLOCKS,
-                edge32: bool = True, block_size: int = WEDGE_BLOCK_SIZE,
-                grid_size: int | None = None):
+def count_wedge(oriented, *, layout: str = WEDGE_LAYOUT, chunk: int = WEDGE_CHUNK,
+                span_slots: int = WEDGE_SPAN_SLOTS, unroll: int = WEDGE_UNROLL,
+                min_blocks: int = WEDGE_MIN_BLOCKS, align: int = WEDGE_ALIGN, edge32: bool = True,
+                block_size: int = WEDGE_BLOCK_SIZE, grid_size: int | None = None):
     """Triangles of an oriented CSR; returns ``(n_triangles, kernel_seconds)``."""
     cp = cupy()
-    if chunk < 1 or not 1 <= span_slots <= 65535 or not 1 <= unroll <= 8 \
-            or not 1 <= min_blocks <= 32:
-        raise UnknownMethodError("wedge: chunk must be >= 1, span_slots 1 to 65535, unroll 1 to 8, "
-                                 "min_blocks 1 to 32")
+    if layout not in LAYOUTS or chunk < 1 or not 1 <= span_slots <= 65535 \
+            or not 1 <= unroll <= 8 or not 1 <= min_blocks <= 32 or not 1 <= align <= 1024:
+        raise UnknownMethodError(f"wedge: layout must be one of {', '.join(LAYOUTS)}, chunk >= 1, "
+                                 "span_slots 1 to 65535, unroll 1 to 8, min_blocks 1 to 32, "
+                                 "align 1 to 1024")
     if oriented.n_edges == 0:
         return 0, 0.0
     indptr, rows, cols, vertex = kernel_arrays(oriented)
-    shared_bytes = (block_size // 32) * span_slots * cols.dtype.itemsize
+    fingerprint = layout == "fingerprint"
+    # Positions in cols and (padded) fp: 32-bit in the kernel when all fit.
+    positions = oriented.n_edges + oriented.n_vertices * align if fingerprint else oriented.n_edges
+    edge32 = edge32 and positions + chunk < 2**31
+    indptr = indptr.astype(cp.uint32 if edge32 else cp.int64, copy=False)
+    if fingerprint:  # per warp: 2-byte slots (8-byte aligned), then two positions per lane
+        per_warp = ceil_div(2 * span_slots, 8) * 8 + 2 * 32 * indptr.dtype.itemsize
+    else:
+        per_warp = span_slots * cols.dtype.itemsize
+    shared_bytes = (block_size // 32) * per_warp
     limit = device_facts()["shared_per_block_optin"]
     if shared_bytes > limit:
         raise UnknownMethodError(f"wedge: {block_size // 32} warps x {span_slots} slots need "
                                  f"{shared_bytes} bytes of shared memory, the device has {limit}")
-    edge32 = edge32 and oriented.n_edges + chunk < 2**31
+    edge_type = "unsigned int" if edge32 else "long long"
     min_blocks = min(min_blocks, max(1, 2048 // block_size))
-    kernel = get_kernel("wedge", "tc_wedge", block_size=block_size, vertex_t=vertex,
-                        edge_t="unsigned int" if edge32 else "long long", chunk=chunk,
-                        span_slots=span_slots, id_order=int(oriented.order in ID_ORDERED),
-                        unroll=unroll, min_blocks=min_blocks)
+    common = dict(block_size=block_size, vertex_t=vertex, edge_t=edge_type, chunk=chunk,
+                  span_slots=span_slots, id_order=int(oriented.order in ID_ORDERED),
+                  unroll=unroll, min_blocks=min_blocks)
+    next_chunk = cp.zeros(1, dtype=cp.uint64)
+    result = cp.zeros(1, dtype=cp.uint64)
+    if fingerprint:
+        lists = fingerprint_lists(oriented, indptr, rows, cols, vertex, edge_type, align=align)
+        kernel = get_kernel("wedge_fp", "tc_wedge_fp", align=align, len_bits=lists.len_bits,
+                            meta_t=lists.meta_type, **common)
+        args = (indptr, rows, cols, lists.fp, lists.meta, np.int32(lists.shift),
+                np.int64(oriented.n_edges), next_chunk, result)
+    else:
+        kernel = get_kernel("wedge", "tc_wedge", **common)
+        args = (indptr, rows, cols, np.int64(oriented.n_edges), next_chunk, result)
     n_chunks = ceil_div(oriented.n_edges, chunk)
     if grid_size is None:
         grid_size = resident_grid(kernel, block_size, shared_bytes,
                                   work_blocks=ceil_div(n_chunks, block_size // 32))
-    next_chunk = cp.zeros(1, dtype=cp.uint64)
-    result = cp.zeros(1, dtype=cp.uint64)
-    args = (indptr.astype(cp.uint32 if edge32 else cp.int64, copy=False), rows, cols,
-            np.int64(oriented.n_edges), next_chunk, result)
     with KernelTimer() as timer:
         launch(kernel, grid_size, block_size, args, shared_bytes)
     return read_count(result), timer.seconds

@@ -98,11 +98,12 @@ __device__ __forceinline__ count_t tc_merge_count(const vertex_t* __restrict__ a
 template <class T> struct tc_same { typedef T type; };
 
 // First position p in [lo, hi) with list[p] >= key (hi when none). Index is
-// offset_t for global lists, a narrower type for shared-memory ones.
-template <class Index>
-__device__ __forceinline__ Index tc_lower_bound(const vertex_t* __restrict__ list,
+// offset_t for global lists, a narrower type for shared-memory ones; Value is
+// vertex_t except for wedge_fp.cu's 16-bit fingerprints.
+template <class Index, class Value>
+__device__ __forceinline__ Index tc_lower_bound(const Value* __restrict__ list,
                                                 typename tc_same<Index>::type lo, Index hi,
-                                                vertex_t key) {
+                                                typename tc_same<Value>::type key) {
     while (lo < hi) {
         const Index mid = lo + (hi - lo) / 2;
         if (list[mid] < key) lo = mid + 1; else hi = mid;

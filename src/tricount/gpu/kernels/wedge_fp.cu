@@ -1,0 +1,296 @@
+// wedge_fp.cu: wedge-parallel counting over 16-bit fingerprints of the
+// out-lists (the wedge method's default layout; wedge.cu is the plain one).
+//
+// Counts: distinct triangles of a simple undirected graph.
+// Preconditions: the DAG of common.cuh (COO+CSR; any acyclic orientation),
+// plus the layout that tc_wedge_fp_layout writes from it:
+//   fp    every out-list again, each entry w as its fingerprint w >> shift
+//         (the top 16 bits of the ids), each list starting at a multiple of
+//         TC_ALIGN entries, so that a list of up to 16 entries is one 32-byte
+//         sector (padding entries are never read);
+//   meta  for each edge u -> v, where N+(v) starts in fp (in units of
+//         TC_ALIGN entries) and its length, in one word of TC_META_T:
+//         (start / TC_ALIGN) << TC_LEN_BITS | d+(v).
+// Counted once: as in wedge.cu, a wedge is (u -> v, w) with w in N+(v) and
+// closes a triangle when w is also in N+(u); the triangle a < b < c
+// (orientation order) is found only from the edge a -> b, and each wedge
+// belongs to one edge, which lies in one chunk. A fingerprint match is only a
+// candidate: unless shift is 0, it is confirmed by comparing the full ids
+// (cols), so a collision never counts.
+// Why: on a flat graph (uniform random, 2^24 vertices) wedge.cu moves about
+// 117 bytes per edge from DRAM: the two indptr words of v (a random 32-byte
+// sector) and N+(v) as 4-byte ids at any alignment (2.2 sectors). Here an
+// edge costs its meta word (read in order), and N+(v) as aligned 2-byte
+// fingerprints (1.2 sectors): about 50 bytes (benchmarks/gpu_notes.md).
+// Warp: claims the next TC_CHUNK consecutive edges (one atomic per chunk:
+// work stealing). Their anchors' lists are one contiguous span of cols; when
+// it fits TC_SPAN_SLOTS its fingerprints are copied into the warp's shared
+// memory. Then, 32 edges at a time, the edges whose wedges can close are
+// packed into slots 0 .. k-1, the warp prefix-sums their list lengths, and
+// the lanes walk the wedges together: lane i takes wedges i, i + 32, ....
+// A round's owners come from one warp-wide OR of the slots' start bits (the
+// heads of the round's segments) and a population count, not a search; the
+// lane loads w's fingerprint (consecutive lanes read consecutive entries:
+// coalesced) and binary-searches it in N+(u)'s shared fingerprints. When the
+// span did not fit shared memory, the batch reads full ids through indptr
+// and searches cols, as wedge.cu does. With TC_ID_ORDER (the orientation
+// follows the ids) w > v, so only the part of N+(u) after v is searched.
+
+#ifndef TC_BLOCK_SIZE
+#define TC_BLOCK_SIZE 256
+#endif
+
+#ifndef TC_CHUNK
+#define TC_CHUNK 64  // edges a warp claims at once
+#endif
+
+#ifndef TC_SPAN_SLOTS
+#define TC_SPAN_SLOTS 256  // shared fingerprint slots per warp for the anchors' lists
+#endif
+
+#ifndef TC_ID_ORDER
+#define TC_ID_ORDER 0  // 1: every edge u -> v has v > u (rank and id orientations)
+#endif
+
+#ifndef TC_UNROLL
+#define TC_UNROLL 4  // wedge loads in flight per lane
+#endif
+
+#ifndef TC_MIN_BLOCKS
+#define TC_MIN_BLOCKS 1  // __launch_bounds__ minimum resident blocks
+#endif
+
+#ifndef TC_ALIGN
+#define TC_ALIGN 16  // fp entries per unit of a list's start
+#endif
+
+#ifndef TC_LEN_BITS
+#define TC_LEN_BITS 8  // bits of meta holding d+(v)
+#endif
+
+#ifndef TC_META_T
+#define TC_META_T unsigned int
+#endif
+
+#include "common.cuh"
+
+// Positions in cols and fp inside the kernel: 32-bit unsigned when the
+// launcher knows every one is below 2^31, else 64-bit.
+#ifndef TC_EDGE_T
+#define TC_EDGE_T long long
+#endif
+typedef TC_EDGE_T edge_t;
+typedef TC_META_T meta_t;
+typedef unsigned short fp_t;
+
+#if TC_CHUNK < 1
+#error "TC_CHUNK must be >= 1"
+#endif
+// Span positions travel as 16-bit halves of one word.
+#if TC_SPAN_SLOTS < 1 || TC_SPAN_SLOTS > 65535
+#error "TC_SPAN_SLOTS must be in 1 .. 65535"
+#endif
+#if TC_LEN_BITS < 1 || TC_LEN_BITS > 40
+#error "TC_LEN_BITS must be in 1 .. 40"
+#endif
+
+// The per-warp shared memory: the span's fingerprints, then for each slot of
+// the batch its edge and the first wedge index (read when a fingerprint
+// match is confirmed).
+#define TC_SPAN_BYTES ((TC_SPAN_SLOTS * 2 + 7) / 8 * 8)
+#define TC_WARP_SHARED_BYTES (TC_SPAN_BYTES + 2 * TC_WARP * sizeof(edge_t))
+
+__device__ __forceinline__ unsigned tc_lanemask_le() {
+    unsigned mask;
+    asm("mov.u32 %0, %%lanemask_le;" : "=r"(mask));
+    return mask;
+}
+
+// Inclusive prefix sum over the warp.
+__device__ __forceinline__ edge_t tc_fp_inclusive_sum(edge_t value, int lane) {
+#pragma unroll
+    for (int delta = 1; delta < TC_WARP; delta *= 2) {
+        const edge_t other = __shfl_up_sync(TC_FULL_MASK, value, delta);
+        if (lane >= delta) value += other;
+    }
+    return value;
+}
+
+// 1 when the full id of wedge t, whose fingerprint matched own[p], is in
+// N+(u): compares w with every anchor entry from p on that has the same
+// fingerprint. The slot's edge and first wedge come from shared memory.
+__device__ __forceinline__ unsigned tc_fp_confirm(const edge_t* __restrict__ indptr,
+                                               const vertex_t* __restrict__ cols,
+                                               const fp_t* own, unsigned p, unsigned hi,
+                                               fp_t print, edge_t span_lo, edge_t t,
+                                               edge_t slot_edge, edge_t slot_start) {
+    const vertex_t v = cols[slot_edge];
+    const vertex_t w = cols[indptr[v] + (t - slot_start)];
+    for (; p < hi && own[p] == print; ++p)
+        if (cols[span_lo + p] == w) return 1u;
+    return 0u;
+}
+
+// This lane's closed wedges among edges [lo, hi) of one chunk (at most 32
+// edges). ON_CHIP: fingerprints, searched in the span's shared copy `own`
+// (positions relative to span_lo); else full ids through indptr, searched in
+// cols. The count is 32-bit: a lane probes at most 32 lists per batch.
+template <bool ON_CHIP>
+__device__ __forceinline__ unsigned tc_fp_batch(const edge_t* __restrict__ indptr,
+                                                const vertex_t* __restrict__ rows,
+                                                const vertex_t* __restrict__ cols,
+                                                const fp_t* __restrict__ fp,
+                                                const meta_t* __restrict__ meta, int shift,
+                                                offset_t lo, offset_t hi, int lane,
+                                                const fp_t* own, edge_t* slot_edges,
+                                                edge_t* slot_starts, edge_t span_lo) {
+    const offset_t e = lo + lane;
+    edge_t anchor_lo = 0, anchor_hi = 0, list_lo = 0, length = 0;
+    if (e < hi) {
+        const vertex_t u = rows[e];
+        // w in N+(u) ∩ N+(v) comes after v in N+(u) when the order is the ids'.
+        anchor_lo = TC_ID_ORDER ? (edge_t)e + 1 : indptr[u];
+        anchor_hi = indptr[u + 1];
+        if (anchor_hi - anchor_lo >= (TC_ID_ORDER ? 1 : 2)) {  // else nothing can close
+            if (ON_CHIP) {
+                const meta_t word = meta[e];
+                length = (edge_t)(word & (((meta_t)1 << TC_LEN_BITS) - 1));
+                list_lo = (edge_t)(word >> TC_LEN_BITS) * TC_ALIGN;
+            } else {
+                const vertex_t v = cols[e];
+                list_lo = indptr[v];
+                length = indptr[v + 1] - list_lo;
+            }
+        }
+    }
+    // Pack the edges with wedges into slots 0 .. n_slots-1, in edge order, so
+    // that the slots' first wedges strictly increase (a head bit each).
+    const unsigned busy = __ballot_sync(TC_FULL_MASK, length > 0);
+    if (busy == 0u) return 0u;
+    const int n_slots = __popc(busy);
+    if (length > 0) slot_edges[__popc(busy & (tc_lanemask_le() >> 1))] = (edge_t)e;
+    __syncwarp();
+    const edge_t my_edge = slot_edges[lane < n_slots ? lane : 0];
+    const int from_lane = lane < n_slots ? (int)(my_edge - (edge_t)lo) : 0;
+    length = __shfl_sync(TC_FULL_MASK, length, from_lane);
+    list_lo = __shfl_sync(TC_FULL_MASK, list_lo, from_lane);
+    anchor_lo = __shfl_sync(TC_FULL_MASK, anchor_lo, from_lane);
+    anchor_hi = __shfl_sync(TC_FULL_MASK, anchor_hi, from_lane);
+    if (lane >= n_slots) length = 0;
+    const edge_t inclusive = tc_fp_inclusive_sum(length, lane);
+    const edge_t start = inclusive - length;
+    if (ON_CHIP) slot_starts[lane] = start;
+    __syncwarp();
+    // On chip, u's part of the span travels as one word: 16-bit positions.
+    const unsigned anchor_local = ON_CHIP
+        ? (unsigned)(anchor_lo - span_lo) | ((unsigned)(anchor_hi - span_lo) << 16) : 0u;
+    // Wedge t of this slot's edge is list[t + shift_to_list] (unsigned wrap-around is fine).
+    const edge_t shift_to_list = list_lo - start;
+    const edge_t total = __shfl_sync(TC_FULL_MASK, inclusive, TC_WARP - 1);
+    const unsigned at_or_below = tc_lanemask_le();
+    const bool heads_here = lane < n_slots;
+    int before = 0;  // slots whose first wedge lies before this round
+    unsigned found = 0;
+    for (edge_t base = 0; base < total; base += (edge_t)TC_UNROLL * TC_WARP) {
+        vertex_t w[TC_UNROLL];
+        int from[TC_UNROLL];
+#pragma unroll
+        for (int k = 0; k < TC_UNROLL; ++k) {
+            const edge_t round = base + (edge_t)k * TC_WARP;
+            // Bit j: a slot's first wedge is round + j. The owner of wedge
+            // round + lane is the last slot starting at or before it.
+            const edge_t into = start - round;  // < 32 only for starts in this round
+            const unsigned head = heads_here && start >= round && into < (edge_t)TC_WARP
+                ? 1u << (unsigned)into : 0u;
+            const unsigned heads = __reduce_or_sync(TC_FULL_MASK, head);
+            from[k] = before + __popc(heads & at_or_below) - 1;
+            before += __popc(heads);
+            const edge_t t = round + lane;
+            const edge_t at = t + __shfl_sync(TC_FULL_MASK, shift_to_list, from[k]);
+            if (ON_CHIP) w[k] = t < total ? (vertex_t)fp[at] : (vertex_t)-1;
+            else w[k] = t < total ? cols[at] : (vertex_t)-1;
+        }
+#pragma unroll
+        for (int k = 0; k < TC_UNROLL; ++k) {
+            if (ON_CHIP) {
+                const unsigned range = __shfl_sync(TC_FULL_MASK, anchor_local, from[k]);
+                if (w[k] < 0) continue;  // past the batch's last wedge
+                const unsigned range_hi = range >> 16;
+                const fp_t print = (fp_t)w[k];
+                const unsigned p = tc_lower_bound(own, range & 0xffffu, range_hi, print);
+                if (p < range_hi && own[p] == print) {
+                    const edge_t t = base + (edge_t)k * TC_WARP + lane;
+                    found += shift == 0 ? 1u
+                        : tc_fp_confirm(indptr, cols, own, p, range_hi, print, span_lo, t,
+                                        slot_edges[from[k]], slot_starts[from[k]]);
+                }
+            } else {
+                const edge_t a_lo = __shfl_sync(TC_FULL_MASK, anchor_lo, from[k]);
+                const edge_t a_hi = __shfl_sync(TC_FULL_MASK, anchor_hi, from[k]);
+                if (w[k] < 0) continue;
+                found += tc_sorted_has(cols, a_lo, a_hi, w[k]);
+            }
+        }
+    }
+    __syncwarp();  // slot_edges and slot_starts read before the next batch writes them
+    return found;
+}
+
+extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE, TC_MIN_BLOCKS)
+tc_wedge_fp(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
+            const vertex_t* __restrict__ cols, const fp_t* __restrict__ fp,
+            const meta_t* __restrict__ meta, int shift, offset_t n_edges,
+            unsigned long long* __restrict__ next_chunk, count_t* __restrict__ result) {
+    // Dynamic shared memory: TC_WARP_SHARED_BYTES per warp.
+    extern __shared__ __align__(8) unsigned char tc_wedge_fp_shared[];
+    const int lane = threadIdx.x % TC_WARP;
+    unsigned char* mine = tc_wedge_fp_shared + (threadIdx.x / TC_WARP) * TC_WARP_SHARED_BYTES;
+    fp_t* own = (fp_t*)mine;
+    edge_t* slot_edges = (edge_t*)(mine + TC_SPAN_BYTES);
+    edge_t* slot_starts = slot_edges + TC_WARP;
+    count_t found = 0;
+    for (;;) {
+        unsigned long long chunk = 0;
+        if (lane == 0) chunk = atomicAdd(next_chunk, 1ull);
+        chunk = __shfl_sync(TC_FULL_MASK, chunk, 0);
+        const offset_t lo = (offset_t)chunk * TC_CHUNK;
+        if (lo >= n_edges) break;  // uniform across the warp
+        const offset_t hi = tc_min(lo + TC_CHUNK, n_edges);
+        // The anchors' lists: from the first anchor's first edge to the last
+        // anchor's last edge (a chunk may start or end inside a list).
+        const edge_t span_lo = indptr[rows[lo]], span_hi = indptr[rows[hi - 1] + 1];
+        const bool on_chip = span_hi - span_lo <= (edge_t)TC_SPAN_SLOTS;  // uniform
+        if (on_chip) {
+            for (edge_t i = lane; i < span_hi - span_lo; i += TC_WARP)
+                own[i] = (fp_t)(cols[span_lo + i] >> shift);
+            __syncwarp();
+        }
+        for (offset_t batch = lo; batch < hi; batch += TC_WARP) {
+            const offset_t batch_hi = tc_min(batch + TC_WARP, hi);
+            found += on_chip
+                ? tc_fp_batch<true>(indptr, rows, cols, fp, meta, shift, batch, batch_hi, lane,
+                                    own, slot_edges, slot_starts, span_lo)
+                : tc_fp_batch<false>(indptr, rows, cols, fp, meta, shift, batch, batch_hi, lane,
+                                     own, slot_edges, slot_starts, span_lo);
+        }
+        __syncwarp();  // every search in `own` done before the next chunk overwrites it
+    }
+    tc_block_add(found, result);
+}
+
+// The layout, one thread per edge u -> v (grid-stride): N+(u)'s entry at
+// position e - indptr[u] goes to fp[fp_start[u] + that], as v's fingerprint,
+// and meta[e] says where N+(v) starts in fp and how long it is.
+extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE)
+tc_wedge_fp_layout(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
+                   const vertex_t* __restrict__ cols, const long long* __restrict__ fp_start,
+                   offset_t n_edges, int shift, fp_t* __restrict__ fp,
+                   meta_t* __restrict__ meta) {
+    for (offset_t e = blockIdx.x * (offset_t)blockDim.x + threadIdx.x; e < n_edges;
+         e += (offset_t)gridDim.x * blockDim.x) {
+        const vertex_t u = rows[e], v = cols[e];
+        fp[fp_start[u] + (e - indptr[u])] = (fp_t)(v >> shift);
+        meta[e] = (meta_t)(fp_start[v] / TC_ALIGN) << TC_LEN_BITS
+                | (meta_t)(indptr[v + 1] - indptr[v]);
+    }
+}
