@@ -32,6 +32,9 @@ LAYOUT_VARIANTS = [
     {"align": 1},
     {"align": 5, "unroll": 1, "chunk": 7},
     {"span_slots": 8},  # most chunks take the full-id path
+    {"filter_anchors": 0},
+    {"filter_bits": 32, "filter_anchors": 1},
+    {"span_slots": 4095, "chunk": 2000, "filter_anchors": 200, "block_size": 64},
     {"edge32": False, "block_size": 32},
 ]
 
@@ -90,7 +93,7 @@ def test_layout_arrays(n_vertices, shift, align):
     pairs = rng.integers(0, n_vertices, size=(5000, 2))
     oriented = edges_graph(pairs, n_vertices=n_vertices).to_device(cupy).upper()
     indptr, rows, cols, vertex = kernel_arrays(oriented)
-    lists = fingerprint_lists(oriented, indptr, rows, cols, vertex, "long long", align=align)
+    lists = fingerprint_lists(oriented, indptr, rows, cols, vertex, align=align)
     assert lists.shift == shift
     ip, cl = cupy.asnumpy(indptr), cupy.asnumpy(cols)
     out_degree = np.diff(ip)
@@ -104,3 +107,15 @@ def test_layout_arrays(n_vertices, shift, align):
     np.testing.assert_array_equal(lengths, out_degree[cl])
     np.testing.assert_array_equal((meta >> np.uint64(lists.len_bits)) * np.uint64(align),
                                   starts[cl])
+
+
+def test_plain_layout_when_the_fingerprints_do_not_fit(monkeypatch):
+    from tricount.gpu import wedge
+
+    calls = []
+    monkeypatch.setattr(wedge, "fingerprint_lists",
+                        lambda *a, **k: calls.append(1) or pytest.fail("layout built"))
+    monkeypatch.setattr(wedge, "layout_fits", lambda oriented, align: False)
+    graph = window_graph()
+    assert gpu_count(graph, "wedge", {}) == cpu_count(graph)
+    assert not calls

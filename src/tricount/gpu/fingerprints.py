@@ -24,11 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tricount.gpu._common import ceil_div, cupy, launch, require_memory, resident_grid
+from tricount.gpu._common import (MEMORY_SAFETY, ceil_div, cupy, free_device_bytes, launch,
+                                  require_memory, resident_grid)
 from tricount.gpu._module import get_kernel
 from tricount.prep.xp import bits_for
 
-__all__ = ["FingerprintLists", "fingerprint_lists", "FINGERPRINT_BITS", "LAYOUT_BLOCK_SIZE"]
+__all__ = ["FingerprintLists", "fingerprint_lists", "layout_fits", "FINGERPRINT_BITS",
+           "LAYOUT_BLOCK_SIZE"]
 
 FINGERPRINT_BITS = 16
 LAYOUT_BLOCK_SIZE = 256
@@ -49,27 +51,42 @@ class FingerprintLists:
         return "unsigned int" if self.meta.dtype == np.uint32 else "unsigned long long"
 
 
-def fingerprint_lists(oriented, indptr, rows, cols, vertex_type: str, edge_type: str, *,
+def layout_bytes(n_vertices: int, n_edges: int, align: int) -> int:
+    """An upper bound of the layout's memory, temporaries included."""
+    return 2 * (n_edges + n_vertices * (align - 1)) + 8 * n_edges + 24 * (n_vertices + 1)
+
+
+def layout_fits(oriented, align: int) -> bool:
+    """Whether the layout of ``oriented`` fits the GPU's free memory now."""
+    need = layout_bytes(oriented.n_vertices, oriented.n_edges, align)
+    return need <= MEMORY_SAFETY * free_device_bytes()
+
+
+def fingerprint_lists(oriented, indptr, rows, cols, vertex_type: str, *,
                       align: int) -> FingerprintLists:
     """Build the layout from the kernel-ready arrays of ``oriented`` (see the module)."""
     cp = cupy()
     n, m = oriented.n_vertices, oriented.n_edges
-    out_degree = cp.diff(cp.asarray(indptr, dtype=cp.int64))
+    starts = cp.asarray(indptr, dtype=cp.int64)
+    out_degree = cp.diff(starts)
     fp_start = cp.zeros(n + 1, dtype=cp.int64)
     cp.cumsum((out_degree + (align - 1)) // align * align, out=fp_start[1:])
     padded = int(fp_start[-1])
     len_bits = bits_for(oriented.max_out_degree)
     meta_dtype = cp.uint32 if ceil_div(padded, align) < 2 ** (32 - len_bits) else cp.uint64
-    require_memory(2 * padded + np.dtype(meta_dtype).itemsize * m,
+    require_memory(2 * padded + np.dtype(meta_dtype).itemsize * (m + n) + 8 * n,
                    f"wedge: the fingerprint layout of {m} edges")
+    padding = fp_start[:-1] - starts[:-1]
+    vertex_meta = ((fp_start[:-1] // align).astype(meta_dtype) << meta_dtype(len_bits)) \
+        | out_degree.astype(meta_dtype)
+    del fp_start, out_degree
     fp = cp.empty(padded, dtype=cp.uint16)
     meta = cp.empty(m, dtype=meta_dtype)
     shift = max(0, bits_for(n - 1) - FINGERPRINT_BITS)
     lists = FingerprintLists(fp, meta, shift, align, len_bits)
     kernel = get_kernel("wedge_fp", "tc_wedge_fp_layout", block_size=LAYOUT_BLOCK_SIZE,
-                        vertex_t=vertex_type, edge_t=edge_type, align=align, len_bits=len_bits,
-                        meta_t=lists.meta_type)
+                        vertex_t=vertex_type, meta_t=lists.meta_type)
     grid = resident_grid(kernel, LAYOUT_BLOCK_SIZE, work_blocks=ceil_div(m, LAYOUT_BLOCK_SIZE))
     launch(kernel, grid, LAYOUT_BLOCK_SIZE,
-           (indptr, rows, cols, fp_start, np.int64(m), np.int32(shift), fp, meta))
+           (rows, cols, padding, vertex_meta, np.int64(m), np.int32(shift), fp, meta))
     return lists

@@ -29,7 +29,7 @@ from tricount.errors import UnknownMethodError
 from tricount.gpu._common import (KernelTimer, ceil_div, cupy, device_facts, kernel_arrays, launch,
                                   read_count, resident_grid)
 from tricount.gpu._module import get_kernel
-from tricount.gpu.fingerprints import fingerprint_lists
+from tricount.gpu.fingerprints import fingerprint_lists, layout_fits
 
 __all__ = ["count_wedge", "WEDGE_BLOCK_SIZE", "WEDGE_CHUNK", "WEDGE_SPAN_SLOTS", "WEDGE_UNROLL",
            "WEDGE_MIN_BLOCKS"]
@@ -41,13 +41,21 @@ WEDGE_CHUNK = 64
 #: 256 slots (1 KiB) per warp hold a chunk of 64 edges plus the rest of its
 #: anchors' lists while out-degrees stay below about 96.
 WEDGE_SPAN_SLOTS = 256
-#: Loads in flight per lane (2: 6 % slower, 8: 50 % slower on the uniform graph).
+#: Loads in flight per lane, plain layout (2: 6 % slower, 8: 50 % slower on the
+#: uniform graph) and fingerprints (4 spills registers at 8 blocks per SM).
 WEDGE_UNROLL = 4
+WEDGE_FP_UNROLL = 3
 #: Registers capped for 8 blocks of 256 per SM (64 warps): 3 % faster than 6.
 WEDGE_MIN_BLOCKS = 8
 #: "fingerprint" (kernels/wedge_fp.cu) or "csr" (kernels/wedge.cu, no extra memory).
 WEDGE_LAYOUT = "fingerprint"
 LAYOUTS = ("fingerprint", "csr")
+#: With fingerprints, a chunk whose anchors are at most this many consecutive
+#: vertices gets a filter per anchor: a bitmap of its fingerprints' low bits
+#: (filter_bits each), tested before the binary search.
+WEDGE_FILTER_ANCHORS = 8
+WEDGE_FILTER_BITS = 2048
+FILTER_BITS_CHOICES = tuple(2**k for k in range(5, 17))
 #: Fingerprint lists start at multiples of 16 entries (32 bytes: one sector).
 WEDGE_ALIGN = 16
 #: Orientations whose order is the ids' (every edge u -> v has v > u).
@@ -55,48 +63,62 @@ ID_ORDERED = ("rank", "id")
 
 
 def count_wedge(oriented, *, layout: str = WEDGE_LAYOUT, chunk: int = WEDGE_CHUNK,
-                span_slots: int = WEDGE_SPAN_SLOTS, unroll: int = WEDGE_UNROLL,
-                min_blocks: int = WEDGE_MIN_BLOCKS, align: int = WEDGE_ALIGN, edge32: bool = True,
+                span_slots: int = WEDGE_SPAN_SLOTS, unroll: int | None = None,
+                min_blocks: int = WEDGE_MIN_BLOCKS, align: int = WEDGE_ALIGN,
+                filter_anchors: int = WEDGE_FILTER_ANCHORS,
+                filter_bits: int = WEDGE_FILTER_BITS, edge32: bool = True,
                 block_size: int = WEDGE_BLOCK_SIZE, grid_size: int | None = None):
     """Triangles of an oriented CSR; returns ``(n_triangles, kernel_seconds)``."""
     cp = cupy()
     if layout not in LAYOUTS or chunk < 1 or not 1 <= span_slots <= 65535 \
-            or not 1 <= unroll <= 8 or not 1 <= min_blocks <= 32 or not 1 <= align <= 1024:
+            or not 1 <= (unroll or 1) <= 8 or not 1 <= min_blocks <= 32 or not 1 <= align <= 1024 \
+            or not 0 <= filter_anchors <= 255 or filter_bits not in FILTER_BITS_CHOICES \
+            or (layout == "fingerprint" and span_slots > 4095):
         raise UnknownMethodError(f"wedge: layout must be one of {', '.join(LAYOUTS)}, chunk >= 1, "
-                                 "span_slots 1 to 65535, unroll 1 to 8, min_blocks 1 to 32, "
-                                 "align 1 to 1024")
+                                 "span_slots 1 to 65535 (to 4095 with fingerprints), unroll 1 to "
+                                 "8, min_blocks 1 to 32, align 1 to 1024, filter_anchors 0 to "
+                                 "255, filter_bits a power of two from 32 to 65536")
     if oriented.n_edges == 0:
         return 0, 0.0
-    indptr, rows, cols, vertex = kernel_arrays(oriented)
+    if layout == "fingerprint" and not layout_fits(oriented, align):
+        # Same count without the extra arrays (unroll keeps the caller's choice).
+        return count_wedge(oriented, layout="csr", chunk=chunk, span_slots=span_slots,
+                           unroll=unroll, min_blocks=min_blocks, edge32=edge32,
+                           block_size=block_size, grid_size=grid_size)
     fingerprint = layout == "fingerprint"
+    if unroll is None:
+        unroll = WEDGE_FP_UNROLL if fingerprint else WEDGE_UNROLL
+    indptr, rows, cols, vertex = kernel_arrays(oriented)
     # Positions in cols and (padded) fp: 32-bit in the kernel when all fit.
     positions = oriented.n_edges + oriented.n_vertices * align if fingerprint else oriented.n_edges
     edge32 = edge32 and positions + chunk < 2**31
     indptr = indptr.astype(cp.uint32 if edge32 else cp.int64, copy=False)
-    if fingerprint:  # per warp: 2-byte slots (8-byte aligned), then two positions per lane
-        per_warp = ceil_div(2 * span_slots, 8) * 8 + 2 * 32 * indptr.dtype.itemsize
+    if fingerprint:  # per warp: 2-byte slots, two positions per lane, the filters
+        per_warp = (ceil_div(2 * span_slots, 8) * 8 + 2 * 32 * indptr.dtype.itemsize
+                    + filter_anchors * filter_bits // 8)
     else:
         per_warp = span_slots * cols.dtype.itemsize
     shared_bytes = (block_size // 32) * per_warp
     limit = device_facts()["shared_per_block_optin"]
     if shared_bytes > limit:
-        raise UnknownMethodError(f"wedge: {block_size // 32} warps x {span_slots} slots need "
+        raise UnknownMethodError(f"wedge: {block_size // 32} warps x {per_warp} bytes need "
                                  f"{shared_bytes} bytes of shared memory, the device has {limit}")
     edge_type = "unsigned int" if edge32 else "long long"
     min_blocks = min(min_blocks, max(1, 2048 // block_size))
     common = dict(block_size=block_size, vertex_t=vertex, edge_t=edge_type, chunk=chunk,
-                  span_slots=span_slots, id_order=int(oriented.order in ID_ORDERED),
-                  unroll=unroll, min_blocks=min_blocks)
+                  id_order=int(oriented.order in ID_ORDERED), unroll=unroll,
+                  min_blocks=min_blocks)
     next_chunk = cp.zeros(1, dtype=cp.uint64)
     result = cp.zeros(1, dtype=cp.uint64)
     if fingerprint:
-        lists = fingerprint_lists(oriented, indptr, rows, cols, vertex, edge_type, align=align)
+        lists = fingerprint_lists(oriented, indptr, rows, cols, vertex, align=align)
         kernel = get_kernel("wedge_fp", "tc_wedge_fp", align=align, len_bits=lists.len_bits,
-                            meta_t=lists.meta_type, **common)
+                            meta_t=lists.meta_type, span_slots=span_slots,
+                            filter_anchors=filter_anchors, filter_bits=filter_bits, **common)
         args = (indptr, rows, cols, lists.fp, lists.meta, np.int32(lists.shift),
                 np.int64(oriented.n_edges), next_chunk, result)
     else:
-        kernel = get_kernel("wedge", "tc_wedge", **common)
+        kernel = get_kernel("wedge", "tc_wedge", span_slots=span_slots, **common)
         args = (indptr, rows, cols, np.int64(oriented.n_edges), next_chunk, result)
     n_chunks = ceil_div(oriented.n_edges, chunk)
     if grid_size is None:

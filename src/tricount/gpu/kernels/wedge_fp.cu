@@ -60,6 +60,14 @@
 #define TC_MIN_BLOCKS 1  // __launch_bounds__ minimum resident blocks
 #endif
 
+#ifndef TC_FILTER_ANCHORS
+#define TC_FILTER_ANCHORS 8  // anchors per chunk that get a filter (0: no filter)
+#endif
+
+#ifndef TC_FILTER_BITS
+#define TC_FILTER_BITS 2048  // bits of each anchor's filter
+#endif
+
 #ifndef TC_ALIGN
 #define TC_ALIGN 16  // fp entries per unit of a list's start
 #endif
@@ -86,19 +94,33 @@ typedef unsigned short fp_t;
 #if TC_CHUNK < 1
 #error "TC_CHUNK must be >= 1"
 #endif
-// Span positions travel as 16-bit halves of one word.
-#if TC_SPAN_SLOTS < 1 || TC_SPAN_SLOTS > 65535
-#error "TC_SPAN_SLOTS must be in 1 .. 65535"
+// Span positions travel as two 12-bit fields of one word, beside the anchor.
+#if TC_SPAN_SLOTS < 1 || TC_SPAN_SLOTS > 4095
+#error "TC_SPAN_SLOTS must be in 1 .. 4095"
 #endif
+#if TC_FILTER_ANCHORS < 0 || TC_FILTER_ANCHORS > 255
+#error "TC_FILTER_ANCHORS must be in 0 .. 255"
+#endif
+#if TC_FILTER_BITS < 32 || TC_FILTER_BITS > 65536 || (TC_FILTER_BITS & (TC_FILTER_BITS - 1)) != 0
+#error "TC_FILTER_BITS must be a power of two in 32 .. 65536"
+#endif
+#define TC_FILTER_WORDS (TC_FILTER_BITS / 32)
 #if TC_LEN_BITS < 1 || TC_LEN_BITS > 40
 #error "TC_LEN_BITS must be in 1 .. 40"
 #endif
 
-// The per-warp shared memory: the span's fingerprints, then for each slot of
-// the batch its edge and the first wedge index (read when a fingerprint
-// match is confirmed).
+// The per-warp shared memory: the span's fingerprints; for each slot of the
+// batch its edge and the first wedge index (read when a fingerprint match is
+// confirmed); the anchors' filters.
 #define TC_SPAN_BYTES ((TC_SPAN_SLOTS * 2 + 7) / 8 * 8)
-#define TC_WARP_SHARED_BYTES (TC_SPAN_BYTES + 2 * TC_WARP * sizeof(edge_t))
+#define TC_SLOT_BYTES (2 * TC_WARP * sizeof(edge_t))
+#define TC_FILTER_BYTES (TC_FILTER_ANCHORS * TC_FILTER_WORDS * 4)
+#define TC_WARP_SHARED_BYTES (TC_SPAN_BYTES + TC_SLOT_BYTES + TC_FILTER_BYTES)
+
+// The filter bit of fingerprint `print` for the anchor at `anchor` (word, bit).
+__device__ __forceinline__ unsigned tc_filter_word(unsigned anchor, unsigned print) {
+    return anchor * TC_FILTER_WORDS + (print / 32 & (TC_FILTER_WORDS - 1));
+}
 
 __device__ __forceinline__ unsigned tc_lanemask_le() {
     unsigned mask;
@@ -134,7 +156,10 @@ __device__ __forceinline__ unsigned tc_fp_confirm(const edge_t* __restrict__ ind
 // This lane's closed wedges among edges [lo, hi) of one chunk (at most 32
 // edges). ON_CHIP: fingerprints, searched in the span's shared copy `own`
 // (positions relative to span_lo); else full ids through indptr, searched in
-// cols. The count is 32-bit: a lane probes at most 32 lists per batch.
+// cols. When `filtered` (on chip only; uniform), a fingerprint whose bit is
+// clear in its anchor's filter cannot match and skips the search; the anchor
+// is u - first_anchor. The count is 32-bit: a lane probes at most 32 lists
+// per batch. Off chip, one load at a time: less code for the rare path.
 template <bool ON_CHIP>
 __device__ __forceinline__ unsigned tc_fp_batch(const edge_t* __restrict__ indptr,
                                                 const vertex_t* __restrict__ rows,
@@ -142,12 +167,16 @@ __device__ __forceinline__ unsigned tc_fp_batch(const edge_t* __restrict__ indpt
                                                 const fp_t* __restrict__ fp,
                                                 const meta_t* __restrict__ meta, int shift,
                                                 offset_t lo, offset_t hi, int lane,
-                                                const fp_t* own, edge_t* slot_edges,
-                                                edge_t* slot_starts, edge_t span_lo) {
+                                                const fp_t* own, const unsigned* filter,
+                                                edge_t* slot_edges, edge_t* slot_starts,
+                                                edge_t span_lo, vertex_t first_anchor,
+                                                bool filtered) {
     const offset_t e = lo + lane;
     edge_t anchor_lo = 0, anchor_hi = 0, list_lo = 0, length = 0;
+    unsigned anchor = 0;
     if (e < hi) {
         const vertex_t u = rows[e];
+        anchor = (unsigned)(u - first_anchor);
         // w in N+(u) ∩ N+(v) comes after v in N+(u) when the order is the ids'.
         anchor_lo = TC_ID_ORDER ? (edge_t)e + 1 : indptr[u];
         anchor_hi = indptr[u + 1];
@@ -176,14 +205,18 @@ __device__ __forceinline__ unsigned tc_fp_batch(const edge_t* __restrict__ indpt
     list_lo = __shfl_sync(TC_FULL_MASK, list_lo, from_lane);
     anchor_lo = __shfl_sync(TC_FULL_MASK, anchor_lo, from_lane);
     anchor_hi = __shfl_sync(TC_FULL_MASK, anchor_hi, from_lane);
+    anchor = __shfl_sync(TC_FULL_MASK, anchor, from_lane);
     if (lane >= n_slots) length = 0;
     const edge_t inclusive = tc_fp_inclusive_sum(length, lane);
     const edge_t start = inclusive - length;
     if (ON_CHIP) slot_starts[lane] = start;
     __syncwarp();
-    // On chip, u's part of the span travels as one word: 16-bit positions.
+    // On chip, u's part of the span and its filter travel as one word: two
+    // 12-bit positions and the anchor.
     const unsigned anchor_local = ON_CHIP
-        ? (unsigned)(anchor_lo - span_lo) | ((unsigned)(anchor_hi - span_lo) << 16) : 0u;
+        ? (unsigned)(anchor_lo - span_lo) | (unsigned)(anchor_hi - span_lo) << 12
+          | anchor << 24
+        : 0u;
     // Wedge t of this slot's edge is list[t + shift_to_list] (unsigned wrap-around is fine).
     const edge_t shift_to_list = list_lo - start;
     const edge_t total = __shfl_sync(TC_FULL_MASK, inclusive, TC_WARP - 1);
@@ -191,11 +224,14 @@ __device__ __forceinline__ unsigned tc_fp_batch(const edge_t* __restrict__ indpt
     const bool heads_here = lane < n_slots;
     int before = 0;  // slots whose first wedge lies before this round
     unsigned found = 0;
-    for (edge_t base = 0; base < total; base += (edge_t)TC_UNROLL * TC_WARP) {
-        vertex_t w[TC_UNROLL];
-        int from[TC_UNROLL];
+    constexpr int unroll = ON_CHIP ? TC_UNROLL : 1;
+    for (edge_t base = 0; base < total; base += (edge_t)unroll * TC_WARP) {
+        // On chip a wedge travels as one word, its slot << 16 | fingerprint
+        // (all ones past the batch's last wedge); off chip as (slot, w).
+        vertex_t w[unroll];
+        int from[unroll];
 #pragma unroll
-        for (int k = 0; k < TC_UNROLL; ++k) {
+        for (int k = 0; k < unroll; ++k) {
             const edge_t round = base + (edge_t)k * TC_WARP;
             // Bit j: a slot's first wedge is round + j. The owner of wedge
             // round + lane is the last slot starting at or before it.
@@ -203,26 +239,33 @@ __device__ __forceinline__ unsigned tc_fp_batch(const edge_t* __restrict__ indpt
             const unsigned head = heads_here && start >= round && into < (edge_t)TC_WARP
                 ? 1u << (unsigned)into : 0u;
             const unsigned heads = __reduce_or_sync(TC_FULL_MASK, head);
-            from[k] = before + __popc(heads & at_or_below) - 1;
+            const int slot = before + __popc(heads & at_or_below) - 1;
             before += __popc(heads);
             const edge_t t = round + lane;
-            const edge_t at = t + __shfl_sync(TC_FULL_MASK, shift_to_list, from[k]);
-            if (ON_CHIP) w[k] = t < total ? (vertex_t)fp[at] : (vertex_t)-1;
-            else w[k] = t < total ? cols[at] : (vertex_t)-1;
+            const edge_t at = t + __shfl_sync(TC_FULL_MASK, shift_to_list, slot);
+            if (ON_CHIP) {
+                w[k] = t < total ? (vertex_t)((unsigned)slot << 16 | fp[at]) : (vertex_t)-1;
+            } else {
+                from[k] = slot;
+                w[k] = t < total ? cols[at] : (vertex_t)-1;
+            }
         }
 #pragma unroll
-        for (int k = 0; k < TC_UNROLL; ++k) {
+        for (int k = 0; k < unroll; ++k) {
             if (ON_CHIP) {
-                const unsigned range = __shfl_sync(TC_FULL_MASK, anchor_local, from[k]);
+                const int slot = (int)((unsigned)w[k] >> 16 & 31u);
+                const unsigned range = __shfl_sync(TC_FULL_MASK, anchor_local, slot);
                 if (w[k] < 0) continue;  // past the batch's last wedge
-                const unsigned range_hi = range >> 16;
                 const fp_t print = (fp_t)w[k];
-                const unsigned p = tc_lower_bound(own, range & 0xffffu, range_hi, print);
+                if (filtered && !(filter[tc_filter_word(range >> 24, print)] >> (print % 32) & 1u))
+                    continue;  // not in N+(u)
+                const unsigned range_hi = range >> 12 & 0xfffu;
+                const unsigned p = tc_lower_bound(own, range & 0xfffu, range_hi, print);
                 if (p < range_hi && own[p] == print) {
                     const edge_t t = base + (edge_t)k * TC_WARP + lane;
                     found += shift == 0 ? 1u
                         : tc_fp_confirm(indptr, cols, own, p, range_hi, print, span_lo, t,
-                                        slot_edges[from[k]], slot_starts[from[k]]);
+                                        slot_edges[slot], slot_starts[slot]);
                 }
             } else {
                 const edge_t a_lo = __shfl_sync(TC_FULL_MASK, anchor_lo, from[k]);
@@ -248,6 +291,7 @@ tc_wedge_fp(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ rows
     fp_t* own = (fp_t*)mine;
     edge_t* slot_edges = (edge_t*)(mine + TC_SPAN_BYTES);
     edge_t* slot_starts = slot_edges + TC_WARP;
+    unsigned* filter = (unsigned*)(mine + TC_SPAN_BYTES + TC_SLOT_BYTES);
     count_t found = 0;
     for (;;) {
         unsigned long long chunk = 0;
@@ -258,20 +302,36 @@ tc_wedge_fp(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ rows
         const offset_t hi = tc_min(lo + TC_CHUNK, n_edges);
         // The anchors' lists: from the first anchor's first edge to the last
         // anchor's last edge (a chunk may start or end inside a list).
-        const edge_t span_lo = indptr[rows[lo]], span_hi = indptr[rows[hi - 1] + 1];
-        const bool on_chip = span_hi - span_lo <= (edge_t)TC_SPAN_SLOTS;  // uniform
+        const vertex_t first_anchor = rows[lo], last_anchor = rows[hi - 1];
+        const edge_t span_lo = indptr[first_anchor], span_hi = indptr[last_anchor + 1];
+        // Both uniform across the warp.
+        const bool on_chip = span_hi - span_lo <= (edge_t)TC_SPAN_SLOTS;
+        const bool filtered = on_chip && last_anchor - first_anchor < (vertex_t)TC_FILTER_ANCHORS;
+        if (filtered) {
+            const int words = (int)(last_anchor - first_anchor + 1) * TC_FILTER_WORDS;
+            for (int i = lane; i < words; i += TC_WARP) filter[i] = 0u;
+            __syncwarp();
+        }
         if (on_chip) {
-            for (edge_t i = lane; i < span_hi - span_lo; i += TC_WARP)
-                own[i] = (fp_t)(cols[span_lo + i] >> shift);
+            for (edge_t i = lane; i < span_hi - span_lo; i += TC_WARP) {
+                const fp_t print = (fp_t)(cols[span_lo + i] >> shift);
+                own[i] = print;
+                if (filtered) {
+                    const unsigned anchor = (unsigned)(rows[span_lo + i] - first_anchor);
+                    atomicOr(filter + tc_filter_word(anchor, print), 1u << (print % 32));
+                }
+            }
             __syncwarp();
         }
         for (offset_t batch = lo; batch < hi; batch += TC_WARP) {
             const offset_t batch_hi = tc_min(batch + TC_WARP, hi);
             found += on_chip
                 ? tc_fp_batch<true>(indptr, rows, cols, fp, meta, shift, batch, batch_hi, lane,
-                                    own, slot_edges, slot_starts, span_lo)
+                                    own, filter, slot_edges, slot_starts, span_lo, first_anchor,
+                                    filtered)
                 : tc_fp_batch<false>(indptr, rows, cols, fp, meta, shift, batch, batch_hi, lane,
-                                     own, slot_edges, slot_starts, span_lo);
+                                     own, filter, slot_edges, slot_starts, span_lo, first_anchor,
+                                     false);
         }
         __syncwarp();  // every search in `own` done before the next chunk overwrites it
     }
@@ -279,18 +339,19 @@ tc_wedge_fp(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ rows
 }
 
 // The layout, one thread per edge u -> v (grid-stride): N+(u)'s entry at
-// position e - indptr[u] goes to fp[fp_start[u] + that], as v's fingerprint,
-// and meta[e] says where N+(v) starts in fp and how long it is.
+// position e - indptr[u] goes to fp[e + padding[u]] (padding[u] = where N+(u)
+// starts in fp minus where it starts in cols), as v's fingerprint, and meta[e]
+// is v's word vertex_meta[v]: where N+(v) starts in fp and how long it is.
+// One random read per edge (vertex_meta[v]); the rest is in order.
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE)
-tc_wedge_fp_layout(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
-                   const vertex_t* __restrict__ cols, const long long* __restrict__ fp_start,
-                   offset_t n_edges, int shift, fp_t* __restrict__ fp,
-                   meta_t* __restrict__ meta) {
+tc_wedge_fp_layout(const vertex_t* __restrict__ rows, const vertex_t* __restrict__ cols,
+                   const long long* __restrict__ padding,
+                   const meta_t* __restrict__ vertex_meta, offset_t n_edges, int shift,
+                   fp_t* __restrict__ fp, meta_t* __restrict__ meta) {
     for (offset_t e = blockIdx.x * (offset_t)blockDim.x + threadIdx.x; e < n_edges;
          e += (offset_t)gridDim.x * blockDim.x) {
         const vertex_t u = rows[e], v = cols[e];
-        fp[fp_start[u] + (e - indptr[u])] = (fp_t)(v >> shift);
-        meta[e] = (meta_t)(fp_start[v] / TC_ALIGN) << TC_LEN_BITS
-                | (meta_t)(indptr[v + 1] - indptr[v]);
+        fp[e + padding[u]] = (fp_t)(v >> shift);
+        meta[e] = vertex_meta[v];
     }
 }
