@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gpu_support import cpu_count, edges_graph, gpu_count, require_gpu  # noqa: E402
+from gpu_support import (complete_graph, cpu_count, edges_graph, gpu_count,  # noqa: E402
+                         require_gpu)
 
 pytestmark = pytest.mark.gpu
 require_gpu()
@@ -27,7 +28,7 @@ import cupy  # noqa: E402
 from tricount.gpu._common import kernel_arrays  # noqa: E402
 from tricount.gpu.fingerprints import fingerprint_lists  # noqa: E402
 
-LAYOUT_VARIANTS = [
+LAYOUT_VARIANTS = [{"layout": "fingerprint", **options} for options in [
     {},
     {"align": 1},
     {"align": 5, "unroll": 1, "chunk": 7},
@@ -36,7 +37,7 @@ LAYOUT_VARIANTS = [
     {"filter_bits": 32, "filter_anchors": 1},
     {"span_slots": 4095, "chunk": 2000, "filter_anchors": 200, "block_size": 64},
     {"edge32": False, "block_size": 32},
-]
+]]
 
 
 def gadget_graph(n_vertices: int = 1 << 20, n_gadgets: int = 300, noise: int = 20_000,
@@ -117,5 +118,19 @@ def test_plain_layout_when_the_fingerprints_do_not_fit(monkeypatch):
                         lambda *a, **k: calls.append(1) or pytest.fail("layout built"))
     monkeypatch.setattr(wedge, "layout_fits", lambda oriented, align: False)
     graph = window_graph()
-    assert gpu_count(graph, "wedge", {}) == cpu_count(graph)
+    assert gpu_count(graph, "wedge", {"layout": "fingerprint"}) == cpu_count(graph)
     assert not calls
+
+
+@pytest.mark.parametrize("make, builds",
+                         [(window_graph, True), (lambda: complete_graph(200), False)],
+                         ids=["flat", "long-lists"])
+def test_auto_layout_takes_fingerprints_only_for_short_lists(monkeypatch, make, builds):
+    from tricount.gpu import wedge
+
+    calls = []
+    real = wedge.fingerprint_lists
+    monkeypatch.setattr(wedge, "fingerprint_lists", lambda *a, **k: calls.append(1) or real(*a, **k))
+    graph = make()
+    assert gpu_count(graph, "wedge", {}) == cpu_count(graph)
+    assert bool(calls) == builds

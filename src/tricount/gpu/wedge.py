@@ -47,9 +47,16 @@ WEDGE_UNROLL = 4
 WEDGE_FP_UNROLL = 3
 #: Registers capped for 8 blocks of 256 per SM (64 warps): 3 % faster than 6.
 WEDGE_MIN_BLOCKS = 8
-#: "fingerprint" (kernels/wedge_fp.cu) or "csr" (kernels/wedge.cu, no extra memory).
-WEDGE_LAYOUT = "fingerprint"
-LAYOUTS = ("fingerprint", "csr")
+#: "fingerprint" (kernels/wedge_fp.cu), "csr" (kernels/wedge.cu, no extra memory)
+#: or "auto": fingerprints while the largest out-degree is at most
+#: FINGERPRINT_MAX_OUT_DEGREE, so that nearly every chunk's anchors fit shared
+#: memory. On the H100 (run 60) fingerprints took the uniform random graph from
+#: 16.4 to 10.4 ms, but were slower on R-MAT (scale 21: 53.9 against 46.7 ms) and
+#: on the skewed real graphs (ca-HepPh 0.314 against 0.256 ms), whose long lists
+#: send chunks to the full-id path.
+WEDGE_LAYOUT = "auto"
+LAYOUTS = ("auto", "fingerprint", "csr")
+FINGERPRINT_MAX_OUT_DEGREE = 64
 #: With fingerprints, a chunk whose anchors are at most this many consecutive
 #: vertices gets a filter per anchor: a bitmap of its fingerprints' low bits
 #: (filter_bits each), tested before the binary search.
@@ -80,6 +87,9 @@ def count_wedge(oriented, *, layout: str = WEDGE_LAYOUT, chunk: int = WEDGE_CHUN
                                  "255, filter_bits a power of two from 32 to 65536")
     if oriented.n_edges == 0:
         return 0, 0.0
+    if layout == "auto":
+        flat = oriented.max_out_degree <= FINGERPRINT_MAX_OUT_DEGREE
+        layout = "fingerprint" if flat else "csr"
     if layout == "fingerprint" and not layout_fits(oriented, align):
         # Same count without the extra arrays (unroll keeps the caller's choice).
         return count_wedge(oriented, layout="csr", chunk=chunk, span_slots=span_slots,
