@@ -48,8 +48,9 @@ AUTO_MERGE_MAX_EDGES = 1_000_000
 #: degree m / n are skewed: hash, the fastest kernel on every R-MAT graph (scale
 #: 18: 0.90 ms against bitmap's 1.75; 21: 8.4 against 16.3; 24: 133 against
 #: 349; max/mean 19 at scale 18, 32 at 21). Flat ones go to wedge (uniform
-#: random, 2^24 vertices: 16.8 ms against dynamic's 24.0, merge's 25.3 and
-#: hash's 41.3; max/mean 1.9).
+#: random, 2^24 vertices, run 60: 10.5 ms with its fingerprint layout, all
+#: counting work 18.5 ms, against dynamic's 24.0, merge's 25.2 and hash's 37.5;
+#: max/mean 1.9).
 AUTO_SKEW_FOR_HASH = 4.0
 
 

@@ -52,8 +52,9 @@ class FingerprintLists:
 
 
 def layout_bytes(n_vertices: int, n_edges: int, align: int) -> int:
-    """An upper bound of the layout's memory, temporaries included."""
-    return 2 * (n_edges + n_vertices * (align - 1)) + 8 * n_edges + 24 * (n_vertices + 1)
+    """The layout's memory at most: fp, 64-bit meta words, and six per-vertex
+    int64 temporaries (offsets, degrees, padding, vertex words)."""
+    return 2 * (n_edges + n_vertices * (align - 1)) + 8 * n_edges + 48 * (n_vertices + 1)
 
 
 def layout_fits(oriented, align: int) -> bool:

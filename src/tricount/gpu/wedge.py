@@ -1,4 +1,4 @@
-"""Launcher of ``kernels/wedge.cu``: wedge-parallel counting over chunks of edges.
+"""Launcher of the wedge method: wedge-parallel counting over chunks of edges.
 
 Counts: distinct triangles. Input: an oriented COO+CSR with CuPy arrays.
 Each warp claims ``chunk`` consecutive edges at a time and its lanes walk
@@ -6,18 +6,34 @@ the wedges (u -> v, w in N+(v)) of 32 edges together, binary-searching each
 w in N+(u): in a shared-memory copy of the chunk's anchor lists when they
 fit ``span_slots``, else in global memory. When the orientation follows the
 ids (``"rank"``, the engine's default, or ``"id"``), only the part of N+(u)
-after v is searched. No plan is built: the oriented CSR is the whole input,
-so ``count_s`` is the launch and the read-back.
+after v is searched.
+
+Two layouts of the same walk:
+
+- ``"csr"`` (``kernels/wedge.cu``): N+(v) read as 4-byte ids through
+  indptr. No extra memory; ``count_s`` is the launch and the read-back.
+- ``"fingerprint"`` (``kernels/wedge_fp.cu``, :mod:`tricount.gpu.fingerprints`):
+  N+(v) read as aligned 16-bit fingerprints found through a meta word per
+  edge, about half the DRAM traffic; a bitmap filter per anchor skips most
+  searches, and a fingerprint match is confirmed on the full ids. Costs a
+  layout pass (in ``count_s``) and about 2 bytes per padded entry plus 4 per
+  edge.
+- ``"auto"`` (the default): fingerprints while the largest out-degree is at
+  most :data:`FINGERPRINT_MAX_OUT_DEGREE`, else csr; csr also when the
+  layout does not fit the free memory.
 
 Made for flat graphs, whose out-lists are short (uniform random graphs,
 meshes, road networks): there every lane has a wedge to load, where a thread
 or a warp per edge waits on one short list at a time. On skewed graphs its
 work, Σ d+(v) over the edges, is several times hash's Σ min(d+(u), d+(v)).
 
-Tunables: ``chunk`` (edges per claim), ``span_slots`` (shared vertex slots
-per warp for the anchors' lists), ``unroll`` (wedge loads in flight per
-lane), ``min_blocks`` (resident blocks the compiler must allow, which caps
-registers), ``edge32`` (32-bit edge positions in the kernel when they fit),
+Tunables: ``layout``, ``chunk`` (edges per claim), ``span_slots`` (shared
+slots per warp for the anchors' lists), ``unroll`` (wedge loads in flight per
+lane; default by layout), ``min_blocks`` (resident blocks the compiler must
+allow, which caps registers), ``align`` (fingerprint lists start at multiples
+of this many entries), ``filter_anchors`` and ``filter_bits`` (filters for
+chunks of at most that many anchors, that many bits each; 0 anchors: no
+filter), ``edge32`` (32-bit positions in the kernel when they fit),
 ``block_size`` and ``grid_size``.
 """
 
@@ -42,7 +58,8 @@ WEDGE_CHUNK = 64
 #: anchors' lists while out-degrees stay below about 96.
 WEDGE_SPAN_SLOTS = 256
 #: Loads in flight per lane, plain layout (2: 6 % slower, 8: 50 % slower on the
-#: uniform graph) and fingerprints (4 spills registers at 8 blocks per SM).
+#: uniform graph) and fingerprints (3: 10.47 ms; 4 spills registers at 8 blocks
+#: per SM: 12.86 ms; 2: 11.82 ms; H100 run 56).
 WEDGE_UNROLL = 4
 WEDGE_FP_UNROLL = 3
 #: Registers capped for 8 blocks of 256 per SM (64 warps): 3 % faster than 6.
@@ -50,7 +67,7 @@ WEDGE_MIN_BLOCKS = 8
 #: "fingerprint" (kernels/wedge_fp.cu), "csr" (kernels/wedge.cu, no extra memory)
 #: or "auto": fingerprints while the largest out-degree is at most
 #: FINGERPRINT_MAX_OUT_DEGREE, so that nearly every chunk's anchors fit shared
-#: memory. On the H100 (run 60) fingerprints took the uniform random graph from
+#: memory. On the H100 (run 59) fingerprints took the uniform random graph from
 #: 16.4 to 10.4 ms, but were slower on R-MAT (scale 21: 53.9 against 46.7 ms) and
 #: on the skewed real graphs (ca-HepPh 0.314 against 0.256 ms), whose long lists
 #: send chunks to the full-id path.
