@@ -34,43 +34,8 @@
 // Varbanescu, Euro-Par 2025), whose code is not public; this schedule (edge
 // chunks, anchors' span on chip, shuffle search) is ours.
 
-#ifndef TC_BLOCK_SIZE
-#define TC_BLOCK_SIZE 256
-#endif
+#include "wedge.cuh"
 
-#ifndef TC_CHUNK
-#define TC_CHUNK 64  // edges a warp claims at once
-#endif
-
-#ifndef TC_SPAN_SLOTS
-#define TC_SPAN_SLOTS 256  // shared vertex slots per warp for the anchors' lists
-#endif
-
-#ifndef TC_ID_ORDER
-#define TC_ID_ORDER 0  // 1: every edge u -> v has v > u (rank and id orientations)
-#endif
-
-#ifndef TC_UNROLL
-#define TC_UNROLL 4  // wedge loads in flight per lane
-#endif
-
-#ifndef TC_MIN_BLOCKS
-#define TC_MIN_BLOCKS 1  // __launch_bounds__ minimum resident blocks
-#endif
-
-#include "common.cuh"
-
-// Edge positions inside the kernel (indptr values, chunk bounds): 32-bit
-// unsigned when the launcher knows every one is below 2^31 (fewer registers,
-// so more resident warps), else 64-bit.
-#ifndef TC_EDGE_T
-#define TC_EDGE_T long long
-#endif
-typedef TC_EDGE_T edge_t;
-
-#if TC_CHUNK < 1
-#error "TC_CHUNK must be >= 1"
-#endif
 // Span positions travel as 16-bit halves of one word.
 #if TC_SPAN_SLOTS < 1 || TC_SPAN_SLOTS > 65535
 #error "TC_SPAN_SLOTS must be in 1 .. 65535"
@@ -86,16 +51,6 @@ __device__ __forceinline__ int tc_owner_lane(edge_t start, edge_t t) {
         if (s <= t) j += step;
     }
     return j;
-}
-
-// Inclusive prefix sum over the warp.
-__device__ __forceinline__ edge_t tc_warp_inclusive_sum(edge_t value, int lane) {
-#pragma unroll
-    for (int delta = 1; delta < TC_WARP; delta *= 2) {
-        const edge_t other = __shfl_up_sync(TC_FULL_MASK, value, delta);
-        if (lane >= delta) value += other;
-    }
-    return value;
 }
 
 // This lane's closed wedges among edges [lo, hi) of one chunk (at most 32
@@ -166,10 +121,7 @@ tc_wedge(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
     vertex_t* own = (vertex_t*)tc_wedge_shared + (threadIdx.x / TC_WARP) * TC_SPAN_SLOTS;
     count_t found = 0;
     for (;;) {
-        unsigned long long chunk = 0;
-        if (lane == 0) chunk = atomicAdd(next_chunk, 1ull);
-        chunk = __shfl_sync(TC_FULL_MASK, chunk, 0);
-        const offset_t lo = (offset_t)chunk * TC_CHUNK;
+        const offset_t lo = tc_claim_chunk(next_chunk, lane);
         if (lo >= n_edges) break;  // uniform across the warp
         const offset_t hi = tc_min(lo + TC_CHUNK, n_edges);
         // The anchors' lists: from the first anchor's first edge to the last

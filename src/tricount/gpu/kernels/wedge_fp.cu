@@ -46,30 +46,6 @@
 // waits on its fingerprint loads (long-scoreboard stalls, 63 % of the cycles
 // between issues) and issues 0.81 warp instructions per cycle per scheduler.
 
-#ifndef TC_BLOCK_SIZE
-#define TC_BLOCK_SIZE 256
-#endif
-
-#ifndef TC_CHUNK
-#define TC_CHUNK 64  // edges a warp claims at once
-#endif
-
-#ifndef TC_SPAN_SLOTS
-#define TC_SPAN_SLOTS 256  // shared fingerprint slots per warp for the anchors' lists
-#endif
-
-#ifndef TC_ID_ORDER
-#define TC_ID_ORDER 0  // 1: every edge u -> v has v > u (rank and id orientations)
-#endif
-
-#ifndef TC_UNROLL
-#define TC_UNROLL 4  // wedge loads in flight per lane
-#endif
-
-#ifndef TC_MIN_BLOCKS
-#define TC_MIN_BLOCKS 1  // __launch_bounds__ minimum resident blocks
-#endif
-
 #ifndef TC_FILTER_ANCHORS
 #define TC_FILTER_ANCHORS 8  // anchors per chunk that get a filter (0: no filter)
 #endif
@@ -90,20 +66,11 @@
 #define TC_META_T unsigned int
 #endif
 
-#include "common.cuh"
+#include "wedge.cuh"
 
-// Positions in cols and fp inside the kernel: 32-bit unsigned when the
-// launcher knows every one is below 2^31, else 64-bit.
-#ifndef TC_EDGE_T
-#define TC_EDGE_T long long
-#endif
-typedef TC_EDGE_T edge_t;
 typedef TC_META_T meta_t;
 typedef unsigned short fp_t;
 
-#if TC_CHUNK < 1
-#error "TC_CHUNK must be >= 1"
-#endif
 // Span positions travel as two 12-bit fields of one word, beside the anchor.
 #if TC_SPAN_SLOTS < 1 || TC_SPAN_SLOTS > 4095
 #error "TC_SPAN_SLOTS must be in 1 .. 4095"
@@ -136,16 +103,6 @@ __device__ __forceinline__ unsigned tc_lanemask_le() {
     unsigned mask;
     asm("mov.u32 %0, %%lanemask_le;" : "=r"(mask));
     return mask;
-}
-
-// Inclusive prefix sum over the warp.
-__device__ __forceinline__ edge_t tc_fp_inclusive_sum(edge_t value, int lane) {
-#pragma unroll
-    for (int delta = 1; delta < TC_WARP; delta *= 2) {
-        const edge_t other = __shfl_up_sync(TC_FULL_MASK, value, delta);
-        if (lane >= delta) value += other;
-    }
-    return value;
 }
 
 // 1 when the full id of wedge t, whose fingerprint matched own[p], is in
@@ -217,7 +174,7 @@ __device__ __forceinline__ unsigned tc_fp_batch(const edge_t* __restrict__ indpt
     anchor_hi = __shfl_sync(TC_FULL_MASK, anchor_hi, from_lane);
     anchor = __shfl_sync(TC_FULL_MASK, anchor, from_lane);
     if (lane >= n_slots) length = 0;
-    const edge_t inclusive = tc_fp_inclusive_sum(length, lane);
+    const edge_t inclusive = tc_warp_inclusive_sum(length, lane);
     const edge_t start = inclusive - length;
     if (ON_CHIP) slot_starts[lane] = start;
     __syncwarp();
@@ -304,10 +261,7 @@ tc_wedge_fp(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ rows
     unsigned* filter = (unsigned*)(mine + TC_SPAN_BYTES + TC_SLOT_BYTES);
     count_t found = 0;
     for (;;) {
-        unsigned long long chunk = 0;
-        if (lane == 0) chunk = atomicAdd(next_chunk, 1ull);
-        chunk = __shfl_sync(TC_FULL_MASK, chunk, 0);
-        const offset_t lo = (offset_t)chunk * TC_CHUNK;
+        const offset_t lo = tc_claim_chunk(next_chunk, lane);
         if (lo >= n_edges) break;  // uniform across the warp
         const offset_t hi = tc_min(lo + TC_CHUNK, n_edges);
         // The anchors' lists: from the first anchor's first edge to the last
