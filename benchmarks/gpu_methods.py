@@ -6,7 +6,8 @@ synchronized trials, and a check of every trial's count. One JSON line per
 trial goes to ``gpu_methods.jsonl``; the medians go to ``gpu_methods.md``.
 
 Times per trial, in the Graph Challenge split (Pearson et al. §III-B):
-kernel (the counting kernel alone, CUDA events), count (all counting work),
+kernel (the counting kernel alone: CUDA events, with the stream held while the
+launch is enqueued, so Python's launch overhead is not in it), count (all counting work),
 gpu (from the graph built on the GPU: orientation + count), and total
 (input to answer: for real graphs ``tricount.load_graph`` on the host, then
 the copy to the GPU, orientation and count; for R-MAT and G(n, m) the edge
@@ -44,6 +45,7 @@ METHODS = [
     ("spgemm", "spgemm", {}),
     ("hash", "hash", {}),
     ("wedge", "wedge", {}),
+    ("bitwedge", "bitwedge", {}),
     ("auto", "auto", {}),
 ]
 #: Variants for tuning runs only (name them with --methods).
@@ -102,6 +104,37 @@ TUNING = [
     ("wedge-u2", "wedge", {"unroll": 2}),
     ("wedge-mb6", "wedge", {"min_blocks": 6}),
     ("wedge-e64", "wedge", {"edge32": False}),
+    ("bitwedge-owner", "bitwedge", {"pairs": "owner"}),
+    ("bitwedge-u2", "bitwedge", {"unroll": 2}),
+    ("bitwedge-u6", "bitwedge", {"unroll": 6}),
+    ("bitwedge-u8", "bitwedge", {"unroll": 8}),
+    ("bitwedge-tpw2", "bitwedge", {"tasks_per_warp": 2}),
+    ("bitwedge-tpw4", "bitwedge", {"tasks_per_warp": 4}),
+    ("bitwedge-b64", "bitwedge", {"block_size": 64}),
+    ("bitwedge-b256", "bitwedge", {"block_size": 256}),
+    ("bitwedge-mb16", "bitwedge", {"min_blocks": 16}),
+    ("bitwedge-mt1024", "bitwedge", {"min_task": 1024}),
+    ("bitwedge-ac64", "bitwedge", {"anchor_cost": 64}),
+    ("bitwedge-ac1024", "bitwedge", {"anchor_cost": 1024}),
+    ("bitwedge-pc32", "bitwedge", {"pair_cost": 32}),
+    ("bitwedge-mb12", "bitwedge", {"min_blocks": 12}),
+    ("bitwedge-owner-u8", "bitwedge", {"pairs": "owner", "unroll": 8}),
+    ("bitwedge-owner-u6", "bitwedge", {"pairs": "owner", "unroll": 6}),
+    ("bitwedge-owner-b256", "bitwedge", {"pairs": "owner", "block_size": 256}),
+    ("bitwedge-owner-tpw2", "bitwedge", {"pairs": "owner", "tasks_per_warp": 2}),
+    ("bitwedge-owner-ac64", "bitwedge", {"pairs": "owner", "anchor_cost": 64}),
+    ("bitwedge-owner-ac1024", "bitwedge", {"pairs": "owner", "anchor_cost": 1024}),
+    ("bitwedge-owner-mb16", "bitwedge", {"pairs": "owner", "min_blocks": 16}),
+    ("bitwedge-owner-pc32", "bitwedge", {"pairs": "owner", "pair_cost": 32}),
+    ("bitwedge-owner-b256-global", "bitwedge", {"pairs": "owner", "block_size": 256,
+                                                 "bitmaps": "global"}),
+    ("bitwedge-owner-b256-u6", "bitwedge", {"pairs": "owner", "block_size": 256, "unroll": 6}),
+    ("bitwedge-owner-b256-mb4", "bitwedge", {"pairs": "owner", "block_size": 256,
+                                              "min_blocks": 4}),
+    ("bitwedge-owner-b512", "bitwedge", {"pairs": "owner", "block_size": 512}),
+    ("bitwedge-owner-shared-b64", "bitwedge", {"pairs": "owner", "bitmaps": "shared",
+                                                "block_size": 64}),
+    ("bitwedge-global", "bitwedge", {"bitmaps": "global"}),
     ("wedge-csr", "wedge", {"layout": "csr"}),
     ("wedge-a8", "wedge", {"align": 8}),
     ("wedge-a1", "wedge", {"align": 1}),
@@ -424,8 +457,8 @@ def write_markdown(path, info, rows, sweep_rows):
         f"{info['date']}.",
         f"Command: `{info['command']}`",
         "",
-        "Median of the trials after one untimed warm-up. kernel: counting kernel alone (CUDA "
-        "events); count: all counting work; gpu: from the built graph (copy to the GPU for real "
+        "Median of the trials after one untimed warm-up. kernel: counting kernel alone (GPU "
+        "time: CUDA events, the stream held while the launch is enqueued); count: all counting work; gpu: from the built graph (copy to the GPU for real "
         "graphs, orientation, count); total: input to answer (real graphs: read and build on the "
         "host + gpu; R-MAT and G(n, m): build on the GPU from the GPU-generated edge list in "
         "both directions with repeats, median of 3 builds after a warm-up, + gpu). Rates: "

@@ -155,7 +155,8 @@ def test_explicit_gpu_without_gpu_raises(monkeypatch):
         tricount.count_triangles(([0], [1]), backend="gpu")
 
 
-@pytest.mark.parametrize("method", ["binary", "dynamic", "shared", "radix", "hash", "wedge"])
+@pytest.mark.parametrize("method", ["binary", "dynamic", "shared", "radix", "hash", "wedge",
+                                    "bitwedge"])
 def test_cpu_names_gpu_only_methods(method):
     with pytest.raises(tricount.UnknownMethodError, match="only on the GPU"):
         tricount.count_triangles(([0], [1]), backend="cpu", method=method)
@@ -184,8 +185,14 @@ def test_gpu_auto_cost_model():
         return OrientedCSR(None, None, None, n, m, max_out, "rank")
 
     assert choose_method(shape(10, 0, 0))[0] == "merge"
-    assert choose_method(shape(75_879, 405_740, 121))[0] == "merge"          # soc-Epinions1
-    assert choose_method(shape(173_963, 3_805_744, 416))[0] == "hash"        # R-MAT 18
+    method, reason = choose_method(shape(36_692, 183_831, 70))               # email-Enron
+    assert method == "bitwedge" and "shared memory" in reason
+    assert choose_method(shape(57_344, 8 * 57_344, 20))[0] == "bitwedge"     # flat, on chip
+    method, reason = choose_method(shape(75_879, 405_740, 121))             # soc-Epinions1
+    assert method == "bitwedge" and "skewed and small" in reason
+    assert choose_method(shape(173_963, 3_805_744, 416))[0] == "bitwedge"    # R-MAT 18
+    assert choose_method(shape(1 << 18, 16 << 18, 30))[0] == "wedge"         # flat: G(2^18, 2^22)
+    assert choose_method(shape(335_328, 7_742_860, 500))[0] == "hash"        # R-MAT 19
     method, reason = choose_method(shape(1_245_329, 31_771_938, 824))       # R-MAT 21
     assert method == "hash" and "skewed" in reason
     method, reason = choose_method(shape(1 << 24, 16 << 24, 30))             # uniform random

@@ -81,6 +81,14 @@ METHOD_VARIANTS = [
     ("wedge", {"layout": "csr", "chunk": 1, "span_slots": 1, "unroll": 1}),
     ("wedge", {"layout": "csr", "chunk": 100, "span_slots": 64, "unroll": 3, "edge32": False,
                "block_size": 32}),
+    ("bitwedge", {}),
+    ("bitwedge", {"pairs": "anchor"}),
+    ("bitwedge", {"bitmaps": "global", "unroll": 1, "min_task": 1, "block_size": 32}),
+    ("bitwedge", {"pairs": "anchor", "bitmaps": "global", "edge32": False, "wedge32": False,
+                  "unroll": 3, "tasks_per_warp": 7}),
+    ("bitwedge", {"bitmaps": "shared", "anchor_cost": 0, "pair_cost": 1, "block_size": 32}),
+    ("bitwedge", {"min_task": 1, "tasks_per_warp": 1000, "unroll": 8, "block_size": 64,
+                  "min_blocks": 16}),
     ("auto", {}),
 ]
 

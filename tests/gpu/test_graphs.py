@@ -48,7 +48,8 @@ def test_real_graph(variant, name):
 
 
 @pytest.mark.parametrize("name", REAL_NAMES)
-@pytest.mark.parametrize("method", ["merge", "binary", "dynamic", "bitmap", "shared", "hash", "wedge"])
+@pytest.mark.parametrize("method", ["merge", "binary", "dynamic", "bitmap", "shared", "hash", "wedge",
+                                    "bitwedge"])
 @pytest.mark.parametrize("orientation", ["id", "degree"])
 def test_real_graph_other_orientations(orientation, method, name):
     row = next(r for r in REAL if r["name"] == name)
@@ -82,7 +83,8 @@ def test_generated_graph(variant, name):
     assert gpu_count(g, *variant) == cpu_count(g)
 
 
-@pytest.mark.parametrize("method", ["merge", "binary", "dynamic", "bitmap", "shared", "hash", "wedge"])
+@pytest.mark.parametrize("method", ["merge", "binary", "dynamic", "bitmap", "shared", "hash", "wedge",
+                                    "bitwedge"])
 def test_hub_with_id_orientation(method):
     # By id, the hub keeps all 10^5 edges as out-edges: one list of 10^5.
     g = generated("hub-1e5")

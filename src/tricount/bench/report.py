@@ -129,7 +129,8 @@ def markdown(records, *, notes=(), errors=(), mismatches=(), title="tricount ben
             "trials are synchronised.",
             "- phases: load = read the file or generate; preprocess = build the CSR graph (once) "
             "+ host-to-device copy (once, GPU) + orientation (every trial); count = all counting "
-            "work; kernel = the counting kernel alone (on the CPU the whole count); total = load "
+            "work; kernel = the counting kernel alone (GPU time, CUDA events with the stream held "
+            "while the launch is enqueued; on the CPU the whole count); total = load "
             "+ preprocess + count as measured around the engine call.",
             "- rates: m = undirected simple edges, **each counted once** (loops and repeats "
             "dropped; nnz = 2m). M edges/s = m / median count time (Graph Challenge N_e / T_tri, "

@@ -11,7 +11,8 @@ from __future__ import annotations
 __all__ = ["probe", "GPU_METHODS"]
 
 #: Methods the GPU backend implements; ``auto`` resolves to one of them.
-GPU_METHODS = ("merge", "binary", "dynamic", "bitmap", "shared", "radix", "spgemm", "hash", "wedge")
+GPU_METHODS = ("merge", "binary", "dynamic", "bitmap", "shared", "radix", "spgemm", "hash", "wedge",
+               "bitwedge")
 
 
 def probe() -> tuple[bool, str]:

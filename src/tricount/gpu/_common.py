@@ -7,6 +7,7 @@ called, so ``import tricount.gpu.<method>`` works on a machine without CUDA.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import os
 
@@ -136,17 +137,56 @@ def launch(kernel, grid: int, block: int, args: tuple, shared_bytes: int = 0) ->
         cp.cuda.get_current_stream().synchronize()
 
 
+#: A held stream waits at most this long for the host to finish enqueuing.
+HOLD_TIMEOUT_NS = 5_000_000
+
+
+@functools.lru_cache(maxsize=None)
+def _hold_words():
+    """Two pinned host words (a NumPy view): [0] releases held streams, [1] is the
+    last ticket a hold saw released (not timed out)."""
+    import cupyx
+
+    words = cupyx.empty_pinned(2, dtype=np.uint64)
+    words[:] = 0
+    return words
+
+
 class KernelTimer:
-    """CUDA events around a region on the current stream; ``seconds`` after a sync."""
+    """CUDA events around a region on the current stream; ``seconds`` after a sync.
+
+    With ``hold`` (the default) a one-thread kernel (``kernels/timing.cu``)
+    holds the stream until the region's launches and its stop event are
+    enqueued, so the events time the GPU's work and not the host's: a CuPy
+    launch costs 9-20 µs of Python and driver time, as long as the whole kernel
+    on the small graphs (benchmarks/gpu_notes.md). Regions that synchronize or
+    do host work between launches pass ``hold=False`` and are timed with it.
+    """
+
+    _tickets = itertools.count(1)
+
+    def __init__(self, hold: bool = True):
+        self.hold = hold and not SYNC_EACH_LAUNCH
 
     def __enter__(self):
         cp = cupy()
         self._start, self._stop = cp.cuda.Event(), cp.cuda.Event()
+        if self.hold:
+            from tricount.gpu._module import get_kernel
+
+            self._words = _hold_words()
+            self._ticket = next(KernelTimer._tickets)
+            address = self._words.ctypes.data
+            kernel = get_kernel("timing", "tc_hold_stream", block_size=32)
+            kernel((1,), (32,), (np.uint64(address), np.uint64(address + 8),
+                                 np.uint64(self._ticket), np.int64(HOLD_TIMEOUT_NS)))
         self._start.record()
         return self
 
     def __exit__(self, *exc):
         self._stop.record()
+        if self.hold:  # release: every launch of the region is enqueued now
+            self._words[0] = max(int(self._words[0]), self._ticket)
         return False
 
     @property
@@ -154,6 +194,13 @@ class KernelTimer:
         cp = cupy()
         self._stop.synchronize()
         return cp.cuda.get_elapsed_time(self._start, self._stop) / 1e3
+
+    @property
+    def released(self) -> bool:
+        """Whether the hold ended by the host's release, not by its timeout (after a sync);
+        False for a timer that did not hold."""
+        self._stop.synchronize()
+        return self.hold and int(self._words[1]) >= self._ticket
 
 
 def launch_edge_groups(stem: str, name: str, oriented, out, *, block_size: int, group_size: int,

@@ -37,6 +37,8 @@ ENTRY_POINTS = (
     ("wedge", "tc_wedge"),
     ("wedge_fp", "tc_wedge_fp"),
     ("wedge_fp", "tc_wedge_fp_layout"),
+    ("bitwedge", "tc_bitwedge"),
+    ("timing", "tc_hold_stream"),
     ("per_vertex", "tc_per_vertex"),
     ("edge_support", "tc_edge_support"),
     ("truss", "tc_truss_peel"),

@@ -15,7 +15,8 @@ takes a :class:`~tricount.CSRGraph` on the host or already on the GPU:
 Timings follow the Graph Challenge split (Pearson et al. §III-B): ``gpu_s``
 from the built graph to the answer, ``preprocess_s`` the orientation,
 ``count_s`` all counting work (allocations, launches, read-back) and
-``kernel_s`` the counting kernel alone, from CUDA events. The first call of a
+``kernel_s`` the counting kernel alone: the GPU's time between CUDA events,
+the stream held while the launch is enqueued (``_common.KernelTimer``). The first call of a
 method compiles its kernel; time later calls (the benchmark warms up first).
 
 Memory is checked before anything is allocated: a graph whose copy and
@@ -31,6 +32,7 @@ import time
 
 from tricount.errors import UnknownMethodError
 from tricount.gpu import GPU_METHODS
+from tricount.gpu.bitwedge import BITWEDGE_SHARED_MAX_BYTES
 from tricount.result import EngineResult
 
 __all__ = ["count", "resolve_method", "method_options", "GPU_METHODS", "ORIENTATIONS"]
@@ -38,19 +40,25 @@ __all__ = ["count", "resolve_method", "method_options", "GPU_METHODS", "ORIENTAT
 ORIENTATIONS = ("degree", "id", "rank")
 
 # auto's rule: a cost model over n, m and the largest out-degree, from the H100
-# runs of 2026-11-22 (benchmarks/gpu_notes.md, kernel and count ms):
-#: Below this many edges merge: on the five real graphs of issue 7 its kernel is
-#: within 33 % of the best method (hash won on three, by up to 33 % in run 45:
-#: blogcatalog 0.113 against 0.085 ms) and all its counting work takes 0.1-0.2 ms,
-#: where hash's planning alone takes 1.8-2.5 ms.
-AUTO_MERGE_MAX_EDGES = 1_000_000
+# runs of 2026-11-22 (benchmarks/gpu_notes.md, kernel ms):
+#: Graphs whose bitwedge bitmaps (n bits per warp) fit in shared memory take
+#: bitwedge: on the five real graphs of issue 7 it took 0.013-0.037 ms against
+#: merge's 0.026-0.095 and hash's 0.033-0.062 (run 69); on G(2^15, 2^19), 0.027
+#: against wedge's 0.032 and merge's 0.038 (run 69).
+AUTO_BITWEDGE_ON_CHIP_VERTICES = 8 * BITWEDGE_SHARED_MAX_BYTES
+#: Skewed graphs up to this many vertices also take bitwedge, whose global
+#: bitmaps stay in the caches while the tested ids crowd into the hubs' words:
+#: R-MAT 18 (173,963 vertices) 0.646 ms against hash's 0.724 (run 69); R-MAT 19
+#: (335,328) 1.83 against 1.66 (run 68) and R-MAT 21 15.1 against 8.3 (run 69).
+#: Flat graphs spread their tests over every word: G(2^18, 2^22) took 1.23 ms
+#: against wedge's 0.147 (run 68).
+AUTO_BITWEDGE_MAX_VERTICES = 1 << 18
 #: Larger graphs whose largest out-degree is at least this many times the mean
-#: degree m / n are skewed: hash, the fastest kernel on every R-MAT graph (scale
-#: 18: 0.90 ms against bitmap's 1.75; 21: 8.4 against 16.3; 24: 133 against
-#: 349; max/mean 19 at scale 18, 32 at 21). Flat ones go to wedge (uniform
-#: random, 2^24 vertices, run 60: 10.5 ms with its fingerprint layout, all
-#: counting work 18.5 ms, against dynamic's 24.0, merge's 25.2 and hash's 37.5;
-#: max/mean 1.9).
+#: degree m / n are skewed: hash, the fastest kernel on every larger R-MAT graph
+#: (21: 8.4 against 16.3 for bitmap; 24: 133 against 349; max/mean 32 at 21).
+#: Flat ones go to wedge (uniform random, 2^24 vertices, run 60: 10.5 ms with its
+#: fingerprint layout, all counting work 18.5 ms, against dynamic's 24.0,
+#: merge's 25.2 and hash's 37.5; max/mean 1.9).
 AUTO_SKEW_FOR_HASH = 4.0
 
 
@@ -71,6 +79,8 @@ def _launcher(name: str):
         from tricount.gpu.hash import count_hash as fn
     elif name == "wedge":
         from tricount.gpu.wedge import count_wedge as fn
+    elif name == "bitwedge":
+        from tricount.gpu.bitwedge import count_bitwedge as fn
     else:
         from tricount.gpu.spgemm import count_spgemm as fn
     return fn
@@ -95,10 +105,15 @@ def choose_method(oriented) -> tuple[str, str]:
     n, m = oriented.n_vertices, oriented.n_edges
     if m == 0:
         return "merge", "auto: no edges, nothing to intersect"
-    if m < AUTO_MERGE_MAX_EDGES:
-        return "merge", (f"auto: {m} edges < {AUTO_MERGE_MAX_EDGES}; Polak's merge, with the "
-                         "least setup, was fastest or close on such graphs")
+    if n <= AUTO_BITWEDGE_ON_CHIP_VERTICES:
+        return "bitwedge", (f"auto: {n} vertices <= {AUTO_BITWEDGE_ON_CHIP_VERTICES}: bit tests "
+                            "against per-warp bitmaps of n bits in shared memory")
     skew = oriented.max_out_degree / (m / n)
+    if skew >= AUTO_SKEW_FOR_HASH and n <= AUTO_BITWEDGE_MAX_VERTICES:
+        return "bitwedge", (f"auto: {n} vertices <= {AUTO_BITWEDGE_MAX_VERTICES}, largest "
+                            f"out-degree {oriented.max_out_degree} = {skew:.1f} x the mean degree "
+                            f"(>= {AUTO_SKEW_FOR_HASH:g}): skewed and small, so bit tests against "
+                            "per-warp bitmaps, which stay in cache")
     if skew >= AUTO_SKEW_FOR_HASH:
         return "hash", (f"auto: {m} edges, largest out-degree {oriented.max_out_degree} = "
                         f"{skew:.1f} x the mean degree (>= {AUTO_SKEW_FOR_HASH:g}): skewed, so "

@@ -87,7 +87,7 @@ def count_radix(oriented, *, radix_bits: int = RADIX_BITS, threshold: int = RADI
         return g if grid_size is None else max(1, min(g, grid_size))
 
     result = cp.zeros(1, dtype=cp.uint64)
-    with KernelTimer() as timer:
+    with KernelTimer(hold=False) as timer:  # syncs inside: host time counts
         # Algorithm 1, line 2: E as sorted (lo, hi) keys.
         lo = cp.minimum(rows, cols).astype(cp.uint64)
         hi = cp.maximum(rows, cols).astype(cp.uint64)
