@@ -133,6 +133,15 @@ def test_drawn_graphs(pairs, min_task, unroll, pairing, bitmaps):
     assert gpu_count(graph, "bitwedge", options) == cpu_count(graph)
 
 
+def test_shared_memory_at_the_48_kib_boundary():
+    # 49,152 vertices: 8 warps x 6 KiB of bitmaps = exactly 48 KiB of dynamic shared
+    # memory, which with the kernel's static shared memory needs the opt-in.
+    graph = edges_graph([(a, b) for a in range(6) for b in range(a + 1, 6)]
+                        + [(49_000, 49_151), (49_151, 7)], n_vertices=49_152)
+    assert graph.n_vertices == 49_152
+    assert gpu_count(graph, "bitwedge", {"bitmaps": "shared"}) == cpu_count(graph) == 20
+
+
 def test_bad_options_name_the_method():
     from tricount.errors import UnknownMethodError
 

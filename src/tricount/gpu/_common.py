@@ -130,7 +130,9 @@ def launch(kernel, grid: int, block: int, args: tuple, shared_bytes: int = 0) ->
     cp = cupy()
     if not (1 <= grid <= MAX_GRID) or not (32 <= block <= 1024):
         raise TricountError(f"invalid launch of {kernel.name}: grid {grid}, block {block}")
-    if shared_bytes > 48 * 1024:
+    # Past 48 KiB of dynamic plus static shared memory a kernel must opt in.
+    static = getattr(kernel, "shared_size_bytes", None)
+    if shared_bytes and (static is None or shared_bytes + int(static) > 48 * 1024):
         kernel.max_dynamic_shared_size_bytes = shared_bytes
     kernel((int(grid),), (int(block),), args, shared_mem=int(shared_bytes))
     if SYNC_EACH_LAUNCH:
