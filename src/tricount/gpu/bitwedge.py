@@ -155,7 +155,9 @@ def count_bitwedge(oriented, *, pairs: str = "owner", bitmaps: str = "auto",
     if m == 0:
         return 0, 0.0
     idx = oriented.indices.dtype.itemsize
-    require_memory(m * (2 * idx + 8 + 8 + 8), f"bitwedge: pairs of {m} edges")
+    # Per edge at the peak: the plan's keys and their sort buffer (16), its table and
+    # probe ids, the running sums of wedges and of costs (16), a cost gather (8).
+    require_memory(m * (2 * idx + 40), f"bitwedge: pairs of {m} edges")
     indptr, _rows, cols, vertex = kernel_arrays(oriented)
     table, probe, before = wedge_pairs(oriented, pairs)
     n_pairs = int(table.shape[0])
