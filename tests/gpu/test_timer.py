@@ -2,8 +2,9 @@
 
 A one-thread kernel (kernels/timing.cu) holds the stream until the timed
 launches and the stop event are enqueued; these tests check that the release
-reaches it (not the timeout) for every method's timed launch, and that a
-region which synchronizes inside ends by the timeout instead of hanging.
+reaches it (not the timeout) for a plain launch and for six methods' timed
+launches, and that a region which synchronizes inside ends by the timeout
+instead of hanging.
 """
 
 from __future__ import annotations

@@ -139,9 +139,8 @@ def count_bitwedge(oriented, *, pairs: str = "owner", bitmaps: str = "auto",
                    unroll: int = BITWEDGE_UNROLL, tasks_per_warp: int = BITWEDGE_TASKS_PER_WARP,
                    min_task: int = BITWEDGE_MIN_TASK, pair_cost: int = BITWEDGE_PAIR_COST,
                    anchor_cost: int = BITWEDGE_ANCHOR_COST, min_blocks: int = 1,
-                   edge32: bool = True,
-                   wedge32: bool = True, block_size: int = BITWEDGE_BLOCK_SIZE,
-                   grid_size: int | None = None):
+                   edge32: bool = True, wedge32: bool = True,
+                   block_size: int = BITWEDGE_BLOCK_SIZE, grid_size: int | None = None):
     """Triangles of an oriented CSR; returns ``(n_triangles, kernel_seconds)``."""
     cp = cupy()
     if pairs not in PAIRINGS or bitmaps not in BITMAP_PLACES or not 1 <= unroll <= 8 \
