@@ -55,14 +55,9 @@
 #define TC_SET_BATCH 4  // list entries per lane loaded together when setting bits
 #endif
 
-#include "common.cuh"
-
-// Positions of pairs and of list entries: 32-bit unsigned when the launcher
-// knows they are below 2^31.
-#ifndef TC_EDGE_T
-#define TC_EDGE_T long long
-#endif
-typedef TC_EDGE_T edge_t;
+// Positions of pairs and of list entries (edge_t): 32-bit unsigned when the
+// launcher knows they are below 2^31.
+#include "wedge.cuh"
 
 // Wedge positions (values of `before`): 32-bit unsigned when the total fits.
 #ifndef TC_WEDGE_T
@@ -127,7 +122,7 @@ tc_bitwedge(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ cols
 #else
     unsigned* bits = global_bits + warp_id * n_words;
 #endif
-    const unsigned lanes_to_mine = (2u << lane) - 1u;  // lanes 0 .. lane (all 32 at lane 31)
+    const unsigned at_or_below = (2u << lane) - 1u;  // lanes 0 .. lane (all 32 at lane 31)
     // The vertex whose out-list the bitmap holds (-1: none), its list, and
     // this lane's first entry of it.
     vertex_t loaded = -1, loaded_first = -1;
@@ -181,12 +176,8 @@ tc_bitwedge(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ cols
 #pragma unroll
                     for (int k = 0; k < TC_UNROLL; ++k) {
                         const wedge_t window = base + (wedge_t)k * TC_WARP;
-                        const wedge_t offset = start - window;  // wraps when start < window
-                        const unsigned head = (p < p_hi && offset < (wedge_t)TC_WARP)
-                            ? 1u << (unsigned)offset : 0u;
-                        const unsigned heads = __reduce_or_sync(TC_FULL_MASK, head);
-                        const int owner = pairs_before + __popc(heads & lanes_to_mine) - 1;
-                        pairs_before += __popc(heads);
+                        const int owner = tc_round_owner(p < p_hi, start, window, at_or_below,
+                                                         pairs_before);
                         const wedge_t t = window + lane;
                         const edge_t at = (edge_t)t + __shfl_sync(TC_FULL_MASK, shift, owner & 31);
                         w[k] = t < run_hi ? cols[at] : (vertex_t)-1;

@@ -1,10 +1,14 @@
-// wedge.cuh: what the two wedge kernels (wedge.cu, wedge_fp.cu) share.
+// wedge.cuh: what the wedge-walking kernels (wedge.cu, wedge_fp.cu,
+// bitwedge.cu) share.
 //
-// Both walk the same schedule: a warp claims TC_CHUNK consecutive edges with
-// one atomic (work stealing), and 32 edges at a time its lanes walk their
-// wedges together, each wedge's edge found from the warp's prefix sum of the
-// list lengths. Here: the tunables common to both (a file defines its own
-// values first), the edge-position type, the claim and the prefix sum.
+// All three flatten the lists of up to 32 segments (edges or pairs) into one
+// run of wedges and let the warp's lanes walk it together, each wedge's
+// segment found by the lane mask below. wedge.cu and wedge_fp.cu walk the same
+// schedule: a warp claims TC_CHUNK consecutive edges with one atomic (work
+// stealing), 32 edges at a time, with the warp's prefix sum of the list
+// lengths. Here: the tunables common to them (a file defines its own values
+// first), the edge-position type, the claim, the prefix sum and the owner of
+// a round's wedges.
 
 #ifndef TRICOUNT_WEDGE_CUH
 #define TRICOUNT_WEDGE_CUH
@@ -64,6 +68,33 @@ __device__ __forceinline__ edge_t tc_warp_inclusive_sum(edge_t value, int lane) 
         if (lane >= delta) value += other;
     }
     return value;
+}
+
+// Lanes 0 .. lane, as a mask.
+__device__ __forceinline__ unsigned tc_lanemask_le() {
+    unsigned mask;
+    asm("mov.u32 %0, %%lanemask_le;" : "=r"(mask));
+    return mask;
+}
+
+// The segment that wedge round + lane belongs to, for segments held by lanes
+// 0 .. k-1 (`live`: this lane holds one) whose first wedges `start` strictly
+// increase over the lanes: the last segment starting at or before the wedge.
+// Each live segment starting inside [round, round + 32) sets one bit, one
+// warp-wide OR gathers them, and the bits in `at_or_below` (lanes 0 .. lane)
+// count the segments started so far. `before` counts the live segments
+// starting below `round` and is moved past this round, so rounds go in
+// increasing order. A signed Position needs `live` false where start < round
+// (unsigned ones wrap past 32 there). Every lane must call it (a warp-wide OR).
+template <class Position>
+__device__ __forceinline__ int tc_round_owner(bool live, Position start, Position round,
+                                              unsigned at_or_below, int& before) {
+    const Position into = start - round;  // < 32 only for starts in this round
+    const unsigned head = live && into < (Position)TC_WARP ? 1u << (unsigned)into : 0u;
+    const unsigned heads = __reduce_or_sync(TC_FULL_MASK, head);
+    const int owner = before + __popc(heads & at_or_below) - 1;
+    before += __popc(heads);
+    return owner;
 }
 
 #endif  // TRICOUNT_WEDGE_CUH

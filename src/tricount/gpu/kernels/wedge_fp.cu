@@ -99,12 +99,6 @@ __device__ __forceinline__ unsigned tc_filter_word(unsigned anchor, unsigned pri
     return anchor * TC_FILTER_WORDS + (print / 32 & (TC_FILTER_WORDS - 1));
 }
 
-__device__ __forceinline__ unsigned tc_lanemask_le() {
-    unsigned mask;
-    asm("mov.u32 %0, %%lanemask_le;" : "=r"(mask));
-    return mask;
-}
-
 // 1 when the full id of wedge t, whose fingerprint matched own[p], is in
 // N+(u): compares w with every anchor entry from p on that has the same
 // fingerprint. The slot's edge and first wedge come from shared memory.
@@ -200,14 +194,8 @@ __device__ __forceinline__ unsigned tc_fp_batch(const edge_t* __restrict__ indpt
 #pragma unroll
         for (int k = 0; k < unroll; ++k) {
             const edge_t round = base + (edge_t)k * TC_WARP;
-            // Bit j: a slot's first wedge is round + j. The owner of wedge
-            // round + lane is the last slot starting at or before it.
-            const edge_t into = start - round;  // < 32 only for starts in this round
-            const unsigned head = heads_here && start >= round && into < (edge_t)TC_WARP
-                ? 1u << (unsigned)into : 0u;
-            const unsigned heads = __reduce_or_sync(TC_FULL_MASK, head);
-            const int slot = before + __popc(heads & at_or_below) - 1;
-            before += __popc(heads);
+            const int slot = tc_round_owner(heads_here && start >= round, start, round,
+                                            at_or_below, before);
             const edge_t t = round + lane;
             const edge_t at = t + __shfl_sync(TC_FULL_MASK, shift_to_list, slot);
             if (ON_CHIP) {
