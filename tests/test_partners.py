@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import tricount
@@ -106,3 +106,27 @@ def test_tasks_cover_every_pair_once(max_probes):
     assert np.all(covered == 1)
     if max_probes >= 1000:
         assert len(tasks.owner) == np.count_nonzero(np.diff(plan.ptr))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(0, 60)), min_size=1, max_size=400),
+       st.integers(1, 60), st.integers(1, 60))
+def test_a_slice_of_owners_renumbered_is_that_part_of_the_plan(edges, a, b):
+    """plan_from_pairs over the owners first .. end-1, renumbered from 0 with their own
+    out-degrees (what the GPU's sliced plan does), equals that part of the whole plan."""
+    from tricount.prep.partners import plan_from_pairs
+
+    src, dst = [u for u, _ in edges], [v for _, v in edges]
+    oriented = Graph.from_edges(src, dst).oriented()
+    assume(oriented.n_edges > 0)  # an empty plan has no owners to slice
+    plan = plan_partners(oriented)
+    n = oriented.n_vertices
+    first, end = sorted((min(a, n), min(b, n)))
+    out_degree = np.diff(oriented.indptr).astype(np.int32)
+    lo, hi = int(plan.ptr[first]), int(plan.ptr[end])
+    piece = plan_from_pairs(np.asarray(plan.owners[lo:hi]) - first, plan.partners[lo:hi],
+                            out_degree, end - first, owner_out_degree=out_degree[first:end])
+    np.testing.assert_array_equal(piece.ptr, plan.ptr[first:end + 1] - lo)
+    np.testing.assert_array_equal(piece.partners, plan.partners[lo:hi])
+    np.testing.assert_array_equal(piece.work, plan.work[first:end])
+    np.testing.assert_array_equal(np.diff(piece.running), np.diff(plan.running[lo:hi + 1]))

@@ -92,12 +92,13 @@ def require_memory(need_bytes: int, what: str, *, free_bytes: int | None = None)
 def kernel_arrays(oriented):
     """``(indptr, rows, cols, vertex_type)`` ready for a kernel: contiguous, int64 offsets.
 
-    ``vertex_type`` is the C type of ``rows``/``cols`` for ``-DTC_VERTEX_T``.
+    ``vertex_type`` is the C type of ``rows``/``cols`` for ``-DTC_VERTEX_T``;
+    ``rows`` is None for a graph oriented without COO rows (:mod:`tricount.gpu.sliced`).
     """
     cp = cupy()
     indptr = cp.ascontiguousarray(oriented.indptr, dtype=cp.int64)
     dtype = cp.int32 if oriented.indices.dtype == np.int32 else cp.int64
-    rows = cp.ascontiguousarray(oriented.rows, dtype=dtype)
+    rows = None if oriented.rows is None else cp.ascontiguousarray(oriented.rows, dtype=dtype)
     cols = cp.ascontiguousarray(oriented.indices, dtype=dtype)
     return indptr, rows, cols, ("int" if dtype == cp.int32 else "long long")
 

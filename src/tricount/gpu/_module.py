@@ -49,6 +49,11 @@ ENTRY_POINTS = (
     ("prep", "tc_prep_plan_keys"),
     ("prep", "tc_prep_task_starts"),
     ("prep", "tc_prep_histogram"),
+    ("slice", "tc_slice_out_degree"),
+    ("slice", "tc_slice_rank_keys"),
+    ("slice", "tc_slice_owner_pairs"),
+    ("slice", "tc_slice_plan_keys"),
+    ("slice", "tc_slice_low_ids"),
 )
 
 #: The kernels of the local computations (per vertex, per edge, truss).

@@ -19,10 +19,12 @@ from the built graph to the answer, ``preprocess_s`` the orientation,
 the stream held while the launch is enqueued (``_common.KernelTimer``). The first call of a
 method compiles its kernel; time later calls (the benchmark warms up first).
 
-Memory is checked before anything is allocated: a graph whose copy and
-orientation would not fit in the free device memory raises
-:class:`~tricount.UnsupportedGraphError`; methods check their own extra
-buffers the same way. No managed memory is ever used.
+Memory is checked before anything is allocated. A graph whose copy and
+orientation would not fit in the free device memory (or in ``max_memory``)
+is counted by ``hash`` with its orientation and plan built in slices
+(:mod:`tricount.gpu.sliced`) when the method is ``auto`` or ``hash``;
+otherwise it raises :class:`~tricount.UnsupportedGraphError`. Methods check
+their own extra buffers the same way. No managed memory is ever used.
 """
 
 from __future__ import annotations
@@ -143,7 +145,40 @@ def _orientation_bytes(graph, on_device: bool) -> int:
     return resident + orient
 
 
-def count(graph, *, method: str = "auto", orientation: str = "rank", **options) -> EngineResult:
+def _graph_device_bytes(graph) -> int:
+    """Device bytes of a graph's arrays there: ``indptr``, COO rows and columns, degrees."""
+    idx = graph.indices.dtype.itemsize
+    return 16 * graph.n_vertices + 8 + 2 * idx * graph.n_edges
+
+
+def _memory_plan(graph, on_device: bool, name: str, orientation: str, max_memory):
+    """None for the standard preparation, or the byte budget of the sliced one.
+
+    The budget is ``max_memory`` (the graph's device arrays included, copied or
+    not) or what is free, whichever is smaller. The standard path is taken when
+    its estimate fits; otherwise hash counts in slices (:mod:`tricount.gpu.sliced`)
+    when it may (method ``auto`` or ``hash``, rank orientation).
+    """
+    from tricount.errors import UnsupportedGraphError
+    from tricount.gpu._common import MEMORY_SAFETY, free_device_bytes
+
+    resident = _graph_device_bytes(graph)
+    free = int(MEMORY_SAFETY * free_device_bytes()) + (resident if on_device else 0)
+    budget = free if max_memory is None else min(free, int(max_memory))
+    standard = _orientation_bytes(graph, on_device) + (resident if on_device else 0)
+    if standard <= budget:
+        return None
+    if name in ("auto", "hash") and orientation == "rank":
+        return budget
+    raise UnsupportedGraphError(
+        f"graph {graph.name or ''} with {graph.n_vertices} vertices and {graph.n_edges} edges "
+        f"needs about {standard / 2**30:.2f} GiB of GPU memory for method {name!r}, over the "
+        f"budget of {budget / 2**30:.2f} GiB; only method 'hash' (or 'auto') with orientation "
+        "'rank' counts in slices under a smaller budget".replace("graph  ", "graph "))
+
+
+def count(graph, *, method: str = "auto", orientation: str = "rank", max_memory=None,
+          **options) -> EngineResult:
     """Count the triangles of a :class:`~tricount.CSRGraph` on the GPU.
 
     Parameters
@@ -157,6 +192,12 @@ def count(graph, *, method: str = "auto", orientation: str = "rank", **options) 
         (default: the same DAG as "degree", laid out by degree, which made
         hash and dynamic 10-25 % faster on R-MAT), by (degree, id) on the
         graph's own ids, or by id as Pearson et al. do.
+    max_memory : int, optional
+        Bytes of device memory the count may hold at once, the graph's own
+        arrays included (default: what is free). A graph whose standard
+        preparation would not fit is counted by ``hash`` with its orientation
+        and plan built in slices (:mod:`tricount.gpu.sliced`); other methods
+        raise :class:`~tricount.UnsupportedGraphError`.
     **options
         The method's tunables, e.g. ``sf=2.0`` for ``dynamic`` or
         ``variant="thread"`` for ``binary``; :func:`method_options` lists them.
@@ -182,15 +223,31 @@ def count(graph, *, method: str = "auto", orientation: str = "rank", **options) 
     else:
         _check_options(name, options)
     on_device = graph.xp is cupy
-    require_memory(_orientation_bytes(graph, on_device),
-                   f"graph {graph.name or ''} with {graph.n_vertices} vertices and "
-                   f"{graph.n_edges} edges (copy and orientation)".replace("graph  ", "graph "))
+    if max_memory is not None and not (isinstance(max_memory, (int, float)) and max_memory > 0):
+        raise UnknownMethodError(
+            f"max_memory must be a positive number of bytes, got {max_memory!r}")
+    budget = _memory_plan(graph, on_device, name, orientation, max_memory)
+    if budget is None:
+        require_memory(_orientation_bytes(graph, on_device),
+                       f"graph {graph.name or ''} with {graph.n_vertices} vertices and "
+                       f"{graph.n_edges} edges (copy and orientation)".replace("graph  ", "graph "))
     stream = cupy.cuda.get_current_stream()
     t0 = time.perf_counter()
     dev = graph.to_device(cupy)
     stream.synchronize()
     t1 = time.perf_counter()
-    if orientation == "degree":
+    if budget is not None:
+        from tricount.gpu.sliced import orient_by_rank_sliced, slice_capacity
+
+        lo, hi = dev.edges()
+        capacity = slice_capacity(budget, _graph_device_bytes(dev), dev.n_vertices, dev.n_edges,
+                                  lo.dtype.itemsize, dev.max_degree)
+        oriented = orient_by_rank_sliced(lo, hi, dev.n_vertices, dev.degrees, capacity)
+        del lo, hi
+        sliced = (f"; counted in slices under a budget of {budget / 2**30:.2f} GiB (the "
+                  f"standard preparation needs more): {oriented.n_slices} orientation slices "
+                  f"of at most {capacity} keys")
+    elif orientation == "degree":
         oriented = dev.oriented()
     elif orientation == "rank":
         from tricount.gpu.prepare import orient_by_rank
@@ -201,7 +258,10 @@ def count(graph, *, method: str = "auto", orientation: str = "rank", **options) 
         oriented = dev.upper()
     stream.synchronize()
     t2 = time.perf_counter()
-    if name == "auto":
+    if budget is not None:
+        name, reason = "hash", ("requested" if name == "hash" else
+                                "auto: hash is the method that counts in slices") + sliced
+    elif name == "auto":
         name, reason = choose_method(oriented)
     else:
         reason = "requested"

@@ -125,7 +125,12 @@ def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int |
                by_owner: bool = False,
                block_size: int | None = None, warp_claim: int = 1,
                grid_size: int | None = None):
-    """Triangles of an oriented CSR; returns ``(n_triangles, kernel_seconds)``."""
+    """Triangles of an oriented CSR; returns ``(n_triangles, kernel_seconds)``.
+
+    One launch per slice of the plan: the whole plan is one slice, except for a
+    graph oriented under a memory budget, whose ``plan_slices`` gives them
+    (:mod:`tricount.gpu.sliced`); ``kernel_seconds`` is then the launches' sum.
+    """
     cp = cupy()
     large = oriented.n_edges >= HASH_LARGE_EDGES
     if unroll is None:
@@ -150,19 +155,6 @@ def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int |
     if oriented.n_edges == 0:
         return 0, 0.0
     indptr, _rows, cols, vertex = kernel_arrays(oriented)
-    plan = plan_partners(oriented)
-    if plan.n_pairs == 0:
-        return 0, 0.0
-    out_degree = cp.diff(indptr)
-    if max_task is None:
-        max_task = task_cap(int(plan.work.sum()), device_facts()["sm_count"], min_task,
-                            max(1, int(tasks_per_warp)))
-    tasks = split_tasks(plan, out_degree, max_task)
-    owner, begin, end, n_block = order_tasks(tasks, out_degree, block_work=block_work,
-                                             warp_slots=warp_slots, spread=spread,
-                                             by_owner=by_owner)
-    n_tasks = int(owner.shape[0])
-    del tasks
     item = cols.dtype.itemsize
     warp_area = (block_size // 32) * warp_slots
     block_slots = max(32, min(_pow2_at_least(spread * oriented.max_out_degree),
@@ -175,23 +167,50 @@ def count_hash(oriented, *, block_work: int = HASH_BLOCK_WORK, warp_slots: int |
             "lower warp_slots, block_size or block_table_bytes")
     min_blocks = min(min_blocks, max(1, 2048 // block_size))  # 2,048 threads per SM at most
     # Every edge position (indptr values, pair positions) below 2^31: 32-bit inside
-    # the kernel, which frees registers (more resident warps).
-    edge32 = edge32 and oriented.n_edges < 2**31 and plan.n_pairs < 2**31
+    # the kernel, which frees registers (more resident warps). A plan never holds
+    # more pairs than the graph has edges.
+    edge32 = edge32 and oriented.n_edges < 2**31
     edge_dtype = cp.uint32 if edge32 else cp.int64
     kernel = get_kernel("hash", "tc_hash", block_size=block_size, vertex_t=vertex,
                         edge_t="unsigned int" if edge32 else "long long",
                         warp_slots=warp_slots, long_list=long_list, warp_claim=warp_claim,
                         table_spread=spread, long_unroll=unroll, min_blocks=min_blocks,
                         batch_bounds=int(bool(batch_bounds)))
-    if grid_size is None:
-        warp_task_blocks = -(-(n_tasks - n_block) // (block_size // 32))
-        grid_size = resident_grid(kernel, block_size, shared_bytes,
-                                  work_blocks=n_block + warp_task_blocks)
-    next_task = cp.zeros(2, dtype=cp.uint64)
+    out_degree = cp.diff(indptr)
+    kernel_indptr = indptr.astype(edge_dtype, copy=False)
     result = cp.zeros(1, dtype=cp.uint64)
-    args = (indptr.astype(edge_dtype, copy=False), cols, plan.partners, owner,
-            begin.astype(edge_dtype, copy=False), end.astype(edge_dtype, copy=False),
-            np.int64(n_block), np.int64(n_tasks), np.int64(block_slots), next_task, result)
-    with KernelTimer() as timer:
-        launch(kernel, grid_size, block_size, args, shared_bytes)
-    return read_count(result), timer.seconds
+    kernel_s = 0.0
+    # A graph oriented in slices (tricount.gpu.sliced) plans one slice of owners at
+    # a time, numbered from its first owner; every other graph is one slice from 0.
+    slices = getattr(oriented, "plan_slices", None)
+    plans = slices() if slices is not None else [(plan_partners(oriented), 0)]
+    for plan, first in plans:
+        if plan.n_pairs == 0:
+            continue
+        owner_degree = out_degree[first:first + plan.ptr.shape[0] - 1]
+        probes = max_task
+        if probes is None:
+            probes = task_cap(int(plan.work.sum()), device_facts()["sm_count"], min_task,
+                              max(1, int(tasks_per_warp)))
+        tasks = split_tasks(plan, owner_degree, probes)
+        owner, begin, end, n_block = order_tasks(tasks, owner_degree, block_work=block_work,
+                                                 warp_slots=warp_slots, spread=spread,
+                                                 by_owner=by_owner)
+        del tasks
+        if first:
+            owner += first
+        n_tasks = int(owner.shape[0])
+        grid = grid_size
+        if grid is None:
+            warp_task_blocks = -(-(n_tasks - n_block) // (block_size // 32))
+            grid = resident_grid(kernel, block_size, shared_bytes,
+                                 work_blocks=n_block + warp_task_blocks)
+        next_task = cp.zeros(2, dtype=cp.uint64)
+        args = (kernel_indptr, cols, plan.partners, owner,
+                begin.astype(edge_dtype, copy=False), end.astype(edge_dtype, copy=False),
+                np.int64(n_block), np.int64(n_tasks), np.int64(block_slots), next_task, result)
+        with KernelTimer() as timer:
+            launch(kernel, grid, block_size, args, shared_bytes)
+        kernel_s += timer.seconds
+        del plan, owner, begin, end, args
+    return read_count(result), kernel_s

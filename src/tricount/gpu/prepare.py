@@ -36,7 +36,7 @@ from tricount.prep.partners import PartnerPlan, Tasks, plan_from_pairs, tasks_fr
 from tricount.prep.xp import bits_for, index_dtype
 
 __all__ = ["fused_canonical_edges", "count_ids", "orient_by_rank", "plan_partners",
-           "split_tasks"]
+           "split_tasks", "unpack_keys"]
 
 PREP_BLOCK_SIZE = 256
 #: Ids below 2^31 - 1: two of them and a direction bit pack into 64 bits, and
@@ -56,8 +56,8 @@ def _run(name: str, n_items: int, args: tuple, **defines) -> None:
     launch(kernel, grid, PREP_BLOCK_SIZE, args)
 
 
-def _unpack(keys, count: int, *, drop_bits: int, high_shift: int, low_bits: int, dtype,
-            positions=None, present=None):
+def unpack_keys(keys, count: int, *, drop_bits: int, high_shift: int, low_bits: int, dtype,
+                positions=None, present=None):
     """Decode ``keys`` (or ``keys[positions]``) into (high, low) arrays of ``dtype``,
     marking both ids in ``present`` when given."""
     cp = cupy()
@@ -110,8 +110,8 @@ def fused_canonical_edges(src, dst, *, n_vertices: int | None = None):
     _run("tc_prep_pair_flags", n_entries, (keys, np.int64(n_entries), first_pair, counts))
     positions = cp.flatnonzero(first_pair)
     del first_pair
-    lo, hi = _unpack(keys, int(positions.shape[0]), drop_bits=1, high_shift=shift,
-                     low_bits=shift, dtype=np.int32, positions=positions, present=present)
+    lo, hi = unpack_keys(keys, int(positions.shape[0]), drop_bits=1, high_shift=shift,
+                         low_bits=shift, dtype=np.int32, positions=positions, present=present)
     del keys, positions
     if mark:
         vertex_ids = cp.flatnonzero(present)
@@ -157,7 +157,8 @@ def orient_by_rank(lo, hi, n_vertices: int, deg):
           keys), vertex_t=_vertex_type(lo.dtype))
     del rank
     keys.sort()
-    rows, cols = _unpack(keys, m, drop_bits=0, high_shift=shift, low_bits=shift, dtype=lo.dtype)
+    rows, cols = unpack_keys(keys, m, drop_bits=0, high_shift=shift, low_bits=shift,
+                             dtype=lo.dtype)
     del keys
     return portable_orient.csr_from_sorted(rows, cols, n, "rank")
 
@@ -180,8 +181,8 @@ def plan_partners(oriented) -> PartnerPlan:
          vertex_t=_vertex_type(cols.dtype))
     keys.sort()
     n_pairs = int(kept.get()[0])
-    owners, partners = _unpack(keys, n_pairs, drop_bits=0, high_shift=id_bits + len_bits,
-                               low_bits=id_bits, dtype=cols.dtype)
+    owners, partners = unpack_keys(keys, n_pairs, drop_bits=0, high_shift=id_bits + len_bits,
+                                   low_bits=id_bits, dtype=cols.dtype)
     del keys
     return plan_from_pairs(owners, partners, out_degree, n)
 

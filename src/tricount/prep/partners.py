@@ -83,19 +83,25 @@ def plan_partners(oriented) -> PartnerPlan:
     return plan_from_pairs(owners, partners, out_degree, n)
 
 
-def plan_from_pairs(owners, partners, out_degree, n_vertices: int) -> PartnerPlan:
-    """The plan of pairs already grouped by owner (``owners`` sorted).
+def plan_from_pairs(owners, partners, out_degree, n_vertices: int, *,
+                    owner_out_degree=None) -> PartnerPlan:
+    """The plan of pairs already grouped by owner (``owners`` sorted, ``0 .. n_vertices-1``).
 
     Owner x's pairs start where the first owner >= x would be inserted, and its
     probes are a difference of one running sum (exact, no atomics).
+    ``out_degree`` is indexed by partner ids; ``owner_out_degree`` (default
+    ``out_degree``) by owner ids, for a plan whose owners are renumbered (one
+    slice of owners, :mod:`tricount.gpu.sliced`).
     """
     xp = array_namespace(owners)
+    if owner_out_degree is None:
+        owner_out_degree = out_degree
     ptr = row_starts(owners, n_vertices)
     running = xp.zeros(partners.shape[0] + 1, dtype=xp.int64)
     if partners.shape[0]:
         xp.cumsum(out_degree[partners], dtype=xp.int64, out=running[1:])
     probes = running[ptr[1:]] - running[ptr[:-1]]
-    work = probes + xp.where(ptr[1:] > ptr[:-1], out_degree, 0).astype(xp.int64)
+    work = probes + xp.where(ptr[1:] > ptr[:-1], owner_out_degree, 0).astype(xp.int64)
     return PartnerPlan(ptr, partners, work, int(partners.shape[0]), owners, running)
 
 

@@ -1,0 +1,170 @@
+// slice.cu: the passes of the memory-bounded preparation (tricount/gpu/sliced.py).
+//
+// Counts nothing. The standard preparation (prep.cu) sorts one 64-bit key per
+// edge at once; here the rank orientation and the hash plan are built one
+// slice of vertices at a time, so only a slice's keys (and the sort's second
+// buffer for them) are alive. Every pass reads the built graph's edge list
+// {lo[i], hi[i]} and renames both ends by rank on the fly: no oriented COO
+// array is ever stored.
+//
+// What one thread does: for every index i of its grid-stride range it reads
+// edge i, renames it, and either adds one to a per-vertex counter or, when the
+// edge belongs to the slice [first, end), appends its key to the slice's
+// buffer. Appends are warp-aggregated: one atomic on the slice's cursor per
+// warp and round, each taking lane its position by a population count. The
+// order of the appended keys is therefore arbitrary; the caller sorts them,
+// and since the keys of a slice are distinct (each undirected edge is stored
+// once) the sorted slice is the same whatever the order of the appends.
+//
+// What must hold: every edge belongs to exactly one slice (slices partition
+// the vertex range and an edge is keyed by one end, its oriented source or
+// its owner), so the slices together hold every oriented edge, and every plan
+// pair, exactly once. The caller checks each slice's cursor against the count
+// the histogram pass predicted before using the slice.
+
+#ifndef TC_BLOCK_SIZE
+#define TC_BLOCK_SIZE 256
+#endif
+
+#include "common.cuh"
+
+typedef unsigned long long packed_t;
+
+// Grid-stride rounds that every lane of a warp runs the same number of times
+// (the tail lanes run with i >= n_items), so warp votes see all 32 lanes.
+__device__ __forceinline__ long long tc_slice_round_start() {
+    return (long long)blockIdx.x * blockDim.x + threadIdx.x - (threadIdx.x % TC_WARP);
+}
+
+__device__ __forceinline__ long long tc_slice_stride() { return (long long)gridDim.x * blockDim.x; }
+
+// Appends `key` to out[*cursor ...] for every lane with take set; all 32 lanes call it.
+__device__ __forceinline__ void tc_slice_append(bool take, packed_t key, packed_t* __restrict__ out,
+                                                count_t* __restrict__ cursor) {
+    const unsigned mask = __ballot_sync(TC_FULL_MASK, take);
+    if (mask == 0u) return;
+    const int lane = threadIdx.x % TC_WARP, leader = __ffs(mask) - 1;
+    count_t base = 0;
+    if (lane == leader) base = atomicAdd(cursor, (count_t)__popc(mask));
+    base = __shfl_sync(TC_FULL_MASK, base, leader);
+    if (take) out[base + __popc(mask & ((1u << lane) - 1u))] = key;
+}
+
+// The oriented edge of {lo[i], hi[i]}: both ends renamed by rank, source the smaller.
+__device__ __forceinline__ void tc_slice_oriented(const vertex_t* __restrict__ lo,
+                                                  const vertex_t* __restrict__ hi,
+                                                  const vertex_t* __restrict__ rank, long long i,
+                                                  vertex_t& source, vertex_t& target) {
+    const vertex_t a = rank[lo[i]], b = rank[hi[i]];
+    source = a < b ? a : b;
+    target = a < b ? b : a;
+}
+
+// out_degree[source] += 1 for every oriented edge: the oriented graph's row lengths.
+extern "C" __global__ void tc_slice_out_degree(const vertex_t* __restrict__ lo,
+                                               const vertex_t* __restrict__ hi,
+                                               const vertex_t* __restrict__ rank, long long n_edges,
+                                               int* __restrict__ out_degree) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n_edges;
+         i += tc_slice_stride()) {
+        vertex_t source, target;
+        tc_slice_oriented(lo, hi, rank, i, source, target);
+        atomicAdd(out_degree + source, 1);
+    }
+}
+
+// Appends key_of's key for every edge i for which key_of(i, key) returns true:
+// the loop of every slice pass, in warp-uniform rounds.
+template <typename KeyOf>
+__device__ __forceinline__ void tc_slice_collect(long long n_edges, KeyOf key_of,
+                                                 packed_t* __restrict__ keys,
+                                                 count_t* __restrict__ cursor) {
+    const int lane = threadIdx.x % TC_WARP;
+    for (long long round = tc_slice_round_start(); round < n_edges; round += tc_slice_stride()) {
+        const long long i = round + lane;
+        packed_t key = 0;
+        const bool take = i < n_edges && key_of(i, key);
+        tc_slice_append(take, key, keys, cursor);
+    }
+}
+
+// Keys (source << shift | target) of the oriented edges whose source lies in
+// [first, end): sorted, they are those rows of the oriented CSR in order.
+extern "C" __global__ void tc_slice_rank_keys(const vertex_t* __restrict__ lo,
+                                              const vertex_t* __restrict__ hi,
+                                              const vertex_t* __restrict__ rank, long long n_edges,
+                                              int shift, long long first, long long end,
+                                              packed_t* __restrict__ keys,
+                                              count_t* __restrict__ cursor) {
+    tc_slice_collect(n_edges, [&](long long i, packed_t& key) {
+        vertex_t source, target;
+        tc_slice_oriented(lo, hi, rank, i, source, target);
+        key = ((packed_t)source << shift) | (packed_t)target;
+        return source >= first && source < end;
+    }, keys, cursor);
+}
+
+// The hash plan's owner of the oriented edge source -> target, as in prep.cu's
+// tc_prep_plan_keys: the end with the longer out-list (the source on ties);
+// false when the edge closes nothing (d+(source) < 2 or d+(target) = 0).
+__device__ __forceinline__ bool tc_slice_owner(vertex_t source, vertex_t target,
+                                               const int* __restrict__ out_degree,
+                                               vertex_t& owner, vertex_t& partner, int& shorter) {
+    const int ds = out_degree[source], dt = out_degree[target];
+    if (ds < 2 || dt < 1) return false;
+    const bool owner_is_source = ds >= dt;
+    owner = owner_is_source ? source : target;
+    partner = owner_is_source ? target : source;
+    shorter = owner_is_source ? dt : ds;
+    return true;
+}
+
+// pairs[owner] += 1 for every edge the plan keeps: the plan's row lengths.
+extern "C" __global__ void tc_slice_owner_pairs(const vertex_t* __restrict__ lo,
+                                                const vertex_t* __restrict__ hi,
+                                                const vertex_t* __restrict__ rank,
+                                                const int* __restrict__ out_degree,
+                                                long long n_edges, int* __restrict__ pairs) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n_edges;
+         i += tc_slice_stride()) {
+        vertex_t source, target, owner, partner;
+        int shorter;
+        tc_slice_oriented(lo, hi, rank, i, source, target);
+        if (tc_slice_owner(source, target, out_degree, owner, partner, shorter))
+            atomicAdd(pairs + owner, 1);
+    }
+}
+
+// Plan keys of the pairs whose owner lies in [first, end), with the owner
+// made local to the slice: ((owner - first) << (id_bits + len_bits)) |
+// ((max_out - shorter length) << id_bits) | partner. Sorted, they list the
+// slice's owners in order and each owner's partners longest first.
+extern "C" __global__ void tc_slice_plan_keys(const vertex_t* __restrict__ lo,
+                                              const vertex_t* __restrict__ hi,
+                                              const vertex_t* __restrict__ rank,
+                                              const int* __restrict__ out_degree, long long n_edges,
+                                              int id_bits, int len_bits, packed_t max_out,
+                                              long long first, long long end,
+                                              packed_t* __restrict__ keys,
+                                              count_t* __restrict__ cursor) {
+    tc_slice_collect(n_edges, [&](long long i, packed_t& key) {
+        vertex_t source, target, owner, partner;
+        int shorter;
+        tc_slice_oriented(lo, hi, rank, i, source, target);
+        if (!tc_slice_owner(source, target, out_degree, owner, partner, shorter)
+            || owner < first || owner >= end)
+            return false;
+        key = ((packed_t)(owner - first) << (id_bits + len_bits))
+              | ((max_out - (packed_t)shorter) << id_bits) | (packed_t)partner;
+        return true;
+    }, keys, cursor);
+}
+
+// low[j] = keys[j] & low_mask: the targets of a sorted slice of rank keys,
+// written straight into the slice's rows of the oriented CSR.
+extern "C" __global__ void tc_slice_low_ids(const packed_t* __restrict__ keys, long long count,
+                                            packed_t low_mask, vertex_t* __restrict__ low) {
+    for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < count;
+         j += tc_slice_stride())
+        low[j] = (vertex_t)(keys[j] & low_mask);
+}
