@@ -174,7 +174,8 @@ def _memory_plan(graph, on_device: bool, name: str, orientation: str, max_memory
         f"graph {graph.name or ''} with {graph.n_vertices} vertices and {graph.n_edges} edges "
         f"needs about {standard / 2**30:.2f} GiB of GPU memory for method {name!r}, over the "
         f"budget of {budget / 2**30:.2f} GiB; only method 'hash' (or 'auto') with orientation "
-        "'rank' counts in slices under a smaller budget".replace("graph  ", "graph "))
+        "'rank' counts in slices under a smaller budget (or use backend='cpu', or a larger GPU)"
+        .replace("graph  ", "graph "))
 
 
 def count(graph, *, method: str = "auto", orientation: str = "rank", max_memory=None,
@@ -209,8 +210,6 @@ def count(graph, *, method: str = "auto", orientation: str = "rank", max_memory=
     """
     import cupy
 
-    from tricount.gpu._common import require_memory
-
     name = resolve_method(method)
     if orientation not in ORIENTATIONS:
         raise UnknownMethodError(
@@ -226,11 +225,8 @@ def count(graph, *, method: str = "auto", orientation: str = "rank", max_memory=
     if max_memory is not None and not (isinstance(max_memory, (int, float)) and max_memory > 0):
         raise UnknownMethodError(
             f"max_memory must be a positive number of bytes, got {max_memory!r}")
+    # Also the memory check: the standard path is taken only when it fits.
     budget = _memory_plan(graph, on_device, name, orientation, max_memory)
-    if budget is None:
-        require_memory(_orientation_bytes(graph, on_device),
-                       f"graph {graph.name or ''} with {graph.n_vertices} vertices and "
-                       f"{graph.n_edges} edges (copy and orientation)".replace("graph  ", "graph "))
     stream = cupy.cuda.get_current_stream()
     t0 = time.perf_counter()
     dev = graph.to_device(cupy)
