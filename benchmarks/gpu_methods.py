@@ -149,6 +149,15 @@ TUNING = [
     ("wedge-u4-mb6", "wedge", {"unroll": 4, "min_blocks": 6}),
     ("wedge-u6-mb6", "wedge", {"unroll": 6, "min_blocks": 6}),
     ("wedge-u3-mb6", "wedge", {"unroll": 3, "min_blocks": 6}),
+    ("wedge-wedges", "wedge", {"lanes": "wedges", "min_blocks": 8}),
+    ("wedge-edges", "wedge", {"lanes": "edges"}),
+    ("wedge-edges-c32", "wedge", {"lanes": "edges", "chunk": 32}),
+    ("wedge-edges-c128", "wedge", {"lanes": "edges", "chunk": 128, "filter_anchors": 16,
+                                   "filter_bits": 1024}),
+    ("wedge-edges-mb6", "wedge", {"lanes": "edges", "min_blocks": 6}),
+    ("wedge-edges-fb4096", "wedge", {"lanes": "edges", "filter_bits": 4096,
+                                     "filter_anchors": 6}),
+    ("wedge-edges-fb1024", "wedge", {"lanes": "edges", "filter_bits": 1024}),
 ]
 #: Builds from the GPU edge list timed after a warm-up build (median of these).
 BUILD_TRIALS = 3

@@ -37,6 +37,12 @@ LAYOUT_VARIANTS = [{"layout": "fingerprint", **options} for options in [
     {"filter_bits": 32, "filter_anchors": 1},
     {"span_slots": 4095, "chunk": 2000, "filter_anchors": 200, "block_size": 64},
     {"edge32": False, "block_size": 32},
+    {"align": 8, "filter_bits": 32, "filter_anchors": 1},
+    {"lanes": "wedges"},  # the warp's lanes over the flattened wedges
+    {"lanes": "wedges", "align": 5, "unroll": 1, "chunk": 7},
+    {"lanes": "wedges", "filter_bits": 32, "filter_anchors": 1, "min_blocks": 8},
+    {"lanes": "wedges", "span_slots": 4095, "chunk": 2000, "filter_anchors": 200,
+     "block_size": 64},
 ]]
 
 

@@ -58,9 +58,9 @@ AUTO_BITWEDGE_MAX_VERTICES = 1 << 18
 #: Larger graphs whose largest out-degree is at least this many times the mean
 #: degree m / n are skewed: hash, the fastest kernel on every larger R-MAT graph
 #: (21: 8.4 against 16.3 for bitmap; 24: 133 against 349; max/mean 32 at 21).
-#: Flat ones go to wedge (uniform random, 2^24 vertices, run 60: 10.5 ms with its
-#: fingerprint layout, all counting work 18.5 ms, against dynamic's 24.0,
-#: merge's 25.2 and hash's 37.5; max/mean 1.9).
+#: Flat ones go to wedge (uniform random, 2^24 vertices, run 96: 9.7 ms with its
+#: fingerprint layout and a lane per edge, all counting work 17.9 ms, against
+#: merge's 25.1 and hash's 37.7; max/mean 1.9).
 AUTO_SKEW_FOR_HASH = 4.0
 
 

@@ -37,14 +37,17 @@
 // anchor also gets a filter in shared memory, a bitmap of TC_FILTER_BITS set
 // at its fingerprints' low bits; a wedge whose bit is clear skips the search
 // (most do: 16 fingerprints set about 1 % of 2048 bits), which cut the
-// executed instructions on the uniform graph from 10.5 to 7.8 G. When the
-// span did not fit shared memory, the batch reads full ids through indptr
-// and searches cols, as wedge.cu does, one load at a time. With TC_ID_ORDER
-// (the orientation follows the ids) w > v, so only the part of N+(u) after v
-// is searched.
-// Bound (Nsight Compute, benchmarks/gpu_notes.md): with the filters the loop
-// waits on its fingerprint loads (long-scoreboard stalls, 63 % of the cycles
-// between issues) and issues 0.81 warp instructions per cycle per scheduler.
+// executed instructions on the uniform graph from 10.5 to 7.8 G. With
+// TC_EDGE_LANES such a filtered chunk is walked a lane per edge instead
+// (tc_fp_edge_lane; 4.6 G instructions). When the span did not fit shared
+// memory, the batch reads full ids through indptr and searches cols, as
+// wedge.cu does, one load at a time. With TC_ID_ORDER (the orientation follows
+// the ids) w > v, so only the part of N+(u) after v is searched.
+// Bound (Nsight Compute, benchmarks/gpu_notes.md): with a lane per edge, DRAM's
+// random reads: each edge reads N+(v) at a random place, 2.4 DRAM sectors per
+// edge, and the H100 serves 23-32 G such reads per second however many are in
+// flight (benchmarks/results/random_reads_h100.md): 8.4 ms (32-byte lists) to
+// 11.6 ms (64-byte) for the uniform graph's 268 M edges; the kernel takes 9.6.
 
 #ifndef TC_FILTER_ANCHORS
 #define TC_FILTER_ANCHORS 8  // anchors per chunk that get a filter (0: no filter)
@@ -64,6 +67,10 @@
 
 #ifndef TC_META_T
 #define TC_META_T unsigned int
+#endif
+
+#ifndef TC_EDGE_LANES
+#define TC_EDGE_LANES 0  // 1: filtered chunks walk a lane per edge (tc_fp_edge_lane)
 #endif
 
 #include "wedge.cuh"
@@ -234,6 +241,97 @@ __device__ __forceinline__ unsigned tc_fp_batch(const edge_t* __restrict__ indpt
     return found;
 }
 
+// Entries 0 .. 31 of the fingerprint list of `length` entries at fp + lo,
+// two per word (entry j in the half j % 2 of pairs[j / 2]); entries at or past
+// `length` hold anything (a 16-byte load that starts inside the list may read
+// the padding after it) and must be masked by the caller.
+__device__ __forceinline__ void tc_fp_load32(const fp_t* __restrict__ fp, edge_t lo,
+                                             unsigned length, unsigned pairs[16]) {
+#if TC_ALIGN % 8 == 0
+    // Lists start at multiples of 8 entries and are padded to them, so a
+    // 16-byte load that starts inside the list stays inside its padding.
+    const uint4* vectors = (const uint4*)(fp + lo);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        uint4 q = make_uint4(0, 0, 0, 0);
+        if (8u * i < length) q = __ldg(vectors + i);
+        pairs[4 * i] = q.x; pairs[4 * i + 1] = q.y; pairs[4 * i + 2] = q.z; pairs[4 * i + 3] = q.w;
+    }
+#else
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+        const unsigned j = 2u * i;
+        pairs[i] = (j < length ? (unsigned)fp[lo + j] : 0u)
+            | (j + 1 < length ? (unsigned)fp[lo + j + 1] << 16 : 0u);
+    }
+#endif
+}
+
+__device__ __forceinline__ unsigned tc_fp_entry(const unsigned pairs[16], int j) {
+    return pairs[j / 2] >> (16 * (j % 2)) & 0xffffu;
+}
+
+// Bit j set when entry j's bit is set in an anchor's filter `bits`.
+__device__ __forceinline__ unsigned tc_fp_filter_hits(const unsigned pairs[16],
+                                                      const unsigned* bits) {
+    unsigned hits = 0;
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {
+        const unsigned print = tc_fp_entry(pairs, j);
+        hits |= (bits[tc_filter_word(0u, print)] >> (print % 32) & 1u) << j;
+    }
+    return hits;
+}
+
+// Lane per edge, for filtered chunks (TC_EDGE_LANES): the closed wedges of
+// edge e = u -> v, walked by this lane alone. Where tc_fp_batch spends about 58
+// warp instructions per round of 32 wedges on owners, loads and the filter
+// (the uniform graph, benchmarks/gpu_notes.md), here a lane reads N+(v)'s
+// fingerprints 32 at a time (four 16-byte loads from the aligned list) and
+// tests each against its anchor's filter with a shift, a shared load and a
+// mask; the wedges whose bit is set (about 1 % on the uniform graph) are
+// searched in N+(u)'s shared fingerprints and confirmed on the full ids one at
+// a time. Lanes idle while a longer list in the warp finishes, which is why
+// this is for chunks whose anchors are few, i.e. short lists.
+__device__ __forceinline__ unsigned tc_fp_edge_lane(const edge_t* __restrict__ indptr,
+                                                    const vertex_t* __restrict__ rows,
+                                                    const vertex_t* __restrict__ cols,
+                                                    const fp_t* __restrict__ fp,
+                                                    const meta_t* __restrict__ meta, int shift,
+                                                    offset_t e, const fp_t* own,
+                                                    const unsigned* filter, edge_t span_lo,
+                                                    vertex_t first_anchor) {
+    const vertex_t u = rows[e];
+    // w in N+(u) ∩ N+(v) comes after v in N+(u) when the order is the ids'.
+    const edge_t anchor_lo = TC_ID_ORDER ? (edge_t)e + 1 : indptr[u];
+    const edge_t anchor_hi = indptr[u + 1];
+    if (anchor_hi - anchor_lo < (TC_ID_ORDER ? 1 : 2)) return 0u;  // nothing can close
+    const meta_t word = meta[e];
+    const unsigned length = (unsigned)(word & (((meta_t)1 << TC_LEN_BITS) - 1));
+    const edge_t list_lo = (edge_t)(word >> TC_LEN_BITS) * TC_ALIGN;
+    const unsigned* bits = filter + (unsigned)(u - first_anchor) * TC_FILTER_WORDS;
+    const unsigned own_lo = (unsigned)(anchor_lo - span_lo), own_hi = (unsigned)(anchor_hi - span_lo);
+    unsigned found = 0;
+    for (unsigned k = 0; k < length; k += 32) {
+        unsigned pairs[16];
+        tc_fp_load32(fp, list_lo + k, length - k, pairs);
+        unsigned hits = tc_fp_filter_hits(pairs, bits);
+        const unsigned rest = length - k;
+        if (rest < 32) hits &= (1u << rest) - 1u;
+        while (hits != 0u) {  // rare: a set filter bit
+            const unsigned j = (unsigned)__ffs(hits) - 1u;
+            hits &= hits - 1u;
+            const fp_t print = fp[list_lo + k + j];  // not pairs[j / 2]: no local copy
+            const unsigned p = tc_lower_bound(own, own_lo, own_hi, print);
+            if (p < own_hi && own[p] == print)
+                found += shift == 0 ? 1u
+                    : tc_fp_confirm(indptr, cols, own, p, own_hi, print, span_lo,
+                                    (edge_t)(k + j), (edge_t)e, (edge_t)0);
+        }
+    }
+    return found;
+}
+
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE, TC_MIN_BLOCKS)
 tc_wedge_fp(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
             const vertex_t* __restrict__ cols, const fp_t* __restrict__ fp,
@@ -275,6 +373,13 @@ tc_wedge_fp(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ rows
             }
             __syncwarp();
         }
+        if (TC_EDGE_LANES && filtered) {
+            for (offset_t e = lo + lane; e < hi; e += TC_WARP)
+                found += tc_fp_edge_lane(indptr, rows, cols, fp, meta, shift, e, own, filter,
+                                         span_lo, first_anchor);
+            __syncwarp();
+            continue;
+        }
         for (offset_t batch = lo; batch < hi; batch += TC_WARP) {
             const offset_t batch_hi = tc_min(batch + TC_WARP, hi);
             found += on_chip
@@ -307,3 +412,4 @@ tc_wedge_fp_layout(const vertex_t* __restrict__ rows, const vertex_t* __restrict
         meta[e] = vertex_meta[v];
     }
 }
+
