@@ -40,7 +40,8 @@ extern "C" __global__ void rr_random_reads(const uint4* __restrict__ data,
 #pragma unroll
         for (int k = 0; k < RR_IN_FLIGHT; ++k)
 #pragma unroll
-            for (int j = 0; j < vectors; ++j) acc ^= got[k][j].x ^ got[k][j].y ^ got[k][j].z ^ got[k][j].w;
+            for (int j = 0; j < vectors; ++j)
+                acc ^= got[k][j].x ^ got[k][j].y ^ got[k][j].z ^ got[k][j].w;
     }
     out[thread] = acc;
 }
@@ -49,7 +50,8 @@ extern "C" __global__ void rr_stream(const uint4* __restrict__ data, unsigned lo
                                      unsigned* __restrict__ out) {
     const unsigned long long thread = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
     unsigned acc = 0;
-    for (unsigned long long i = thread; i < n_vectors; i += gridDim.x * (unsigned long long)blockDim.x) {
+    const unsigned long long threads = gridDim.x * (unsigned long long)blockDim.x;
+    for (unsigned long long i = thread; i < n_vectors; i += threads) {
         const uint4 q = __ldg(data + i);
         acc ^= q.x ^ q.y ^ q.z ^ q.w;
     }

@@ -34,13 +34,13 @@ several times hash's Σ min(d+(u), d+(v)).
 Tunables: ``layout``, ``chunk`` (edges per claim), ``span_slots`` (shared
 slots per warp for the anchors' lists), ``unroll`` (wedge loads in flight per
 lane; default by layout), ``min_blocks`` (resident blocks the compiler must
-allow, which caps registers), ``align`` (fingerprint lists start at multiples
-of this many entries), ``filter_anchors`` and ``filter_bits`` (filters for
-chunks of at most that many anchors, that many bits each; 0 anchors: no
-filter), ``lanes`` (``"wedges"``: a filtered chunk's wedges walked by the
-warp's lanes together; ``"edges"``: a lane per edge over its own list),
-``edge32`` (32-bit positions in the kernel when they fit),
-``block_size`` and ``grid_size``.
+allow, which caps registers; default by layout and lanes), ``align``
+(fingerprint lists start at multiples of this many entries),
+``filter_anchors`` and ``filter_bits`` (filters for chunks of at most that
+many anchors, that many bits each; 0 anchors: no filter), ``lanes``
+(``"wedges"``: a filtered chunk's wedges walked by the warp's lanes together;
+``"edges"``: a lane per edge over its own list), ``edge32`` (32-bit positions
+in the kernel when they fit), ``block_size`` and ``grid_size``.
 """
 
 from __future__ import annotations

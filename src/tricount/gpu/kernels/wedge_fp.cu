@@ -310,7 +310,8 @@ __device__ __forceinline__ unsigned tc_fp_edge_lane(const edge_t* __restrict__ i
     const unsigned length = (unsigned)(word & (((meta_t)1 << TC_LEN_BITS) - 1));
     const edge_t list_lo = (edge_t)(word >> TC_LEN_BITS) * TC_ALIGN;
     const unsigned* bits = filter + (unsigned)(u - first_anchor) * TC_FILTER_WORDS;
-    const unsigned own_lo = (unsigned)(anchor_lo - span_lo), own_hi = (unsigned)(anchor_hi - span_lo);
+    const unsigned own_lo = (unsigned)(anchor_lo - span_lo);
+    const unsigned own_hi = (unsigned)(anchor_hi - span_lo);
     unsigned found = 0;
     for (unsigned k = 0; k < length; k += 32) {
         unsigned pairs[16];
@@ -412,4 +413,3 @@ tc_wedge_fp_layout(const vertex_t* __restrict__ rows, const vertex_t* __restrict
         meta[e] = vertex_meta[v];
     }
 }
-
