@@ -158,6 +158,8 @@ TUNING = [
     ("wedge-edges-fb4096", "wedge", {"lanes": "edges", "filter_bits": 4096,
                                      "filter_anchors": 6}),
     ("wedge-edges-fb1024", "wedge", {"lanes": "edges", "filter_bits": 1024}),
+    ("wedge-id", "wedge", {"orientation": "id"}),
+    ("wedge-wedges-id", "wedge", {"orientation": "id", "lanes": "wedges", "min_blocks": 8}),
 ]
 #: Builds from the GPU edge list timed after a warm-up build (median of these).
 BUILD_TRIALS = 3

@@ -197,3 +197,23 @@ def test_gpu_auto_cost_model():
     assert method == "hash" and "skewed" in reason
     method, reason = choose_method(shape(1 << 24, 16 << 24, 30))             # uniform random
     assert method == "wedge" and "flat" in reason
+
+
+def test_gpu_auto_id_order_rule():
+    # choose_id_order reads only sizes of the graph in id order: judged without a GPU.
+    from tricount.gpu.engine import (AUTO_BITWEDGE_ON_CHIP_VERTICES, AUTO_ID_MAX_OUT_DEGREE,
+                                     choose_id_order)
+    from tricount.prep.orient import OrientedCSR
+
+    def upper(n, m, max_out):
+        return OrientedCSR(None, None, None, n, m, max_out, "id")
+
+    reason = choose_id_order(upper(1 << 24, 16 << 24, 60))                  # uniform random
+    assert reason.startswith("auto:") and "id order" in reason and "60" in reason
+    assert choose_id_order(upper(1 << 24, 16 << 24, AUTO_ID_MAX_OUT_DEGREE)) is not None
+    assert choose_id_order(upper(1 << 24, 16 << 24, AUTO_ID_MAX_OUT_DEGREE + 1)) is None
+    assert choose_id_order(upper(1_245_329, 31_771_938, 60_000)) is None     # R-MAT 21's hubs
+    small = AUTO_BITWEDGE_ON_CHIP_VERTICES                                   # bitwedge's graphs
+    assert choose_id_order(upper(small, 8 * small, 20)) is None
+    assert choose_id_order(upper(small + 1, 8 * small, 20)) is not None
+    assert choose_id_order(upper(1 << 20, 0, 0)) is None

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gpu_support import complete_graph, require_gpu  # noqa: E402
+from gpu_support import complete_graph, cpu_count, require_gpu  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 require_gpu()
@@ -56,6 +56,43 @@ def test_auto_records_why():
     out = engine.count(complete_graph(10), method="auto")
     assert out.method in GPU_METHODS
     assert out.method_reason.startswith("auto:")
+
+
+def _flat_graph(extra_pairs=()):
+    """G(2^17, 2^21) (out-lists of at most 53 in id order, 5,682 triangles) plus ``extra_pairs``."""
+    import numpy as np
+
+    from tricount.generate import erdos_renyi
+
+    src, dst = erdos_renyi(1 << 17, 1 << 21, seed=5)
+    if len(extra_pairs):
+        extra = np.asarray(extra_pairs, dtype=np.int64).reshape(-1, 2)
+        src, dst = np.concatenate([src, extra[:, 0]]), np.concatenate([dst, extra[:, 1]])
+    return tricount.CSRGraph.from_edges(src, dst)
+
+
+def test_auto_counts_a_flat_graph_in_id_order():
+    g = _flat_graph()
+    assert g.n_vertices > engine.AUTO_BITWEDGE_ON_CHIP_VERTICES
+    assert g.upper().max_out_degree <= engine.AUTO_ID_MAX_OUT_DEGREE
+    expected = cpu_count(g)
+    out = engine.count(g, method="auto")
+    assert out.n_triangles == expected
+    assert out.method == "wedge" and "id order" in out.method_reason
+    # Named orientations are kept: rank, then auto's cost model.
+    ranked = engine.count(g, method="auto", orientation="rank")
+    assert ranked.n_triangles == expected and "id order" not in ranked.method_reason
+    # A named method keeps the rank orientation under the default.
+    assert engine.count(g, method="merge").n_triangles == expected
+
+
+def test_auto_orders_by_rank_when_the_id_order_has_a_hub():
+    # Vertex 0 gains 200 out-neighbours in id order; its rank puts it last.
+    g = _flat_graph([(0, v) for v in range(1, 201)])
+    assert g.upper().max_out_degree > engine.AUTO_ID_MAX_OUT_DEGREE
+    out = engine.count(g, method="auto")
+    assert out.n_triangles == cpu_count(g)
+    assert "id order" not in out.method_reason
 
 
 def test_api_reaches_the_gpu_engine():

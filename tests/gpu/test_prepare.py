@@ -176,6 +176,18 @@ def test_count_ids_matches_bincount(dtype):
     same(prepare.count_ids(cupy.asarray(ids[:0]), 4), np.zeros(4))
 
 
+@pytest.mark.parametrize("narrow_max", [0, 100_000, 100_001])
+def test_count_ids_with_wide_and_narrow_counters(monkeypatch, narrow_max):
+    # 32-bit counters below HISTOGRAM_NARROW_MAX_IDS ids, 64-bit from it: both exact.
+    monkeypatch.setattr(prepare, "HISTOGRAM_NARROW_MAX_IDS", narrow_max)
+    rng = np.random.default_rng(8)
+    ids = rng.integers(0, 500, size=100_000)
+    ids[:70_000] = 499
+    counts = prepare.count_ids(cupy.asarray(ids), 600)
+    assert counts.dtype == cupy.int64
+    same(counts, np.bincount(ids, minlength=600))
+
+
 def test_gpu_degrees_match_the_host_graph():
     src, dst = rmat(12, 16, seed=3)
     host = CSRGraph.from_edges(src, dst)

@@ -6,10 +6,12 @@ takes a :class:`~tricount.CSRGraph` on the host or already on the GPU:
 1. ``to_device(cupy)`` copies the upper-triangular CSR (skipped when the
    graph already lives in CuPy arrays);
 2. every edge is oriented by (degree, id) on the GPU, through the same ``xp``
-   code as the CPU (bincount, one sort of packed 64-bit keys), by default
-   after renaming the vertices by that rank (``orientation="rank"``);
-   ``"degree"`` keeps the graph's ids, ``"id"`` uses the id order instead
-   (Pearson et al.'s);
+   code as the CPU (bincount, one sort of packed 64-bit keys), after renaming
+   the vertices by that rank (``orientation="rank"``); ``"degree"`` keeps the
+   graph's ids, ``"id"`` uses the id order instead (Pearson et al.'s), which
+   the built graph already is. ``"auto"`` (the default) is ``"rank"``, except
+   that method ``auto`` counts a flat graph whose id order already gives short
+   out-lists in that order, by ``wedge`` (:func:`choose_id_order`);
 3. the method's launcher runs its kernel and reads the 64-bit count back.
 
 Timings follow the Graph Challenge split (Pearson et al. §III-B): ``gpu_s``
@@ -35,11 +37,12 @@ import time
 from tricount.errors import UnknownMethodError
 from tricount.gpu import GPU_METHODS
 from tricount.gpu.bitwedge import BITWEDGE_SHARED_MAX_BYTES
+from tricount.gpu.wedge import FINGERPRINT_MAX_OUT_DEGREE
 from tricount.result import EngineResult
 
 __all__ = ["count", "resolve_method", "method_options", "GPU_METHODS", "ORIENTATIONS"]
 
-ORIENTATIONS = ("degree", "id", "rank")
+ORIENTATIONS = ("auto", "degree", "id", "rank")
 
 # auto's rule: a cost model over n, m and the largest out-degree, from the H100
 # runs of 2026-11-22 (benchmarks/gpu_notes.md, kernel ms):
@@ -62,6 +65,14 @@ AUTO_BITWEDGE_MAX_VERTICES = 1 << 18
 #: fingerprint layout and a lane per edge, all counting work 17.9 ms, against
 #: merge's 25.1 and hash's 37.7; max/mean 1.9).
 AUTO_SKEW_FOR_HASH = 4.0
+#: Larger graphs whose id order already gives out-lists of at most this many
+#: (wedge's fingerprint layout) are counted by wedge in that order: the rank
+#: orientation (a sort of every edge, and the degrees if nothing computed them
+#: yet) is skipped, and wedge's kernel costs about the same. Run 100 (H100), kernel / from the built graph,
+#: ms: uniform random 2^24 9.91 / 18.4 against 9.82 / 59.6 in rank order;
+#: G(2^21, 2^25) 1.58 / 1.74 against 0.96 / 5.60; G(2^18, 2^22) 0.115 / 0.60
+#: against 0.110 / 1.47. A skewed graph's hubs have long id-order out-lists.
+AUTO_ID_MAX_OUT_DEGREE = FINGERPRINT_MAX_OUT_DEGREE
 
 
 def _launcher(name: str):
@@ -125,6 +136,20 @@ def choose_method(oriented) -> tuple[str, str]:
                      "wedge-parallel lanes over short lists")
 
 
+def choose_id_order(upper) -> str | None:
+    """``auto``'s orientation: why to count ``upper`` (the graph in id order) as it
+    is, by wedge, or None (orient by rank and let :func:`choose_method` pick)."""
+    n = upper.n_vertices
+    if upper.n_edges == 0 or n <= AUTO_BITWEDGE_ON_CHIP_VERTICES:
+        return None
+    d = upper.max_out_degree
+    if d > AUTO_ID_MAX_OUT_DEGREE:
+        return None
+    return (f"auto: {n} vertices > {AUTO_BITWEDGE_ON_CHIP_VERTICES} and largest out-degree "
+            f"{d} <= {AUTO_ID_MAX_OUT_DEGREE} in id order: flat as it is, so wedge on the id "
+            "order, without the rank orientation")
+
+
 def _check_options(name: str, options: dict) -> None:
     allowed = method_options(name)
     unknown = sorted(set(options) - set(allowed))
@@ -157,7 +182,7 @@ def _memory_plan(graph, on_device: bool, name: str, orientation: str, max_memory
     The budget is ``max_memory`` (the graph's device arrays included, copied or
     not) or what is free, whichever is smaller. The standard path is taken when
     its estimate fits; otherwise hash counts in slices (:mod:`tricount.gpu.sliced`)
-    when it may (method ``auto`` or ``hash``, rank orientation).
+    when it may (method ``auto`` or ``hash``, orientation ``auto`` or ``rank``).
     """
     from tricount.errors import UnsupportedGraphError
     from tricount.gpu._common import MEMORY_SAFETY, free_device_bytes
@@ -168,7 +193,7 @@ def _memory_plan(graph, on_device: bool, name: str, orientation: str, max_memory
     standard = _orientation_bytes(graph, on_device) + (resident if on_device else 0)
     if standard <= budget:
         return None
-    if name in ("auto", "hash") and orientation == "rank":
+    if name in ("auto", "hash") and orientation in ("auto", "rank"):
         return budget
     raise UnsupportedGraphError(
         f"graph {graph.name or ''} with {graph.n_vertices} vertices and {graph.n_edges} edges "
@@ -178,7 +203,7 @@ def _memory_plan(graph, on_device: bool, name: str, orientation: str, max_memory
         .replace("graph  ", "graph "))
 
 
-def count(graph, *, method: str = "auto", orientation: str = "rank", max_memory=None,
+def count(graph, *, method: str = "auto", orientation: str = "auto", max_memory=None,
           **options) -> EngineResult:
     """Count the triangles of a :class:`~tricount.CSRGraph` on the GPU.
 
@@ -188,11 +213,13 @@ def count(graph, *, method: str = "auto", orientation: str = "rank", max_memory=
         On the host (copied) or on the GPU.
     method : str
         One of :data:`GPU_METHODS` or ``"auto"``.
-    orientation : {"rank", "degree", "id"}
+    orientation : {"auto", "rank", "degree", "id"}
         Orient edges by (degree, id) after renaming vertices by that rank
-        (default: the same DAG as "degree", laid out by degree, which made
-        hash and dynamic 10-25 % faster on R-MAT), by (degree, id) on the
-        graph's own ids, or by id as Pearson et al. do.
+        (the same DAG as "degree", laid out by degree, which made hash and
+        dynamic 10-25 % faster on R-MAT), by (degree, id) on the graph's own
+        ids, or by id as Pearson et al. do. "auto" (the default) is "rank",
+        or "id" when method "auto" finds the graph flat in id order
+        (:func:`choose_id_order`).
     max_memory : int, optional
         Bytes of device memory the count may hold at once, the graph's own
         arrays included (default: what is free). A graph whose standard
@@ -232,6 +259,11 @@ def count(graph, *, method: str = "auto", orientation: str = "rank", max_memory=
     dev = graph.to_device(cupy)
     stream.synchronize()
     t1 = time.perf_counter()
+    id_order_reason = None
+    if orientation == "auto":
+        if name == "auto" and budget is None:
+            id_order_reason = choose_id_order(dev.upper())
+        orientation = "id" if id_order_reason else "rank"
     if budget is not None:
         from tricount.gpu.sliced import orient_by_rank_sliced, slice_capacity
 
@@ -257,6 +289,8 @@ def count(graph, *, method: str = "auto", orientation: str = "rank", max_memory=
     if budget is not None:
         name, reason = "hash", ("requested" if name == "hash" else
                                 "auto: hash is the method that counts in slices") + sliced
+    elif id_order_reason:
+        name, reason = "wedge", id_order_reason
     elif name == "auto":
         name, reason = choose_method(oriented)
     else:

@@ -42,6 +42,8 @@ PREP_BLOCK_SIZE = 256
 #: Ids below 2^31 - 1: two of them and a direction bit pack into 64 bits, and
 #: every id fits the int32 the kernels decode into.
 MAX_PACKED_VERTICES = 2**31 - 1
+#: count_ids counts in 32 bits below this many ids (no count can overflow).
+HISTOGRAM_NARROW_MAX_IDS = 2**32 - 1
 
 
 def _vertex_type(dtype) -> str:
@@ -130,16 +132,22 @@ def fused_canonical_edges(src, dst, *, n_vertices: int | None = None):
 
 
 def count_ids(ids, n_vertices: int):
-    """How often each of ``0 .. n_vertices-1`` occurs in ``ids`` (int64), by one atomic pass."""
+    """How often each of ``0 .. n_vertices-1`` occurs in ``ids`` (int64), by one atomic pass.
+
+    The counters are 32-bit while no count can reach 2^32 - 1, then widened: twice
+    as many fit the L2 cache that the random atomics hit (uniform random graph,
+    2^24 vertices: 13.8 ms with 64-bit counters, 8.4 with 32-bit; H100 runs 99, 101)."""
     cp = cupy()
-    counts = cp.zeros(n_vertices, dtype=cp.int64)
-    if ids.shape[0]:
+    n_ids = int(ids.shape[0])
+    narrow = n_ids < HISTOGRAM_NARROW_MAX_IDS
+    counts = cp.zeros(n_vertices, dtype=cp.uint32 if narrow else cp.int64)
+    if n_ids:
         if ids.dtype not in (np.int32, np.int64):
             ids = ids.astype(cp.int64)
-        _run("tc_prep_histogram", int(ids.shape[0]),
-             (cp.ascontiguousarray(ids), np.int64(ids.shape[0]), counts),
-             vertex_t=_vertex_type(ids.dtype))
-    return counts
+        _run("tc_prep_histogram", n_ids, (cp.ascontiguousarray(ids), np.int64(n_ids), counts),
+             vertex_t=_vertex_type(ids.dtype),
+             hist_t="unsigned int" if narrow else "unsigned long long")
+    return counts.astype(cp.int64, copy=False)
 
 
 def orient_by_rank(lo, hi, n_vertices: int, deg):

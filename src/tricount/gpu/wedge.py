@@ -5,8 +5,8 @@ Each warp claims ``chunk`` consecutive edges at a time and its lanes walk
 the wedges (u -> v, w in N+(v)) of 32 edges together, binary-searching each
 w in N+(u): in a shared-memory copy of the chunk's anchor lists when they
 fit ``span_slots``, else in global memory. When the orientation follows the
-ids (``"rank"``, the engine's default, or ``"id"``), only the part of N+(u)
-after v is searched.
+ids (``"rank"`` or ``"id"``, the two the engine's default picks from), only
+the part of N+(u) after v is searched.
 
 Two layouts of the same walk:
 
