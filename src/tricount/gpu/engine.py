@@ -68,10 +68,11 @@ AUTO_SKEW_FOR_HASH = 4.0
 #: Larger graphs whose id order already gives out-lists of at most this many
 #: (wedge's fingerprint layout) are counted by wedge in that order: the rank
 #: orientation (a sort of every edge, and the degrees if nothing computed them
-#: yet) is skipped, and wedge's kernel costs about the same. Run 100 (H100), kernel / from the built graph,
-#: ms: uniform random 2^24 9.91 / 18.4 against 9.82 / 59.6 in rank order;
-#: G(2^21, 2^25) 1.58 / 1.74 against 0.96 / 5.60; G(2^18, 2^22) 0.115 / 0.60
-#: against 0.110 / 1.47. A skewed graph's hubs have long id-order out-lists.
+#: yet) is skipped, and wedge's kernel costs about the same. Run 100 (H100),
+#: kernel / from the built graph, ms: uniform random 2^24 9.91 / 18.4 against
+#: 9.82 / 59.6 in rank order; G(2^21, 2^25) 1.58 / 1.74 against 0.96 / 5.60;
+#: G(2^18, 2^22) 0.115 / 0.60 against 0.110 / 1.47. A skewed graph's hubs have
+#: long id-order out-lists.
 AUTO_ID_MAX_OUT_DEGREE = FINGERPRINT_MAX_OUT_DEGREE
 
 
