@@ -8,6 +8,7 @@ Importing tricount loads neither CuPy nor any compiled kernel; both load on
 first use.
 """
 
+import tricount.gpu  # registers the GPU's preparation twins; imports no CuPy
 from tricount.api import count, count_triangles, load_graph
 from tricount.errors import (
     BackendUnavailableError,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tricount.errors import InvalidEdgesError
+from tricount.prep.accel import lookup
 from tricount.prep.canonical import canonical_edges, validate_edge_arrays
 from tricount.prep.orient import OrientedCSR, orient_by_degree, orient_by_id
 from tricount.prep.upper import UpperCSR
@@ -174,12 +175,12 @@ class CSRGraph:
             # its larger one: no COO rows needed.
             xp = self.xp
             deg = xp.diff(self.indptr).astype(xp.int64, copy=False)
-            if self.n_edges and xp is np:
-                deg = deg + xp.bincount(self.indices, minlength=self.n_vertices)
-            elif self.n_edges:  # CuPy's bincount costs milliseconds even on small arrays
-                from tricount.gpu.prepare import count_ids
-
-                deg = deg + count_ids(self.indices, self.n_vertices)
+            if self.n_edges:
+                # CuPy's bincount costs milliseconds even on small arrays: the GPU's twin
+                # counts in one atomic pass.
+                count_ids = lookup(xp, "count_ids")
+                deg = deg + (count_ids(self.indices, self.n_vertices) if count_ids is not None
+                             else xp.bincount(self.indices, minlength=self.n_vertices))
             self._degrees = deg
         return self._degrees
 

@@ -8,11 +8,17 @@ cuSPARSE instead).
 
 from __future__ import annotations
 
+from tricount.prep import accel
+
 __all__ = ["probe", "GPU_METHODS"]
 
 #: Methods the GPU backend implements; ``auto`` resolves to one of them.
 GPU_METHODS = ("merge", "binary", "dynamic", "bitmap", "shared", "radix", "spgemm", "hash", "wedge",
                "bitwedge")
+
+
+# CuPy arrays get the GPU's fused preparation steps (imported only when first asked for).
+accel.register("cupy", "tricount.gpu.prepare")
 
 
 def probe() -> tuple[bool, str]:

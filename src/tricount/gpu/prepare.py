@@ -207,3 +207,7 @@ def split_tasks(plan, out_degree, max_probes: int) -> Tasks:
           np.int64(max(1, int(max_probes))), starts),
          vertex_t=_vertex_type(plan.owners.dtype))
     return tasks_from_starts(plan, starts, out_degree)
+
+
+#: The fused twins of portable preparation steps, found through :mod:`tricount.prep.accel`.
+TWINS = {"canonical_edges": fused_canonical_edges, "count_ids": count_ids}

@@ -11,8 +11,8 @@ keys are the distinct directed edges, distinct keys with the low bit shifted out
 are the distinct undirected edges. ``duplicates_dropped`` counts input edges that
 repeat a directed edge already seen; listing an edge in both directions is the
 normal way to write an undirected graph and is not counted as a duplicate.
-On the GPU, :func:`tricount.gpu.prepare.fused_canonical_edges` returns the same
-arrays from the same sort with fewer passes around it.
+On the GPU a fused twin (registered in :mod:`tricount.prep.accel`) returns the
+same arrays from the same sort with fewer passes around it.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tricount.errors import InvalidEdgesError, UnsupportedGraphError
+from tricount.prep.accel import lookup
 from tricount.prep.xp import array_namespace, index_dtype
 
 MAX_VERTEX_ID = np.iinfo(np.int64).max
@@ -170,15 +171,13 @@ def canonical_edges(src, dst, *, n_vertices: int | None = None,
     ``src`` and ``dst`` must already be validated int64 arrays (NumPy or CuPy).
     With ``n_vertices`` the ids are taken as already compact: the graph has
     exactly the vertices ``0 .. n_vertices-1``, isolated ones included. On
-    CuPy arrays the same result comes from
-    :func:`tricount.gpu.prepare.fused_canonical_edges` (fewer passes) unless
-    ``fused`` is False.
+    arrays whose namespace has a registered twin (:mod:`tricount.prep.accel`)
+    the twin computes the same result unless ``fused`` is False.
     """
     xp = array_namespace(src, dst)
-    if fused and xp is not np:
-        from tricount.gpu.prepare import fused_canonical_edges
-
-        canon = fused_canonical_edges(src, dst, n_vertices=n_vertices)
+    twin = lookup(xp, "canonical_edges") if fused else None
+    if twin is not None:
+        canon = twin(src, dst, n_vertices=n_vertices)
         if canon is not None:
             return canon
     loop = src == dst
