@@ -1,6 +1,6 @@
 """The public API: from a file, edge arrays or a graph, to a count.
 
-    backends.select_backend ─▶ cpu | gpu | reference engine
+    backends.get_backend ─▶ cpu | gpu | reference backend
     path ──io.read_graph──▶ CSRGraph   (text formats: parse + canonicalise; .tcsr: mapped;
                                         for the gpu engine, text streams to the GPU and is
                                         canonicalised there)
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 
-from tricount.backends import engine_for, select_backend
+from tricount.backends import get_backend
 from tricount.errors import InvalidEdgesError
 from tricount.graph import CSRGraph
 from tricount.io import load_graph
@@ -74,10 +74,10 @@ def count(graph, *, backend: str = "auto", method: str = "auto", **options) -> C
         timings (``load_s``, ``preprocess_s``, ``count_s``, ``total_s``).
     """
     t0 = time.perf_counter()
-    chosen, backend_reason = select_backend(backend)
+    engine, backend_reason = get_backend(backend)
     # A file meant for the GPU is built there, its reading overlapped with the copies.
-    g, steps = as_graph(graph, device="gpu" if chosen == "gpu" else "cpu")
-    out = engine_for(chosen).count(g, method=method, **options)
+    g, steps = as_graph(graph, device="gpu" if engine.name == "gpu" else "cpu")
+    out = engine.count(g, method=method, **options)
     total = time.perf_counter() - t0
     timings = {
         "load_s": steps["load_s"],
@@ -88,7 +88,7 @@ def count(graph, *, backend: str = "auto", method: str = "auto", **options) -> C
     for extra in ("kernel_s", "gpu_s"):
         if extra in out.timings:
             timings[extra] = out.timings[extra]
-    return CountResult(out.n_triangles, chosen, backend_reason, out.method, out.method_reason,
+    return CountResult(out.n_triangles, engine.name, backend_reason, out.method, out.method_reason,
                        g.summary(), timings)
 
 

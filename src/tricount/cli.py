@@ -118,9 +118,9 @@ def _load_device(args) -> str:
     if args.backend != "gpu" or args.verify or getattr(args, "per_vertex", None) \
             or getattr(args, "per_edge", None):
         return "cpu"
-    from tricount.backends import select_backend
+    from tricount.backends import get_backend
 
-    select_backend("gpu")  # BackendUnavailableError (exit 3) before any reading
+    get_backend("gpu")  # BackendUnavailableError (exit 3) before any reading
     return "gpu"
 
 

@@ -181,11 +181,11 @@ def _common(parser) -> None:
 
 def _load(args):
     from tricount.api import as_graph
-    from tricount.backends import select_backend
+    from tricount.backends import get_backend
 
     graph, timings = as_graph(args.path)
-    backend, reason = select_backend(args.backend)
-    return graph, timings, backend, reason
+    engine, reason = get_backend(args.backend)
+    return graph, timings, engine.name, reason
 
 
 def run_clustering(args) -> int:

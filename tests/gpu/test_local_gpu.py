@@ -23,7 +23,10 @@ if not _usable:
 import networkx as nx  # noqa: E402
 
 import tricount  # noqa: E402
-from tricount.local import _engines  # noqa: E402
+from tricount.backends._arrays import support_aligned  # noqa: E402
+from tricount.backends.gpu import GPU  # noqa: E402
+from tricount.cpu.edge_support import edge_support_merge  # noqa: E402
+from tricount.local._prep import oriented_edge_ids  # noqa: E402
 from tricount.prep.orient import OrientedCSR  # noqa: E402
 
 from graphs import NAMED, NOISY  # noqa: E402
@@ -121,8 +124,8 @@ def test_tiny_launches_and_every_group_size():
     g = rmat_graph(9)
     oriented = g.to_device(cupy).oriented()
     want_pv = tricount.triangles(g, backend="cpu")
-    want_es = _engines._support_on_device(g, "cpu")
-    order = cupy.asnumpy(_engines.oriented_edge_ids(g.to_device(cupy), oriented))
+    want_es = support_aligned(g, edge_support_merge)
+    order = cupy.asnumpy(oriented_edge_ids(g.to_device(cupy), oriented))
     for group in (1, 2, 4, 8, 16, 32):
         for block, grid in ((32, 1), (256, None)):
             pv = per_vertex_counts(oriented, block_size=block, group_size=group, grid_size=grid)
@@ -143,13 +146,14 @@ def test_truss_group_sizes():
     try:
         for group in (1, 4, 32):
             gpu_truss.peel_frontier = functools.partial(original, group_size=group, block_size=64)
-            got, removed = _engines.peel(g, "gpu")
+            got, removed = GPU.peel(g)
             assert removed.all() and np.array_equal(got, want), group
     finally:
         gpu_truss.peel_frontier = original
 
 
 def test_64_bit_vertex_and_edge_ids():
+    from tricount.gpu.edge_support import edge_support_counts
     from tricount.gpu.per_vertex import per_vertex_counts
     from tricount.gpu.truss import peel_frontier
     from tricount.local._prep import adjacency_with_edge_ids
@@ -161,7 +165,7 @@ def test_64_bit_vertex_and_edge_ids():
                        o.n_vertices, o.n_edges, o.max_out_degree, o.order)
     assert np.array_equal(cupy.asnumpy(per_vertex_counts(wide)), cupy.asnumpy(per_vertex_counts(o)))
     adj = adjacency_with_edge_ids(g)
-    support = cupy.asarray(_engines._support_on_device(g, "gpu")).astype(cupy.int32)
+    support = support_aligned(g, edge_support_counts).astype(cupy.int32)
     lo, hi = g.edges()
     wide_adj = (adj.indptr, adj.cols.astype(cupy.int64), adj.eid.astype(cupy.int64))
     got, _ = peel(wide_adj, lo.astype(cupy.int64), hi.astype(cupy.int64), support.copy(),

@@ -239,17 +239,17 @@ def test_peel_frontier_counts_a_shared_triangle_once():
 
 
 def test_peel_stops_before_the_requested_level():
-    from tricount.local import _engines
+    from tricount.backends.cpu import CPU
 
     # K5 (trussness 5) plus a pendant triangle (trussness 3) and a tail (2).
     src, dst = complete_graph(5)
     src = list(src) + [4, 4, 5, 6]
     dst = list(dst) + [5, 6, 6, 7]
     g = tricount.Graph.from_edges(src, dst)
-    full, removed = _engines.peel(g, "cpu")
+    full, removed = CPU.peel(g)
     assert removed.all() and sorted(set(full.tolist())) == [2, 3, 5]
     for stop in range(0, 5):
-        part, kept = _engines.peel(g, "cpu", stop_level=stop)
+        part, kept = CPU.peel(g, stop_level=stop)
         assert ((kept == 0) == (full >= stop + 2)).all(), stop
         assert (part[kept == 1] == full[kept == 1]).all()
 

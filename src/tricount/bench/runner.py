@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tricount.backends import engine_for, select_backend
+from tricount.backends import get_backend
 from tricount.errors import GraphFormatError, TricountError, UnknownMethodError
 from tricount.graph import CSRGraph
 
@@ -174,7 +174,8 @@ def _plan(config: BenchConfig) -> _Plan:
                       f"of {', '.join(GENERATORS)})")
     backends, seen = [], set()
     for name in config.backends:
-        chosen, reason = select_backend(name)  # raises for an unusable explicit "gpu"
+        chosen, reason = get_backend(name)  # raises for an unusable explicit "gpu"
+        chosen = chosen.name
         if chosen not in seen:
             seen.add(chosen)
             backends.append((chosen, reason, _methods_for(chosen, config.methods)))
@@ -320,7 +321,7 @@ def _record(base: dict, graph_info: dict, trial: int, triangles: int, timings: d
 
 
 def _run_method(result, progress, config, base, graph_info, backend, prepared, h2d_s, method):
-    engine = engine_for(backend)
+    engine, _reason = get_backend(backend)
     label = f"{graph_info['graph']} {backend}/{method}"
     rows = []
     try:

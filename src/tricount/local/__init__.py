@@ -1,6 +1,6 @@
 """Beyond the total: triangles per vertex and per edge, clustering, transitivity, k-truss.
 
-    graph ──as_graph──▶ CSRGraph ──select_backend──▶ cpu | gpu | reference
+    graph ──as_graph──▶ CSRGraph ──get_backend──▶ cpu | gpu | reference
     per vertex:  degree-oriented CSR ─▶ per_vertex kernel (each corner credited once)
     per edge:    degree-oriented CSR ─▶ edge_support kernel ─▶ reordered to graph.edges()
     k-truss:     edge support + symmetric CSR with edge ids ─▶ level-by-level peeling
@@ -22,9 +22,8 @@ import operator
 import numpy as np
 
 from tricount.api import as_graph, count
-from tricount.backends import select_backend
+from tricount.backends import get_backend
 from tricount.graph import CSRGraph
-from tricount.local import _engines
 from tricount.prep.xp import array_namespace, to_host
 
 __all__ = [
@@ -42,8 +41,8 @@ __all__ = [
 
 def _prepare(graph, backend):
     g, _ = as_graph(graph)
-    chosen, _reason = select_backend(backend)
-    return g, chosen
+    engine, _reason = get_backend(backend)
+    return g, engine
 
 
 def triangles(graph, *, backend: str = "auto") -> np.ndarray:
@@ -79,7 +78,7 @@ def triangles(graph, *, backend: str = "auto") -> np.ndarray:
     {10: 1, 11: 1, 12: 2, 13: 1, 14: 1}
     """
     g, chosen = _prepare(graph, backend)
-    return _engines.per_vertex(g, chosen)
+    return chosen.per_vertex(g)
 
 
 def edge_support(graph, *, backend: str = "auto") -> np.ndarray:
@@ -99,7 +98,7 @@ def edge_support(graph, *, backend: str = "auto") -> np.ndarray:
     {(0, 2): 1, (0, 3): 1, (1, 2): 1, (1, 3): 1, (2, 3): 2}
     """
     g, chosen = _prepare(graph, backend)
-    return _engines.edge_support(g, chosen)
+    return chosen.edge_support(g)
 
 
 def clustering(graph, *, backend: str = "auto") -> np.ndarray:
@@ -119,7 +118,7 @@ def clustering(graph, *, backend: str = "auto") -> np.ndarray:
     array([1.    , 1.    , 0.3333, 0.    ])
     """
     g, chosen = _prepare(graph, backend)
-    return _clustering_from(g, _engines.per_vertex(g, chosen))
+    return _clustering_from(g, chosen.per_vertex(g))
 
 
 def _clustering_from(g, per_vertex) -> np.ndarray:
@@ -183,7 +182,7 @@ def transitivity(graph, *, backend: str = "auto") -> float:
     0.6
     """
     g, chosen = _prepare(graph, backend)
-    return _transitivity(count(g, backend=chosen).n_triangles, _n_wedges(g))
+    return _transitivity(count(g, backend=chosen.name).n_triangles, _n_wedges(g))
 
 
 def _transitivity(n_triangles: int, n_wedges: int) -> float:
@@ -213,7 +212,7 @@ def truss_decomposition(graph, *, backend: str = "auto") -> np.ndarray:
     array([4, 4, 4, 4, 4, 4, 2], dtype=int32)
     """
     g, chosen = _prepare(graph, backend)
-    trussness, _removed = _engines.peel(g, chosen)
+    trussness, _removed = chosen.peel(g)
     return trussness
 
 
@@ -246,7 +245,7 @@ def k_truss(graph, k: int, *, backend: str = "auto") -> CSRGraph:
     if k <= 2 or g.n_edges == 0:
         keep = np.ones(g.n_edges, dtype=bool)
     else:
-        _trussness, removed = _engines.peel(g, chosen, stop_level=k - 2)
+        _trussness, removed = chosen.peel(g, stop_level=k - 2)
         keep = removed == 0
     return _edge_subgraph(g, keep, f"{g.name} {k}-truss" if g.name else None)
 

@@ -1,0 +1,60 @@
+"""One dispatch: a backend object computes every quantity (total, per vertex, per edge, truss).
+
+:func:`get_backend` turns a name into a backend and the reason it was chosen.
+Explicit names raise when the backend cannot run here; only ``"auto"`` falls
+back (GPU when one is usable, else CPU) and records why. Every backend has the
+same four operations, each taking a :class:`~tricount.CSRGraph` wherever its
+arrays live and returning host (NumPy) results:
+
+- ``count(graph, *, method="auto", **options) -> EngineResult``
+- ``per_vertex(graph) -> int64 array`` aligned with ``graph.vertex_ids``
+- ``edge_support(graph) -> int64 array`` aligned with ``graph.edges()``
+- ``peel(graph, *, stop_level=None) -> (int32 trussness, uint8 removed)``
+
+Backend modules import their engines only when an operation runs, so choosing
+the CPU never imports CuPy.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from tricount.errors import BackendUnavailableError, TricountError
+
+__all__ = ["BACKENDS", "get_backend"]
+
+BACKENDS = ("auto", "cpu", "gpu", "reference")
+
+log = logging.getLogger("tricount")
+
+
+def get_backend(requested: str):
+    """Return ``(backend, reason)`` for a backend name (see the module doc)."""
+    if requested not in BACKENDS:
+        raise TricountError(f"unknown backend {requested!r}; choose one of {', '.join(BACKENDS)}")
+    if requested == "cpu":
+        from tricount.backends.cpu import CPU
+
+        return CPU, "requested"
+    if requested == "reference":
+        from tricount.backends.reference import REFERENCE
+
+        return REFERENCE, "requested"
+    from tricount.gpu import probe
+
+    usable, why = probe()
+    if requested == "gpu":
+        if not usable:
+            raise BackendUnavailableError(f"backend 'gpu' is unavailable: {why}")
+        from tricount.backends.gpu import GPU
+
+        return GPU, f"requested; {why}"
+    if usable:
+        from tricount.backends.gpu import GPU
+
+        return GPU, f"auto: {why} is usable"
+    reason = f"auto: no usable GPU ({why}), using the CPU"
+    log.info(reason)
+    from tricount.backends.cpu import CPU
+
+    return CPU, reason
