@@ -23,9 +23,9 @@ import importlib
 from pathlib import Path
 
 from tricount.gpu import engine
-from tricount.gpu.plan import Plan, make_shape
+from tricount.gpu.plan import Plan, make_shape, tuned
 
-__all__ = ["METHODS", "ENTRY_POINTS", "KERNELS", "plan_for", "count"]
+__all__ = ["METHODS", "ENTRY_POINTS", "KERNELS", "plan_for", "method_plan", "count"]
 
 #: The folder of the baselines' kernels (their headers come from the package's).
 KERNELS = str(Path(__file__).resolve().parent / "kernels")
@@ -54,6 +54,16 @@ def plan_for(method: str, *, orientation: str = "auto", **options) -> Plan:
         raise KeyError(f"no baseline {method!r}; baselines: {', '.join(METHODS)}")
     shape_class = importlib.import_module(f"baselines.{method}").SHAPE
     return Plan(method=method, orientation=orientation, shape=make_shape(shape_class, **options))
+
+
+def method_plan(method: str, options: dict) -> Plan:
+    """The partial plan of a benchmark's variant: a production or lab ``method`` with
+    launch-shape ``options`` (``orientation`` among them, when given)."""
+    options = dict(options)
+    orientation = options.pop("orientation", "auto")
+    if method in METHODS:
+        return plan_for(method, orientation=orientation, **options)
+    return tuned(method, orientation=orientation, **options)
 
 
 def count(graph, method: str, *, orientation: str = "auto", max_memory=None, timer=None,

@@ -29,7 +29,7 @@ from tricount.errors import TricountError
 from tricount.gpu.device import cupy
 
 __all__ = ["ENTRY_POINTS", "LOCAL_ENTRY_POINTS", "get_kernel", "kernel_source",
-           "source_defaults", "define_flags"]
+           "source_defaults", "define_flags", "checked_flags"]
 
 #: Every ``extern "C"`` kernel of the package, as (source stem, name).
 #: scripts/compile_kernels.sh checks that this list and the sources agree.
@@ -142,10 +142,17 @@ def get_kernel(stem: str, name: str, defines: dict, *, folder: str | None = None
     """
     if folder is None and (stem, name) not in ENTRY_POINTS:
         raise TricountError(f"no kernel {name!r} in kernels/{stem}.cu; see ENTRY_POINTS")
+    flags = checked_flags(stem, defines, folder)
+    return _kernel(cupy().cuda.Device().id, stem, name, folder, tuple(sorted(flags.items())))
+
+
+def checked_flags(stem: str, defines: dict, folder: str | None = None) -> dict:
+    """:func:`define_flags` of ``defines``, which must name every ``#ifndef`` default of
+    ``<stem>.cu`` and nothing else (:class:`TricountError` otherwise)."""
     flags = define_flags(defines)
     declared = source_defaults(stem, folder)
     if flags.keys() != declared.keys():
         missing, unknown = sorted(declared.keys() - flags), sorted(flags.keys() - declared)
         raise TricountError(f"{stem}.cu: every define must be passed; missing {missing}, "
                             f"unknown {unknown}")
-    return _kernel(cupy().cuda.Device().id, stem, name, folder, tuple(sorted(flags.items())))
+    return flags

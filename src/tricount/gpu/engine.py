@@ -90,7 +90,7 @@ def _timings(timer, kernel_s, **phases) -> dict:
 
 
 def count(graph, *, method: str = "auto", orientation: str = "auto", max_memory=None,
-          plan: Plan | None = None, timer=None) -> EngineResult:
+          plan: Plan | None = None, timer=None, **unknown) -> EngineResult:
     """Count the triangles of a :class:`~tricount.CSRGraph` on the GPU.
 
     Parameters
@@ -125,7 +125,15 @@ def count(graph, *, method: str = "auto", orientation: str = "auto", max_memory=
     -------
     EngineResult
         ``n_triangles``, the method run and why, and timings in seconds.
+
+    Any other keyword raises :class:`~tricount.UnknownMethodError`: tuning knobs
+    are fields of a plan's launch shape, not keywords.
     """
+    if unknown:
+        raise UnknownMethodError(
+            f"the GPU backend has no option {', '.join(map(repr, sorted(unknown)))}; its options: "
+            "method, orientation, max_memory (tuning knobs are fields of a "
+            "tricount.gpu.plan.Plan, passed as plan=)")
     cp = cupy()
     wanted = request(method, orientation, plan)
     if max_memory is not None and not (isinstance(max_memory, (int, float)) and max_memory > 0):

@@ -310,6 +310,11 @@ def _check_block(method: str, block_size: int) -> None:
            f"block_size must be a multiple of 32 from 32 to 1024, got {block_size}")
 
 
+def _unset_or(value, low: int, high: int | None) -> bool:
+    """Whether a knob is unset (None: the plan decides) or within ``low .. high``."""
+    return value is None or (value >= low and (high is None or value <= high))
+
+
 def _cap_min_blocks(min_blocks: int, block_size: int) -> int:
     return min(min_blocks, max(1, THREADS_PER_SM // block_size))
 
@@ -359,9 +364,9 @@ class HashShape:
         ws = self.warp_slots
         _check(ws is None or (ws >= 32 and not ws & (ws - 1)), "hash",
                f"warp_slots must be a power of two >= 32, got {ws}")
-        _check((self.long_list or 1) >= 1 and self.warp_claim >= 1 and self.block_work >= 0
-               and self.spread in (2, 4, 8) and 1 <= (self.unroll or 1) <= 8
-               and 1 <= (self.min_blocks or 1) <= 32, "hash",
+        _check(_unset_or(self.long_list, 1, None) and self.warp_claim >= 1
+               and self.block_work >= 0 and self.spread in (2, 4, 8)
+               and _unset_or(self.unroll, 1, 8) and _unset_or(self.min_blocks, 1, 32), "hash",
                "long_list and warp_claim must be >= 1, block_work >= 0, spread 2, 4 or 8, "
                "unroll 1 to 8, min_blocks 1 to 32")
         if self.block_size is not None:
@@ -424,7 +429,7 @@ class WedgeShape:
 
     def __post_init__(self):
         _check(self.layout in LAYOUTS and self.chunk >= 1 and 1 <= self.span_slots <= 65535
-               and 1 <= (self.unroll or 1) <= 8 and 1 <= (self.min_blocks or 1) <= 32
+               and _unset_or(self.unroll, 1, 8) and _unset_or(self.min_blocks, 1, 32)
                and 1 <= self.align <= 1024 and 0 <= self.filter_anchors <= 255
                and self.filter_bits in FILTER_BITS_CHOICES and self.lanes in LANES
                and not (self.layout == "fingerprint" and self.span_slots > 4095), "wedge",
