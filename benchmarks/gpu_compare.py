@@ -1,4 +1,4 @@
-"""Two runs of ``benchmarks/gpu_methods.py`` side by side: median kernel and count ms per graph and method.
+"""Two runs of ``benchmarks/gpu_methods.py`` side by side: median kernel and count ms.
 
 Meant for a before/after check on one machine in one call (``scripts/gpu_suite.sh
 compare`` runs the benchmark from a baseline tree and from this one, then this
@@ -46,8 +46,8 @@ def main(argv=None) -> int:
              f"Before: `{before_env.get('command')}`", f"After: `{after_env.get('command')}`",
              "", "Medians of each run's trials (kernel: the counting kernels alone, CUDA events; "
              "count: all counting work).", "",
-             "| graph | method | ran (before → after) | kernel ms before | after | after / before "
-             "| count ms before | after |", "|---|---|---|--:|--:|--:|--:|--:|"]
+             "| graph | method | ran (before → after) | kernel ms before | after "
+             "| after / before | count ms before | after |", "|---|---|---|--:|--:|--:|--:|--:|"]
     for key in sorted(before.keys() & after.keys()):
         b, a = before[key], after[key]
         ratio = a["kernel_s"] / b["kernel_s"] if b["kernel_s"] else float("nan")

@@ -3,14 +3,14 @@
 Peak memory is tracked with a CuPy memory hook (every allocation and free
 through CuPy's pool, so the true high-water mark of live arrays) around the
 phases: building the graph from the GPU-resident edge list (both directions,
-repeats kept), orienting it (rank), the hash plan's parts,
-counting with ``method="auto"`` (plan + kernel), and counting again under
-a budget of 16 B per edge + 16 B per vertex (``max_memory``: the
-orientation and plan built in slices, :mod:`tricount.gpu.prepare.sliced`). The preparation
-steps are the GPU's fused ones (:mod:`tricount.gpu.prepare.fused`). For each phase the table gives the peak of
-everything alive (the input and the built graph included) and the phase's own
-growth above what was alive when it began. Step times are synchronized wall
-times. Output: one Markdown table.
+repeats kept), orienting it (rank), the hash plan's parts, counting with
+``method="auto"`` (plan + kernel), and counting again under a budget of 16 B
+per edge + 16 B per vertex (``max_memory``: the orientation and plan built in
+slices, :mod:`tricount.gpu.prepare.sliced`). The preparation steps are the
+GPU's fused ones (:mod:`tricount.gpu.prepare.fused`). For each phase the table
+gives the peak of everything alive (the input and the built graph included)
+and the phase's own growth above what was alive when it began. Step times are
+synchronized wall times. Output: one Markdown table.
 
     python benchmarks/gpu_memory_steps.py --scales 21 24 --out "$OUT/memory.md"
 """

@@ -22,10 +22,16 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+import numpy as np
+
+from tricount.errors import UnknownMethodError
 from tricount.gpu import engine
+from tricount.gpu._module import get_kernel
+from tricount.gpu.device import cupy, kernel_arrays, launch, read_count
 from tricount.gpu.plan import Plan, make_shape, tuned
 
-__all__ = ["METHODS", "ENTRY_POINTS", "KERNELS", "plan_for", "method_plan", "count"]
+__all__ = ["METHODS", "ENTRY_POINTS", "KERNELS", "plan_for", "method_plan", "count",
+           "count_by_edges", "check_variant"]
 
 #: The folder of the baselines' kernels (their headers come from the package's).
 KERNELS = str(Path(__file__).resolve().parent / "kernels")
@@ -71,3 +77,31 @@ def count(graph, method: str, *, orientation: str = "auto", max_memory=None, tim
     """Count ``graph`` with lab ``method`` through the GPU engine (an EngineResult)."""
     return engine.count(graph, plan=plan_for(method, orientation=orientation, **options),
                         max_memory=max_memory, timer=timer)
+
+
+def count_by_edges(stem: str, name: str, oriented, shape, timed, *, grid, extra=()) -> int:
+    """Launch lab kernel ``name`` of ``kernels/<stem>.cu``, whose arguments are the oriented
+    COO+CSR, its number of edges, ``extra`` and the 64-bit result, and read the count.
+
+    ``grid(kernel)`` gives the blocks unless ``shape.grid_size`` does; the file's
+    defines are ``shape.block_size`` and the ids' type.
+    """
+    cp = cupy()
+    if oriented.n_edges == 0:
+        return 0
+    indptr, rows, cols, vertex = kernel_arrays(oriented)
+    kernel = get_kernel(stem, name, {"block_size": shape.block_size, "vertex_t": vertex},
+                        folder=KERNELS)
+    result = cp.zeros(1, dtype=cp.uint64)
+    grid_size = shape.grid_size or grid(kernel)
+    with timed():
+        launch(kernel, grid_size, shape.block_size,
+               (indptr, rows, cols, np.int64(oriented.n_edges), *extra, result))
+    return read_count(result)
+
+
+def check_variant(method: str, variant: str, variants: tuple) -> None:
+    """Raise :class:`UnknownMethodError` unless ``variant`` is one of ``variants``."""
+    if variant not in variants:
+        raise UnknownMethodError(f"{method} variant {variant!r} is unknown; choose one of "
+                                 f"{', '.join(variants)}")

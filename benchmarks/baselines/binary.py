@@ -12,52 +12,37 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
-
-from baselines import KERNELS
-from tricount.errors import UnknownMethodError
-from tricount.gpu._module import get_kernel
-from tricount.gpu.device import cupy, kernel_arrays, launch, read_count, resident_grid
+from baselines import check_variant, count_by_edges
+from tricount.gpu.device import resident_grid
 
 #: 256 threads per block: CuPy's and CUB's usual default; not tuned.
 BINARY_BLOCK_SIZE = 256
 BINARY_VARIANTS = ("warp", "thread")
+DEFAULT_DEFINES = {"binary": {"block_size": BINARY_BLOCK_SIZE, "vertex_t": "int"}}
 
 
 @dataclass(frozen=True)
 class BinaryShape:
+    """Launch shape of ``binary``."""
+
     method: ClassVar[str] = "binary"
     launcher: ClassVar[str] = "baselines.binary:count_binary"
 
-    variant: str = "warp"
-    block_size: int = BINARY_BLOCK_SIZE
-    grid_size: int | None = None
+    variant: str = "warp"  # a warp per edge, or a thread per edge
+    block_size: int = BINARY_BLOCK_SIZE  # threads per block
+    grid_size: int | None = None  # None: blocks that fill the device once
 
     def __post_init__(self):
-        if self.variant not in BINARY_VARIANTS:
-            raise UnknownMethodError(f"binary variant {self.variant!r} is unknown; choose one of "
-                                     f"{', '.join(BINARY_VARIANTS)}")
+        check_variant("binary", self.variant, BINARY_VARIANTS)
 
 
 SHAPE = BinaryShape
-DEFAULT_DEFINES = {"binary": {"block_size": BINARY_BLOCK_SIZE, "vertex_t": "int"}}
 
 
 def count_binary(oriented, shape: BinaryShape, timed) -> int:
     """Triangles of an oriented CSR."""
-    cp = cupy()
-    if oriented.n_edges == 0:
-        return 0
-    indptr, rows, cols, vertex = kernel_arrays(oriented)
-    kernel = get_kernel("binary", f"tc_binary_{shape.variant}",
-                        {"block_size": shape.block_size, "vertex_t": vertex}, folder=KERNELS)
     per_block = shape.block_size if shape.variant == "thread" else shape.block_size // 32
-    grid_size = shape.grid_size
-    if grid_size is None:
-        grid_size = resident_grid(kernel, shape.block_size,
-                                  work_blocks=-(-oriented.n_edges // per_block))
-    result = cp.zeros(1, dtype=cp.uint64)
-    with timed():
-        launch(kernel, grid_size, shape.block_size,
-               (indptr, rows, cols, np.int64(oriented.n_edges), result))
-    return read_count(result)
+    return count_by_edges(
+        "binary", f"tc_binary_{shape.variant}", oriented, shape, timed,
+        grid=lambda kernel: resident_grid(kernel, shape.block_size,
+                                          work_blocks=-(-oriented.n_edges // per_block)))

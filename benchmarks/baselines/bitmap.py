@@ -18,7 +18,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from baselines import KERNELS
+from baselines import KERNELS, check_variant
 from tricount.errors import UnknownMethodError
 from tricount.gpu import device
 from tricount.gpu._module import get_kernel
@@ -38,17 +38,17 @@ BITMAP_VARIANTS = ("auto", "shared", "global")
 
 @dataclass(frozen=True)
 class BitmapShape:
+    """Launch shape of ``bitmap``: where the bitmaps live (``variant``)."""
+
     method: ClassVar[str] = "bitmap"
     launcher: ClassVar[str] = "baselines.bitmap:count_bitmap"
 
-    variant: str = "auto"
-    block_size: int = BITMAP_BLOCK_SIZE
-    grid_size: int | None = None
+    variant: str = "auto"  # "shared", "global" or "auto"
+    block_size: int = BITMAP_BLOCK_SIZE  # threads per block
+    grid_size: int | None = None  # None: blocks that fill the device once
 
     def __post_init__(self):
-        if self.variant not in BITMAP_VARIANTS:
-            raise UnknownMethodError(f"bitmap variant {self.variant!r} is unknown; choose one of "
-                                     f"{', '.join(BITMAP_VARIANTS)}")
+        check_variant("bitmap", self.variant, BITMAP_VARIANTS)
 
 
 SHAPE = BitmapShape

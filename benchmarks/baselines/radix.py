@@ -60,12 +60,12 @@ class RadixShape:
     method: ClassVar[str] = "radix"
     launcher: ClassVar[str] = "baselines.radix:count_radix"
 
-    radix_bits: int = RADIX_BITS
-    threshold: int = RADIX_THRESHOLD
-    batch_keys: int | None = None
-    tile: int = RADIX_TILE
-    block_size: int = RADIX_BLOCK_SIZE
-    grid_size: int | None = None
+    radix_bits: int = RADIX_BITS  # bits per level
+    threshold: int = RADIX_THRESHOLD  # smaller buckets are counted by binary search
+    batch_keys: int | None = None  # E' keys per batch; None: what fits
+    tile: int = RADIX_TILE  # E' keys per block in the histogram and move kernels
+    block_size: int = RADIX_BLOCK_SIZE  # threads per block
+    grid_size: int | None = None  # None: blocks that fill the device once
 
     def __post_init__(self):
         if not (1 <= self.radix_bits <= 12) or self.threshold < 1 or self.tile < 1:

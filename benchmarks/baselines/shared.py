@@ -33,13 +33,16 @@ SHARED_CAPACITY = 4096
 
 @dataclass(frozen=True)
 class SharedShape:
+    """Launch shape of ``shared``: columns per block (None: from the mean out-degree)
+    and the shared-memory capacity in entries."""
+
     method: ClassVar[str] = "shared"
     launcher: ClassVar[str] = "baselines.shared:count_shared"
 
-    columns_per_block: int | None = None
-    capacity: int = SHARED_CAPACITY
-    block_size: int = SHARED_BLOCK_SIZE
-    grid_size: int | None = None
+    columns_per_block: int | None = None  # k consecutive columns per block
+    capacity: int = SHARED_CAPACITY  # column entries in shared memory at once
+    block_size: int = SHARED_BLOCK_SIZE  # threads per block
+    grid_size: int | None = None  # None: one block per group of k columns
 
     def __post_init__(self):
         if (self.columns_per_block is not None and self.columns_per_block < 1) \

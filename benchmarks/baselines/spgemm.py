@@ -47,7 +47,7 @@ class SpgemmShape:
     method: ClassVar[str] = "spgemm"
     launcher: ClassVar[str] = "baselines.spgemm:count_spgemm"
 
-    max_products: int | None = None
+    max_products: int | None = None  # per cuSPARSE call; None: half the free memory
 
 
 SHAPE = SpgemmShape

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from tricount.gpu.device import cupy
 from tricount.graph import CSRGraph
 
 __all__ = ["Trial", "trial_loop", "fresh_graph", "gpu_synchronize"]
@@ -66,9 +67,7 @@ def trial_loop(call, n: int, *, setup=None, synchronize=None, budget_s: float | 
 
 def gpu_synchronize() -> None:
     """Wait for everything queued on the current GPU (CuPy imported on first use)."""
-    import cupy
-
-    cupy.cuda.runtime.deviceSynchronize()
+    cupy().cuda.runtime.deviceSynchronize()
 
 
 def fresh_graph(graph: CSRGraph) -> CSRGraph:

@@ -11,21 +11,22 @@ a -> b. The caller maps positions to the graph's edge order.
 
 from __future__ import annotations
 
-from tricount.gpu._local import edge_group_counts, local_defines
+from tricount.gpu._local import LocalKernel
 from tricount.gpu.per_vertex import PER_VERTEX_BLOCK_SIZE, PER_VERTEX_GROUP_SIZE
 
 __all__ = ["edge_support_counts", "EDGE_SUPPORT_BLOCK_SIZE", "EDGE_SUPPORT_GROUP_SIZE"]
 
 #: The per-vertex kernel's schedule, not measured apart.
 EDGE_SUPPORT_BLOCK_SIZE, EDGE_SUPPORT_GROUP_SIZE = PER_VERTEX_BLOCK_SIZE, PER_VERTEX_GROUP_SIZE
+KERNEL = LocalKernel("edge_support", "tc_edge_support", per_edge=True,
+                     block_size=EDGE_SUPPORT_BLOCK_SIZE, group_size=EDGE_SUPPORT_GROUP_SIZE)
+
+
+def edge_support_counts(oriented, **launch):
+    """Support of every edge of an oriented CSR (CuPy int64 array, by position); ``launch``
+    as :func:`~tricount.gpu.per_vertex.per_vertex_counts` takes it."""
+    return KERNEL.counts(oriented, **launch)
+
+
 #: The file's ``#ifndef`` defaults.
-DEFAULT_DEFINES = {"edge_support": local_defines(block_size=EDGE_SUPPORT_BLOCK_SIZE,
-                                                 group_size=EDGE_SUPPORT_GROUP_SIZE,
-                                                 vertex_t="int", edge_t="int")}
-
-
-def edge_support_counts(oriented, *, block_size: int = EDGE_SUPPORT_BLOCK_SIZE,
-                        group_size: int = EDGE_SUPPORT_GROUP_SIZE, grid_size: int | None = None):
-    """Support of every edge of an oriented CSR (CuPy int64 array, by position)."""
-    return edge_group_counts("edge_support", "tc_edge_support", oriented, oriented.n_edges,
-                             block_size=block_size, group_size=group_size, grid_size=grid_size)
+DEFAULT_DEFINES = KERNEL.default_defines

@@ -10,7 +10,7 @@ from a -> b. The grid fills the device once and strides over the edges.
 
 from __future__ import annotations
 
-from tricount.gpu._local import edge_group_counts, local_defines
+from tricount.gpu._local import LocalKernel
 
 __all__ = ["per_vertex_counts", "PER_VERTEX_BLOCK_SIZE", "PER_VERTEX_GROUP_SIZE"]
 
@@ -19,14 +19,14 @@ PER_VERTEX_BLOCK_SIZE = 256
 #: Lanes per edge. Degree-oriented out-lists of R-MAT graphs are mostly short,
 #: so a quarter warp; to be measured on the GPU suite (benchmarks/local_peers.py --gpu).
 PER_VERTEX_GROUP_SIZE = 8
-#: The file's ``#ifndef`` defaults.
-DEFAULT_DEFINES = {"per_vertex": local_defines(block_size=PER_VERTEX_BLOCK_SIZE,
-                                               group_size=PER_VERTEX_GROUP_SIZE,
-                                               vertex_t="int", edge_t="int")}
+KERNEL = LocalKernel("per_vertex", "tc_per_vertex", per_edge=False,
+                     block_size=PER_VERTEX_BLOCK_SIZE, group_size=PER_VERTEX_GROUP_SIZE)
+DEFAULT_DEFINES = KERNEL.default_defines
 
 
-def per_vertex_counts(oriented, *, block_size: int = PER_VERTEX_BLOCK_SIZE,
-                      group_size: int = PER_VERTEX_GROUP_SIZE, grid_size: int | None = None):
-    """Triangles at every vertex of an oriented CSR (CuPy int64 array, by compact id)."""
-    return edge_group_counts("per_vertex", "tc_per_vertex", oriented, oriented.n_vertices,
-                             block_size=block_size, group_size=group_size, grid_size=grid_size)
+def per_vertex_counts(oriented, **launch):
+    """Triangles at every vertex of an oriented CSR (CuPy int64 array, by compact id).
+
+    ``launch``: ``block_size``, ``group_size`` (lanes per edge) and ``grid_size``.
+    """
+    return KERNEL.counts(oriented, **launch)

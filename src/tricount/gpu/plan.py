@@ -53,8 +53,8 @@ from tricount.errors import UnknownMethodError, UnsupportedGraphError
 __all__ = [
     "GPU_METHODS", "ORIENTATIONS", "DeviceFacts", "GraphStats", "Preparation", "Plan",
     "HashShape", "WedgeShape", "BitwedgeShape", "request", "plan_memory", "plan_orientation",
-    "plan_method", "make_plan", "make_shape", "tuned", "choose_method", "choose_id_order", "wants_id_order_degree",
-    "slice_capacity", "task_cap",
+    "plan_method", "make_plan", "make_shape", "tuned", "choose_method", "choose_id_order",
+    "wants_id_order_degree", "slice_capacity", "task_cap",
 ]
 
 #: The methods ``auto`` can pick, the GPU backend's public names.
@@ -325,40 +325,27 @@ def _pow2_at_least(x: int) -> int:
 
 @dataclass(frozen=True)
 class HashShape:
-    """Launch shape of ``hash`` (``kernels/hash.cu``); None: by graph size (:meth:`resolve`).
-
-    ``block_work``: probes that earn a task a block; ``warp_slots``: table slots per
-    warp (a power of two); ``long_list``: partner lists at least this long are read
-    by a whole warp; ``block_table_bytes``: largest table of a block task (longer
-    out-lists are binary-searched in global memory); ``spread``: slots per key;
-    ``max_task``: probes per task (None: :func:`task_cap` of the work, at least
-    ``min_task``, ``tasks_per_warp`` tasks per resident warp); ``unroll``: loads in
-    flight per lane on long lists; ``min_blocks``: resident blocks the compiler must
-    allow (caps registers); ``batch_bounds``: fetch 32 lists' bounds per warp at
-    once; ``edge32``: 32-bit edge positions in the kernel when they fit;
-    ``by_owner``: launch tasks in owner order instead of heaviest first;
-    ``warp_claim``: warp tasks per atomic; ``grid_size`` None fills the device once.
-    """
+    """Launch shape of ``hash`` (``kernels/hash.cu``); None: by graph size (:meth:`resolve`)."""
 
     method: ClassVar[str] = "hash"
     launcher: ClassVar[str] = "tricount.gpu.methods.hash:count_hash"
 
-    block_size: int | None = None
-    warp_slots: int | None = None
-    long_list: int | None = None
-    block_table_bytes: int | None = None
-    unroll: int | None = None
-    min_blocks: int | None = None
-    block_work: int = HASH_BLOCK_WORK
-    spread: int = HASH_TABLE_SPREAD
-    max_task: int | None = None
-    min_task: int = HASH_MIN_TASK
-    tasks_per_warp: int = HASH_TASKS_PER_WARP
-    batch_bounds: bool = HASH_BATCH_BOUNDS
-    edge32: bool = True
-    by_owner: bool = False
-    warp_claim: int = HASH_WARP_CLAIM
-    grid_size: int | None = None
+    block_size: int | None = None  # threads per block
+    warp_slots: int | None = None  # table slots per warp, a power of two
+    block_table_bytes: int | None = None  # largest block table; longer owners are searched
+    spread: int = HASH_TABLE_SPREAD  # table slots per key
+    long_list: int | None = None  # partner lists this long are read by a whole warp
+    unroll: int | None = None  # loads in flight per lane on long lists
+    batch_bounds: bool = HASH_BATCH_BOUNDS  # a warp fetches 32 lists' bounds at once
+    min_blocks: int | None = None  # resident blocks the compiler must allow (caps registers)
+    edge32: bool = True  # 32-bit edge positions in the kernel when they fit
+    block_work: int = HASH_BLOCK_WORK  # probes that earn a task a whole block
+    max_task: int | None = None  # probes per task; None: task_cap of the work
+    min_task: int = HASH_MIN_TASK  # ... but at least this many
+    tasks_per_warp: int = HASH_TASKS_PER_WARP  # ... about this many per resident warp
+    by_owner: bool = False  # tasks in owner order instead of heaviest first
+    warp_claim: int = HASH_WARP_CLAIM  # warp tasks taken per atomic
+    grid_size: int | None = None  # None: blocks that fill the device once
 
     def __post_init__(self):
         ws = self.warp_slots
@@ -398,34 +385,24 @@ class HashShape:
 
 @dataclass(frozen=True)
 class WedgeShape:
-    """Launch shape of ``wedge``; None: by layout (:meth:`resolve`).
-
-    ``layout``: "fingerprint" (``kernels/wedge_fp.cu``), "csr" (``kernels/wedge.cu``)
-    or "auto"; ``chunk``: edges per claim; ``span_slots``: shared slots per warp for
-    the anchors' lists; ``unroll``: wedge loads in flight per lane; ``min_blocks``:
-    resident blocks the compiler must allow; ``align``: fingerprint lists start at
-    multiples of this many entries; ``filter_anchors`` and ``filter_bits``: filters
-    for chunks of at most that many anchors, that many bits each (0 anchors: no
-    filter); ``lanes``: "wedges" (a filtered chunk's wedges walked by the warp's
-    lanes together) or "edges" (a lane per edge over its own list); ``edge32``:
-    32-bit positions in the kernel when they fit.
-    """
+    """Launch shape of ``wedge``; None: by layout (:meth:`resolve`). The layouts are
+    "csr" (``kernels/wedge.cu``) and "fingerprint" (``kernels/wedge_fp.cu``)."""
 
     method: ClassVar[str] = "wedge"
     launcher: ClassVar[str] = "tricount.gpu.methods.wedge:count_wedge"
 
-    layout: str = WEDGE_LAYOUT
-    chunk: int = WEDGE_CHUNK
-    span_slots: int = WEDGE_SPAN_SLOTS
-    unroll: int | None = None
-    min_blocks: int | None = None
-    align: int = WEDGE_ALIGN
-    filter_anchors: int = WEDGE_FILTER_ANCHORS
-    filter_bits: int = WEDGE_FILTER_BITS
-    lanes: str = WEDGE_LANES
-    edge32: bool = True
-    block_size: int = WEDGE_BLOCK_SIZE
-    grid_size: int | None = None
+    layout: str = WEDGE_LAYOUT  # "auto", "fingerprint" or "csr"
+    chunk: int = WEDGE_CHUNK  # edges a warp claims at once
+    span_slots: int = WEDGE_SPAN_SLOTS  # shared slots per warp for the anchors' lists
+    align: int = WEDGE_ALIGN  # fingerprint lists start at multiples of this many entries
+    filter_anchors: int = WEDGE_FILTER_ANCHORS  # chunks of at most so many anchors get filters
+    filter_bits: int = WEDGE_FILTER_BITS  # bits of each anchor's filter
+    lanes: str = WEDGE_LANES  # filtered chunks: "edges" (a lane per edge) or "wedges"
+    unroll: int | None = None  # wedge loads in flight per lane
+    min_blocks: int | None = None  # resident blocks the compiler must allow (caps registers)
+    edge32: bool = True  # 32-bit positions in the kernel when they fit
+    block_size: int = WEDGE_BLOCK_SIZE  # threads per block
+    grid_size: int | None = None  # None: blocks that fill the device once
 
     def __post_init__(self):
         _check(self.layout in LAYOUTS and self.chunk >= 1 and 1 <= self.span_slots <= 65535
@@ -480,34 +457,25 @@ class WedgeShape:
 
 @dataclass(frozen=True)
 class BitwedgeShape:
-    """Launch shape of ``bitwedge`` (``kernels/bitwedge.cu``).
-
-    ``pairs``: "owner" (hash's plan, Σ min(d+(u), d+(v)) wedges) or "anchor" (the
-    edges as they lie); ``bitmaps``: "shared", "global" or "auto" (:meth:`resolve`);
-    ``unroll``: windows of 32 wedges whose loads are in flight together;
-    ``tasks_per_warp`` and ``min_task``: tasks per resident warp and the least cost
-    of a task; ``pair_cost`` and ``anchor_cost``: the cost model's weights, in
-    wedges; ``min_blocks``: resident blocks the compiler must allow; ``set_batch``:
-    list entries per lane loaded together when setting bits; ``edge32`` and
-    ``wedge32``: 32-bit positions in the kernel when they fit.
-    """
+    """Launch shape of ``bitwedge`` (``kernels/bitwedge.cu``); the bitmaps' place "auto"
+    is decided by :meth:`resolve`."""
 
     method: ClassVar[str] = "bitwedge"
     launcher: ClassVar[str] = "tricount.gpu.methods.bitwedge:count_bitwedge"
 
-    pairs: str = "owner"
-    bitmaps: str = "auto"
-    unroll: int = BITWEDGE_UNROLL
-    tasks_per_warp: int = BITWEDGE_TASKS_PER_WARP
-    min_task: int = BITWEDGE_MIN_TASK
-    pair_cost: int = BITWEDGE_PAIR_COST
-    anchor_cost: int = BITWEDGE_ANCHOR_COST
-    min_blocks: int = BITWEDGE_MIN_BLOCKS
-    set_batch: int = BITWEDGE_SET_BATCH
-    edge32: bool = True
-    wedge32: bool = True
-    block_size: int = BITWEDGE_BLOCK_SIZE
-    grid_size: int | None = None
+    pairs: str = "owner"  # "owner": hash's plan, Σ min(d+) wedges; "anchor": the edges as they lie
+    bitmaps: str = "auto"  # "shared", "global" or "auto"
+    tasks_per_warp: int = BITWEDGE_TASKS_PER_WARP  # tasks per resident warp
+    min_task: int = BITWEDGE_MIN_TASK  # the least cost of a task, in wedges
+    pair_cost: int = BITWEDGE_PAIR_COST  # the cost model's weight of a pair ...
+    anchor_cost: int = BITWEDGE_ANCHOR_COST  # ... and of a change of table vertex
+    unroll: int = BITWEDGE_UNROLL  # windows of 32 wedges whose loads are in flight together
+    set_batch: int = BITWEDGE_SET_BATCH  # list entries per lane loaded together to set bits
+    min_blocks: int = BITWEDGE_MIN_BLOCKS  # resident blocks the compiler must allow
+    edge32: bool = True  # 32-bit pair and list positions when they fit
+    wedge32: bool = True  # 32-bit wedge positions when they fit
+    block_size: int = BITWEDGE_BLOCK_SIZE  # threads per block
+    grid_size: int | None = None  # None: blocks that fill the device once
 
     def __post_init__(self):
         _check(self.pairs in PAIRINGS and self.bitmaps in BITMAP_PLACES
