@@ -1,4 +1,4 @@
-"""Time each GPU preparation step, fused (tricount.gpu.prepare.fused) against portable (tricount.prep).
+"""Time each GPU preparation step, fused (tricount.gpu.prepare) against portable (tricount.prep).
 
 Input: the R-MAT edge list (graph500 parameters, edge factor 16, seed 1) or the
 uniform random graph G(2^k, 16 * 2^k) (``--er``), drawn on the GPU and listed
@@ -39,13 +39,13 @@ FINGERPRINTS = WedgeShape(layout="fingerprint", unroll=WEDGE_FP_UNROLL,
 
 
 def main(argv=None) -> int:
-    cp = cupy()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scales", type=int, nargs="*", default=[21, 24])
     parser.add_argument("--er", type=int, nargs="*", default=[],
                         help="uniform random graphs G(2^k, 16 * 2^k), k given")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
+    cp = cupy()
 
     def best_ms(fn):
         _warm, runs = trial_loop(lambda _: fn(), REPEATS, synchronize=gpu_synchronize)

@@ -10,7 +10,7 @@
 #     bash scripts/gpu_suite.sh [all|tests|bench|compare] [extra benchmark arguments]
 # compare runs benchmarks/gpu_methods.py from .baseline/ and from this tree with the
 # same arguments, one after the other on the same device, and writes
-# gpu_compare.md (benchmarks/gpu_compare.py).
+# gpu_compare.md (benchmarks/gpu_compare.py) beside both runs' JSON lines.
 # Logs go to $OUT (env.txt, tests.log, bench.log, gpu_methods.md,
 # gpu_methods.jsonl, gpu_compare.md: the device tool brings back at most 8 files); a
 # short summary ends stdout.
@@ -88,8 +88,12 @@ if [ "$MODE" = all ] || [ "$MODE" = bench ]; then
 fi
 
 if [ "$MODE" = compare ]; then
-  [ -d .baseline/src ] || { echo "gpu_suite: no .baseline/ (scripts/gpu_suite.sh --prepare --baseline REV)" >&2; exit 2; }
+  if [ ! -d .baseline/src ]; then
+    echo "gpu_suite: no .baseline/ (scripts/gpu_suite.sh --prepare --baseline REV)" >&2
+    exit 2
+  fi
   start=$(date +%s)
+  OUT=$(cd "$OUT" && pwd)  # the baseline runs from .baseline/
   mkdir -p "$OUT/before" "$OUT/after"
   (cd .baseline && PYTHONPATH=/tmp/site:$PWD/src python3 benchmarks/gpu_methods.py --out "$OUT/before" "$@") \
     > "$OUT/bench_before.log" 2>&1
@@ -101,6 +105,8 @@ if [ "$MODE" = compare ]; then
   compare_rc=$?
   [ "$before_rc" = 0 ] && [ "$after_rc" = 0 ] || compare_rc=1
   cp "$OUT/after/gpu_methods.md" "$OUT/gpu_methods.md" 2>/dev/null
+  mv "$OUT/before/gpu_methods.jsonl" "$OUT/gpu_methods_before.jsonl" 2>/dev/null
+  mv "$OUT/after/gpu_methods.jsonl" "$OUT/gpu_methods_after.jsonl" 2>/dev/null
   rm -rf "$OUT/before" "$OUT/after"
   echo "gpu_suite: compare took $(( $(date +%s) - start )) s, exit $compare_rc (before $before_rc, after $after_rc)"
 fi

@@ -268,7 +268,8 @@ def _expected(src, dst, graph: CSRGraph, limit: int) -> dict:
                 "verify_detail": f"tricount.reference on the raw edge list ({graph.n_edges:,} "
                                  f"edges <= {limit:,})",
                 "verify_s": time.perf_counter() - t0}
-    counts = {m: cpu_engine.count(fresh_graph(graph), method=m).n_triangles for m in AGREEMENT_METHODS}
+    counts = {m: cpu_engine.count(fresh_graph(graph), method=m).n_triangles
+              for m in AGREEMENT_METHODS}
     names = " and ".join(f"cpu/{m}" for m in AGREEMENT_METHODS)
     agreed = len(set(counts.values())) == 1
     return {"expected": next(iter(counts.values())) if agreed else None,
