@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The GPU benchmark the README reports: every GPU method, the best CPU method on the same
+# The GPU benchmark the README reports: the GPU methods auto can pick (hash, wedge, bitwedge,
+# auto; the lab methods run from benchmarks/gpu_methods.py), the best CPU method on the same
 # machine (cpu/bitmap), and the CPU peers that are installed there, on graph500-style R-MAT
 # and G(n, m) graphs up to 33.5 M edge lines, plus the real graphs in .gpudata/ when present
 # (scripts/gpu_suite.sh --prepare copies them). 3 trials after one warm-up; every count

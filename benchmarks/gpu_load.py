@@ -16,18 +16,18 @@ import argparse
 import os
 import statistics
 import tempfile
-import time
 from pathlib import Path
+
+import numpy as np
+
+from tricount.bench.trials import gpu_synchronize, trial_loop
+from tricount.generate import rmat
+from tricount.gpu.device import cupy
+from tricount.io import load_graph, read_graph
+from tricount.io.snap import write_snap
 
 
 def main(argv=None) -> int:
-    import cupy
-    import numpy as np
-
-    from tricount.generate import rmat
-    from tricount.io import load_graph, read_graph
-    from tricount.io.snap import write_snap
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=5)
@@ -40,36 +40,28 @@ def main(argv=None) -> int:
         write_snap(path, src, dst)
     size = path.stat().st_size
 
-    def sync():
-        cupy.cuda.get_current_stream().synchronize()
+    def host_then_copy(_):
+        return load_graph(path).to_device(cupy()), {}
 
-    def host_then_copy():
-        g = load_graph(path)
-        d = g.to_device(cupy)
-        sync()
-        return d, {}
-
-    def on_gpu():
+    def on_gpu(_):
         loaded = read_graph(path, device="gpu")
-        sync()
         return loaded.graph, loaded.timings
 
     results = {}
     graphs = {}
     for name, fn in (("host load + copy", host_then_copy), ("device='gpu' (double buffer)", on_gpu)):
-        graphs[name] = fn()[0]  # warm-up (compiles the parser, fills the page cache)
-        times, extra = [], []
-        for _ in range(args.rounds):
-            t0 = time.perf_counter()
-            _g, timings = fn()
-            times.append(time.perf_counter() - t0)
-            extra.append(timings)
-        results[name] = (times, extra)
+        # The warm-up compiles the parser and fills the page cache; each round keeps
+        # its phase timings, not its graph.
+        extra = []
+        warm, runs = trial_loop(fn, args.rounds, synchronize=gpu_synchronize, keep=False,
+                                each=lambda _, run: extra.append(run.value[1]))
+        graphs[name] = warm[0]
+        results[name] = ([run.seconds for run in runs], extra)
     a, b = graphs.values()
     assert a.n_edges == b.n_edges and a.n_vertices == b.n_vertices
-    np.testing.assert_array_equal(cupy.asnumpy(a.indices), cupy.asnumpy(b.indices))
+    np.testing.assert_array_equal(cupy().asnumpy(a.indices), cupy().asnumpy(b.indices))
 
-    lines = [f"# Loading onto the GPU\n",
+    lines = ["# Loading onto the GPU\n",
              f"File: `{path.name}`, {size / 1e6:.1f} MB, {a.n_edges:,} edges after canonicalisation; "
              f"{os.cpu_count()} CPU cores. Command: `python benchmarks/gpu_load.py --scale "
              f"{args.scale} --rounds {args.rounds}`.\n",

@@ -1,13 +1,20 @@
-"""Benchmark every GPU method on R-MAT graphs and the real graphs; verify every count.
+"""Benchmark the GPU methods on R-MAT graphs and the real graphs; verify every count.
 
-The loop follows GAPBS: load and build each graph once (each phase timed),
-then per method one untimed warm-up (it also compiles the kernel), N
-synchronized trials, and a check of every trial's count. One JSON line per
-trial goes to ``gpu_methods.jsonl``; the medians go to ``gpu_methods.md``.
+The production methods (hash, wedge, bitwedge, auto) and the lab methods of
+``benchmarks/baselines`` (merge, binary, dynamic, bitmap, shared, radix,
+spgemm) run through the same engine; a variant is a method with launch-shape
+fields (a partial plan of :mod:`tricount.gpu.plan`), named by its label.
+
+The loop follows GAPBS (:func:`tricount.bench.trials.trial_loop`): load and
+build each graph once (each phase timed), then per method one untimed warm-up
+(it also compiles the kernel), N synchronized trials, and a check of every
+trial's count. One JSON line per trial goes to ``gpu_methods.jsonl``; the
+medians go to ``gpu_methods.md``.
 
 Times per trial, in the Graph Challenge split (Pearson et al. §III-B):
-kernel (the counting kernel alone: CUDA events, with the stream held while the
-launch is enqueued, so Python's launch overhead is not in it), count (all counting work),
+kernel (the counting kernels alone: the benchmark's KernelTimer, CUDA events
+with the stream held while the launch is enqueued, so Python's launch overhead
+is not in it), count (all counting work),
 gpu (from the graph built on the GPU: orientation + count), and total
 (input to answer: for real graphs ``tricount.load_graph`` on the host, then
 the copy to the GPU, orientation and count; for R-MAT and G(n, m) the edge
@@ -32,6 +39,21 @@ import statistics
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+
+from baselines import method_plan  # noqa: E402
+from tricount import CSRGraph, load_graph  # noqa: E402
+from tricount.bench.gpu_timer import KernelTimer  # noqa: E402
+from tricount.bench.trials import fresh_graph, gpu_synchronize, trial_loop  # noqa: E402
+from tricount.cpu.engine import count as cpu_count  # noqa: E402
+from tricount.errors import UnsupportedGraphError  # noqa: E402
+from tricount.generate import erdos_renyi, rmat, rmat_name  # noqa: E402
+from tricount.generate.erdos_renyi import erdos_renyi_name  # noqa: E402
+from tricount.gpu.device import cupy  # noqa: E402
+from tricount.gpu.engine import count  # noqa: E402
 
 #: (label, method, options) run on every graph, in this order.
 METHODS = [
@@ -182,10 +204,9 @@ def default_data_dir() -> Path:
 
 
 def device_info() -> dict:
-    import cupy
-
-    dev = cupy.cuda.Device()
-    props = cupy.cuda.runtime.getDeviceProperties(dev.id)
+    cp = cupy()
+    dev = cp.cuda.Device()
+    props = cp.cuda.runtime.getDeviceProperties(dev.id)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
 
     def version(v):
@@ -195,49 +216,37 @@ def device_info() -> dict:
         "device": name,
         "sm_count": dev.attributes["MultiProcessorCount"],
         "memory_gib": round(props["totalGlobalMem"] / 2**30, 1),
-        "cuda_runtime": version(cupy.cuda.runtime.runtimeGetVersion()),
-        "cuda_driver": version(cupy.cuda.runtime.driverGetVersion()),
-        "cupy": cupy.__version__,
+        "cuda_runtime": version(cp.cuda.runtime.runtimeGetVersion()),
+        "cuda_driver": version(cp.cuda.runtime.driverGetVersion()),
+        "cupy": cp.__version__,
     }
-
-
-def sync():
-    import cupy
-
-    cupy.cuda.get_current_stream().synchronize()
 
 
 def both_directions(src, dst):
     """Every drawn edge listed as (u, v) and as (v, u): the end-to-end input of issue 7."""
-    import cupy
-
-    return cupy.concatenate([src, dst]), cupy.concatenate([dst, src])
+    cp = cupy()
+    return cp.concatenate([src, dst]), cp.concatenate([dst, src])
 
 
 def timed_builds(src, dst, **kwargs):
-    """Build the graph BUILD_TRIALS + 1 times; the first is a warm-up (it compiles the
-    preparation kernels and grows CuPy's memory pool). Returns the last graph and the
-    median seconds of the others."""
-    from tricount import CSRGraph
+    """Build the graph on the GPU: one warm-up build (it compiles the preparation
+    kernels and grows CuPy's memory pool), then BUILD_TRIALS timed ones. Returns the
+    last graph and the median seconds of the timed ones."""
+    built = {}
 
-    g, seconds = None, []
-    for _ in range(BUILD_TRIALS + 1):
-        del g
-        t0 = time.perf_counter()
-        g = CSRGraph.from_edges(src, dst, **kwargs)
-        sync()
-        seconds.append(time.perf_counter() - t0)
-    return g, statistics.median(seconds[1:])
+    def build(_):
+        built["graph"] = CSRGraph.from_edges(src, dst, **kwargs)
+
+    # Each build starts with the previous graph dropped (outside the timed span).
+    _warm, runs = trial_loop(build, BUILD_TRIALS, setup=lambda: built.pop("graph", None),
+                             synchronize=gpu_synchronize)
+    return built["graph"], statistics.median(run.seconds for run in runs)
 
 
 def build_rmat(scale, edge_factor, seed):
-    import cupy
-
-    from tricount.generate import rmat, rmat_name
-
     t0 = time.perf_counter()
-    src, dst = both_directions(*rmat(scale, edge_factor, seed=seed, xp=cupy))
-    sync()
+    src, dst = both_directions(*rmat(scale, edge_factor, seed=seed, xp=cupy()))
+    gpu_synchronize()
     t1 = time.perf_counter()
     g, build_s = timed_builds(src, dst, name=rmat_name(scale, edge_factor, seed))
     return g, {"generate_s": t1 - t0, "load_s": 0.0, "build_s": build_s}
@@ -245,55 +254,35 @@ def build_rmat(scale, edge_factor, seed):
 
 def build_er(log2_n, edge_factor, seed):
     """G(n, m) with n = 2^log2_n and m = edge_factor · n distinct edges, drawn on the GPU."""
-    import cupy
-
-    from tricount.generate import erdos_renyi
-    from tricount.generate.erdos_renyi import erdos_renyi_name
-
     n, m = 1 << log2_n, edge_factor << log2_n
     t0 = time.perf_counter()
-    src, dst = both_directions(*erdos_renyi(n, m, seed=seed, xp=cupy))
-    sync()
+    src, dst = both_directions(*erdos_renyi(n, m, seed=seed, xp=cupy()))
+    gpu_synchronize()
     t1 = time.perf_counter()
     g, build_s = timed_builds(src, dst, name=erdos_renyi_name(n, m, seed), n_vertices=n)
     return g, {"generate_s": t1 - t0, "load_s": 0.0, "build_s": build_s}
 
 
 def build_real(path):
-    """Read and build on the host (tricount.load_graph); the engine copies it to the GPU."""
-    import tricount
-
+    """Read and build on the host (tricount.load_graph); the engine copies it to the GPU
+    in every trial."""
     t0 = time.perf_counter()
-    g = tricount.load_graph(path)
+    g = load_graph(path)
     t1 = time.perf_counter()
     return g, {"load_s": t1 - t0, "build_s": 0.0}
 
 
-def fresh(g):
-    """The same graph without its cached orientation, so every trial orients again.
-
-    A host graph stays on the host: the engine then copies it in every trial.
-    """
-    from tricount import CSRGraph
-
-    up = g.upper()
-    return CSRGraph(up.rows, up.indices, g.n_vertices, vertex_ids=g.vertex_ids, name=g.name)
-
-
 def run_method(g, method, options, trials, steps):
-    from tricount.gpu.engine import count
-
-    t0 = time.perf_counter()
-    warm = count(fresh(g), method=method, **options)
-    warm_s = time.perf_counter() - t0
-    if warm_s * trials > METHOD_BUDGET_S:
-        trials = max(1, int(METHOD_BUDGET_S // max(warm_s, 1e-9)))
+    """The warm-up's result and ``(result, timings)`` per trial of one variant; a slow
+    warm-up leaves fewer trials (METHOD_BUDGET_S)."""
+    plan = method_plan(method, options)
+    warm, runs = trial_loop(lambda graph: count(graph, plan=plan, timer=KernelTimer), trials,
+                            setup=lambda: fresh_graph(g), budget_s=METHOD_BUDGET_S)
     out = []
-    for _ in range(trials):
-        r = count(fresh(g), method=method, **options)
-        t = dict(r.timings)
+    for run in runs:
+        t = dict(run.value.timings)
         t["total_s"] = steps["load_s"] + steps["build_s"] + t["gpu_s"]
-        out.append((r, t))
+        out.append((run.value, t))
     return warm, out
 
 
@@ -320,11 +309,6 @@ def main(argv=None) -> int:
     parser.add_argument("--sweep", action="store_true",
                         help="also sweep merge's block size and grid, dynamic's sf, on scale 21")
     args = parser.parse_args(argv)
-
-    import cupy
-
-    from tricount.errors import UnsupportedGraphError
-
     args.out.mkdir(parents=True, exist_ok=True)
     jsonl = open(args.out / "gpu_methods.jsonl", "w")
     info = device_info()
@@ -361,9 +345,7 @@ def main(argv=None) -> int:
             g, steps = build_rmat(spec, args.edge_factor, args.seed)
             expected, source = None, "merge"
             if spec <= CPU_CHECK_MAX_SCALE:
-                from tricount.cpu.engine import count as cpu_count
-
-                expected, source = cpu_count(g.to_device(__import__("numpy"))).n_triangles, "cpu+merge"
+                expected, source = cpu_count(g.to_device(np)).n_triangles, "cpu+merge"
         print(f"== {g.name}: n={g.n_vertices} m={g.n_edges} {steps}", flush=True)
         for label, method, options in methods:
             row = {"graph": g.name, "n": g.n_vertices, "m": g.n_edges, "method": label}
@@ -392,7 +374,7 @@ def main(argv=None) -> int:
                 row.update(verified=False, note=f"ERROR: {type(exc).__name__}: {exc}"[:300])
                 rows.append(row)
                 print(f"   {label:14s} {row['note']}", flush=True)
-                cupy.get_default_memory_pool().free_all_blocks()
+                cupy().get_default_memory_pool().free_all_blocks()
                 continue
             counts = {r.n_triangles for r, _ in trials} | {warm.n_triangles}
             if expected is None and label == "merge":
@@ -417,7 +399,7 @@ def main(argv=None) -> int:
                   f"total={med['total_s'] * 1e3:9.3f} ms ok={ok} ({len(trials)} trials)"
                   + ("" if label != "auto" else f" -> {warm.method}"), flush=True)
         del g
-        cupy.get_default_memory_pool().free_all_blocks()
+        cupy().get_default_memory_pool().free_all_blocks()
         write_markdown(args.out / "gpu_methods.md", info, rows, [])
 
     sweep_rows = []

@@ -8,8 +8,8 @@ time includes building its own graph from them. GPU (``--gpu``): tricount's
 GPU backend alone on R-MAT scales 21-24 (the GPU suite runs this), timed
 after a CUDA synchronization, from edge arrays already in host memory.
 
-The GAPBS loop: for each (graph, task, side) one untimed warm-up, then N timed
-trials, every result checked against tricount's (CPU: against the CPU
+The GAPBS loop (:func:`tricount.bench.trials.trial_loop`): for each (graph,
+task, side) one untimed warm-up, then N timed trials, every result checked against tricount's (CPU: against the CPU
 backend, itself judged against NetworkX in tests/local; GPU: the ×3 sums
 against the GPU total count), one JSON line per trial.
 
@@ -28,12 +28,12 @@ import os
 import platform
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 import tricount
+from tricount.bench.trials import gpu_synchronize, trial_loop
 from tricount.generate import rmat, rmat_name
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -201,13 +201,6 @@ def versions() -> dict:
     return out
 
 
-def timed(run, src, dst, sync):
-    t0 = time.perf_counter()
-    got = run(src, dst)
-    sync()
-    return got, time.perf_counter() - t0
-
-
 def run_cpu(args, records, env, machine, date):
     for scale in args.scales:
         src, dst = rmat(scale, 16, seed=1)
@@ -221,18 +214,18 @@ def run_cpu(args, records, env, machine, date):
             for side, run in sides.items():
                 if scale > MAX_SCALE.get((side, task), 99):
                     continue
-                run(src, dst)  # warm-up: JIT, caches, thread pools
-                times = []
-                for trial in range(args.trials):
-                    got, seconds = timed(run, src, dst, lambda: None)
-                    if not same(task, got, want):
-                        print(f"MISMATCH {side} {task} scale {scale}", file=sys.stderr)
-                        return 4
-                    times.append(seconds)
-                    records.append(record(scale, task, side, trial, seconds, graph, n_triangles,
-                                          date, machine, env))
-                print(f"scale {scale} {task:20s} {side:30s} median {statistics.median(times):8.3f} s",
-                      flush=True)
+                # The warm-up fills JIT caches and thread pools.
+                wrong = []
+                _warm, runs = trial_loop(
+                    lambda _: run(src, dst), args.trials, keep=False,
+                    each=lambda _, r: wrong.append(not same(task, r.value, want)))
+                if any(wrong):
+                    print(f"MISMATCH {side} {task} scale {scale}", file=sys.stderr)
+                    return 4
+                records.extend(record(scale, task, side, trial, r.seconds, graph, n_triangles,
+                                      date, machine, env) for trial, r in enumerate(runs))
+                median = statistics.median(r.seconds for r in runs)
+                print(f"scale {scale} {task:20s} {side:30s} median {median:8.3f} s", flush=True)
     return 0
 
 
@@ -241,9 +234,6 @@ def run_gpu(args, records, env, machine, date):
     timed), and the task alone on the graph already built on the GPU."""
     import cupy
 
-    def sync():
-        cupy.cuda.get_current_stream().synchronize()
-
     for scale in args.scales:
         src, dst = rmat(scale, 16, seed=1, xp=cupy)  # the same graph as on the CPU, seed for seed
         graph = tricount.Graph.from_edges(src, dst)  # built on the GPU
@@ -251,19 +241,17 @@ def run_gpu(args, records, env, machine, date):
         for task in args.tasks:
             from_edges = tricount_side(task, "gpu")
             on_graph = tricount_side(task, "gpu", prebuilt=graph)
-            got = from_edges(src, dst)  # warm-up: compilation, memory pool
-            if task in ("per-vertex", "per-edge"):
-                assert int(got.sum()) == 3 * n_triangles, (task, scale)
             for side, run in (("tricount-gpu (edges on GPU)", from_edges),
                               ("tricount-gpu (graph built)", on_graph)):
-                times = []
-                for trial in range(args.trials):
-                    _, seconds = timed(run, src, dst, sync)
-                    times.append(seconds)
-                    records.append(record(scale, task, side, trial, seconds, graph,
-                                          n_triangles, date, machine, env))
-                print(f"scale {scale} {task:20s} {side:28s} median "
-                      f"{statistics.median(times):8.3f} s", flush=True)
+                # The warm-up compiles the kernels and fills the memory pool.
+                got, runs = trial_loop(lambda _: run(src, dst), args.trials,
+                                       synchronize=gpu_synchronize, keep=False)
+                if task in ("per-vertex", "per-edge"):
+                    assert int(got.sum()) == 3 * n_triangles, (task, scale)
+                records.extend(record(scale, task, side, trial, r.seconds, graph, n_triangles,
+                                      date, machine, env) for trial, r in enumerate(runs))
+                median = statistics.median(r.seconds for r in runs)
+                print(f"scale {scale} {task:20s} {side:28s} median {median:8.3f} s", flush=True)
     return 0
 
 

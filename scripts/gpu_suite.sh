@@ -2,13 +2,18 @@
 # The whole GPU test suite plus the GPU benchmark, in one call on a GPU machine.
 #
 # Here, once before the call (copies the real graphs into the git-ignored
-# .gpudata/, because ../shared is not sent to the GPU machine):
-#     scripts/gpu_suite.sh --prepare
-# On the GPU machine (the device tool's run, carry [".gpudata", "wheels"]):
-#     bash scripts/gpu_suite.sh [all|tests|bench] [extra benchmark arguments]
+# .gpudata/, because ../shared is not sent to the GPU machine; with --baseline REV
+# also exports commit REV into the git-ignored .baseline/, for the compare mode):
+#     scripts/gpu_suite.sh --prepare [--baseline REV]
+# On the GPU machine (the device tool's run, carry [".gpudata", "wheels"], and
+# ".baseline" for compare):
+#     bash scripts/gpu_suite.sh [all|tests|bench|compare] [extra benchmark arguments]
+# compare runs benchmarks/gpu_methods.py from .baseline/ and from this tree with the
+# same arguments, one after the other on the same device, and writes
+# gpu_compare.md (benchmarks/gpu_compare.py) beside both runs' JSON lines.
 # Logs go to $OUT (env.txt, tests.log, bench.log, gpu_methods.md,
-# gpu_methods.jsonl: the device tool brings back at most 8 files); a short
-# summary ends stdout.
+# gpu_methods.jsonl, gpu_compare.md: the device tool brings back at most 8 files); a
+# short summary ends stdout.
 # wheels/ holds the numba wheel that imports on that machine's NumPy; it is
 # installed into /tmp/site (nothing else is installed).
 set -uo pipefail
@@ -22,6 +27,13 @@ if [ "${1:-}" = "--prepare" ]; then
   mkdir -p "$(dirname "$exclude")"
   grep -qx '/.gpudata/' "$exclude" 2>/dev/null || echo '/.gpudata/' >> "$exclude"
   echo "gpu_suite: copied $(ls .gpudata/*.gz | wc -l) graphs into .gpudata/ ($(du -sh .gpudata | cut -f1))"
+  if [ "${2:-}" = "--baseline" ]; then
+    rev=${3:?"--baseline needs a revision"}
+    rm -rf .baseline && mkdir -p .baseline
+    git archive "$rev" | tar -x -C .baseline
+    grep -qx '/.baseline/' "$exclude" 2>/dev/null || echo '/.baseline/' >> "$exclude"
+    echo "gpu_suite: exported $rev ($(git rev-parse --short "$rev")) into .baseline/"
+  fi
   exit 0
 fi
 
@@ -45,6 +57,7 @@ export NUMBA_CACHE_DIR=/tmp/numba_cache
 
 tests_rc=skipped
 bench_rc=skipped
+compare_rc=skipped
 if [ "$MODE" = all ] || [ "$MODE" = tests ]; then
   # One pytest per file, each test capped (a hung kernel kills only its file;
   # the thread method dumps the stacks), every test named in the log.
@@ -58,7 +71,7 @@ if [ "$MODE" = all ] || [ "$MODE" = tests ]; then
   for file in ${TEST_FILES:-$default_files}; do
     name=$(basename "$file" .py)
     echo "gpu_suite: ---- $name ----" >> "$OUT/tests.log"
-    timeout "${TEST_FILE_TIMEOUT:-300}" python3 -m pytest "$file" -m gpu -p no:cacheprovider -v -rfE \
+    timeout "${TEST_FILE_TIMEOUT:-300}" python3 -m pytest "$file" -p no:cacheprovider -v -rfE \
         --timeout="${TEST_TIMEOUT:-120}" --timeout-method=thread --durations=15 \
         >> "$OUT/tests.log" 2>&1
     rc=$?
@@ -74,6 +87,30 @@ if [ "$MODE" = all ] || [ "$MODE" = bench ]; then
   echo "gpu_suite: benchmark took $(( $(date +%s) - start )) s, exit $bench_rc" | tee -a "$OUT/bench.log"
 fi
 
+if [ "$MODE" = compare ]; then
+  if [ ! -d .baseline/src ]; then
+    echo "gpu_suite: no .baseline/ (scripts/gpu_suite.sh --prepare --baseline REV)" >&2
+    exit 2
+  fi
+  start=$(date +%s)
+  OUT=$(cd "$OUT" && pwd)  # the baseline runs from .baseline/
+  mkdir -p "$OUT/before" "$OUT/after"
+  (cd .baseline && PYTHONPATH=/tmp/site:$PWD/src python3 benchmarks/gpu_methods.py --out "$OUT/before" "$@") \
+    > "$OUT/bench_before.log" 2>&1
+  before_rc=$?
+  python3 benchmarks/gpu_methods.py --out "$OUT/after" "$@" > "$OUT/bench.log" 2>&1
+  after_rc=$?
+  python3 benchmarks/gpu_compare.py "$OUT/before/gpu_methods.jsonl" "$OUT/after/gpu_methods.jsonl" \
+    "$OUT/gpu_compare.md"
+  compare_rc=$?
+  [ "$before_rc" = 0 ] && [ "$after_rc" = 0 ] || compare_rc=1
+  cp "$OUT/after/gpu_methods.md" "$OUT/gpu_methods.md" 2>/dev/null
+  mv "$OUT/before/gpu_methods.jsonl" "$OUT/gpu_methods_before.jsonl" 2>/dev/null
+  mv "$OUT/after/gpu_methods.jsonl" "$OUT/gpu_methods_after.jsonl" 2>/dev/null
+  rm -rf "$OUT/before" "$OUT/after"
+  echo "gpu_suite: compare took $(( $(date +%s) - start )) s, exit $compare_rc (before $before_rc, after $after_rc)"
+fi
+
 echo
 echo "==================== gpu_suite summary ===================="
 head -3 "$OUT/env.txt" | tail -2
@@ -85,6 +122,7 @@ if [ -f "$OUT/gpu_methods.md" ]; then
   grep -E "^\| (rmat|soc-Epinions1|email-Enron|blogcatalog)" "$OUT/gpu_methods.md" \
     | cut -d'|' -f2,5,7,8,10,11,13,14 | head -60
 fi
-echo "tests exit: $tests_rc, benchmark exit: $bench_rc"
+echo "tests exit: $tests_rc, benchmark exit: $bench_rc, compare exit: $compare_rc"
 [ "$tests_rc" = 0 ] || [ "$tests_rc" = skipped ] || exit 1
 [ "$bench_rc" = 0 ] || [ "$bench_rc" = skipped ] || exit 1
+[ "$compare_rc" = 0 ] || [ "$compare_rc" = skipped ] || exit 1

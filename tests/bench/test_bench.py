@@ -48,11 +48,11 @@ def no_gpu(monkeypatch):
 
 
 class TestEndToEnd:
-    def test_writes_jsonl_markdown_and_png_with_verified_counts(self, capsys, tmp_path, k4_file):
+    def test_writes_jsonl_and_markdown_with_verified_counts(self, capsys, tmp_path, k4_file):
         prefix = tmp_path / "out" / "run"
         code, out, err = run_cli(capsys, "bench", "complete:n=12", "star:n=20", str(k4_file),
                                  "grid:rows=4,cols=5", "--backend", "cpu", "--trials", "2",
-                                 "--out", str(prefix), "--json")
+                                 "--out", str(prefix), "--json", "--no-plot")
         assert code == 0, err
         records = json_lines(out)
         assert len(records) == 4 * len(CPU_METHODS) * 2  # graphs x methods x trials
@@ -71,15 +71,28 @@ class TestEndToEnd:
         assert (k4["vertices"], k4["edges"], k4["edge_lines"]) == (4, 6, 8)
         assert (k4["self_loops_dropped"], k4["max_degree"], k4["n_wedges"]) == (1, 3, 12)
         assert {r["trial"] for r in records} == {0, 1}
-        # files: the JSON lines are the printed ones; the report and the plot exist
+        # files: the JSON lines are the printed ones; the report exists (the plot is
+        # test_the_cli_writes_the_plot's: matplotlib costs seconds)
         assert read_jsonl(prefix.with_suffix(".jsonl")) == records
         md = prefix.with_suffix(".md").read_text()
         assert md.startswith("# tricount bench") and "## tricount" in md
+        assert not prefix.with_suffix(".png").exists()
+        assert "verification: PASS" in err
+
+    def test_the_cli_writes_the_plot(self, capsys, tmp_path):
+        # One rendering (a second or two of matplotlib): the CLI's PNG. Re-plotting
+        # saved runs (python -m tricount.bench.plot) calls the same plot function.
+        from tricount.bench.plot import main as plot_main
+
+        prefix = tmp_path / "run"
+        code, _, err = run_cli(capsys, "bench", "complete:n=6", "star:n=9", "--methods", "merge",
+                               "--peers", "scipy", "--trials", "1", "--out", str(prefix))
+        assert code == 0, err
         if HAVE_MATPLOTLIB:
             assert prefix.with_suffix(".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         else:
             assert "plot not written: matplotlib is not installed" in err
-        assert "verification: PASS" in err
+        assert plot_main([str(prefix.with_suffix(".jsonl"))]) == 2  # no output name
 
     def test_markdown_on_stdout_without_json(self, capsys):
         code, out, _ = run_cli(capsys, "bench", "complete:n=5", "--methods", "merge",
@@ -295,15 +308,3 @@ class TestMethodSelection:
                                                                   ("reference", "sets")]
         assert all(r["verified"] and r["triangles"] == 20 for r in records)
 
-
-def test_replot_from_jsonl(tmp_path):
-    pytest.importorskip("matplotlib")
-    from tricount.bench.plot import main as plot_main
-    from tricount.bench.report import write_jsonl
-
-    result = run_bench(BenchConfig(["complete:n=6", "star:n=9"], methods=("merge",), trials=1,
-                                   peers=("scipy",)))
-    write_jsonl(result.records, tmp_path / "r.jsonl")
-    assert plot_main([str(tmp_path / "r.jsonl"), str(tmp_path / "r.png")]) == 0
-    assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
-    assert plot_main([str(tmp_path / "r.jsonl")]) == 2

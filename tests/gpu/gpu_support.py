@@ -1,7 +1,9 @@
 """Shared pieces of the GPU tests: where the data is, the method table, the CPU judge.
 
 Test modules import it by path (pytest runs with --import-mode=importlib, so
-test folders are not packages).
+test folders are not packages). It puts ``benchmarks/`` on ``sys.path``, so
+that the lab methods of ``benchmarks/baselines`` run beside the production
+ones in every graph test.
 
 The real graphs live in ``../shared/data/graphs`` beside the repository, or
 wherever ``TRICOUNT_DATA`` points (scripts/gpu_suite.sh copies them into the
@@ -13,10 +15,16 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+import baselines  # noqa: E402
+from tricount.gpu import engine  # noqa: E402
 
 #: Environment variable naming a folder with graphs.json and the .txt.gz files.
 DATA_ENV = "TRICOUNT_DATA"
@@ -129,10 +137,11 @@ def cpu_count(graph) -> int:
     return count(graph).n_triangles
 
 
-def gpu_count(graph, method, options, **extra) -> int:
-    from tricount.gpu.engine import count
-
-    return count(graph, method=method, **options, **extra).n_triangles
+def gpu_count(graph, method, options, *, orientation="auto", **extra) -> int:
+    """The GPU engine's count of ``graph`` by ``method`` (production or lab) with
+    launch-shape ``options``."""
+    plan = baselines.method_plan(method, dict(options, orientation=orientation))
+    return engine.count(graph, plan=plan, **extra).n_triangles
 
 
 def edges_graph(pairs, n_vertices=None, name=None):

@@ -35,7 +35,7 @@ import cupy  # noqa: E402
 
 from tricount import CSRGraph  # noqa: E402
 from tricount.generate import rmat  # noqa: E402
-from tricount.gpu.bitwedge import wedge_pairs  # noqa: E402
+from tricount.gpu.methods.bitwedge import wedge_pairs  # noqa: E402
 from tricount.gpu.prepare import orient_by_rank, plan_partners  # noqa: E402
 
 #: Options that move every cut: tasks of 1 wedge to whole lists, 1 to 8 windows

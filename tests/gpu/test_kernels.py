@@ -38,7 +38,10 @@ require_gpu()
 
 import cupy  # noqa: E402
 
+from baselines import method_plan  # noqa: E402  (gpu_support put benchmarks/ on the path)
 from tricount import CSRGraph  # noqa: E402
+from tricount.bench.gpu_timer import KernelTimer  # noqa: E402
+from tricount.gpu.engine import count_oriented  # noqa: E402
 from tricount.prep.orient import OrientedCSR  # noqa: E402
 
 INDPTR = [0, 1, 3, 3, 5, 6]
@@ -52,37 +55,35 @@ def literal_csr(dtype=np.int32) -> OrientedCSR:
                        cupy.asarray(COLS, dtype=dtype), 5, 6, 2, "degree")
 
 
-def launcher_cases():
-    from tricount.gpu.binary import count_binary
-    from tricount.gpu.bitmap import count_bitmap
-    from tricount.gpu.dynamic import count_dynamic
-    from tricount.gpu.hash import count_hash
-    from tricount.gpu.merge import count_merge
-    from tricount.gpu.radix import count_radix
-    from tricount.gpu.shared import count_shared
-    from tricount.gpu.spgemm import count_spgemm
-
-    return {
-        "tc_merge": lambda g: count_merge(g),
-        "tc_binary_thread": lambda g: count_binary(g, variant="thread"),
-        "tc_binary_warp": lambda g: count_binary(g, variant="warp"),
-        "tc_dynamic[linear]": lambda g: count_dynamic(g, sf=1e9),
-        "tc_dynamic[binary]": lambda g: count_dynamic(g, sf=0.0),
-        "tc_bitmap_shared": lambda g: count_bitmap(g, variant="shared"),
-        "tc_bitmap_global": lambda g: count_bitmap(g, variant="global"),
-        "tc_shared": lambda g: count_shared(g),
-        "tc_shared[global columns]": lambda g: count_shared(g, capacity=1),
-        "tc_radix_*": lambda g: count_radix(g),
-        "tc_radix_*[threshold 1]": lambda g: count_radix(g, threshold=1, radix_bits=1, tile=1),
-        "spgemm": lambda g: count_spgemm(g),
-        "tc_hash": lambda g: count_hash(g),
-        "tc_hash[blocks]": lambda g: count_hash(g, block_work=0),
-        "tc_hash[lists in global memory]": lambda g: count_hash(g, block_work=0, block_table_bytes=4),
-        "tc_hash[one probe per task]": lambda g: count_hash(g, max_task=1, spread=4),
-    }
+#: Each kernel (and each of its paths) as (method, launch-shape fields).
+LAUNCHER_CASES = {
+    "tc_merge": ("merge", {}),
+    "tc_binary_thread": ("binary", {"variant": "thread"}),
+    "tc_binary_warp": ("binary", {"variant": "warp"}),
+    "tc_dynamic[linear]": ("dynamic", {"sf": 1e9}),
+    "tc_dynamic[binary]": ("dynamic", {"sf": 0.0}),
+    "tc_bitmap_shared": ("bitmap", {"variant": "shared"}),
+    "tc_bitmap_global": ("bitmap", {"variant": "global"}),
+    "tc_shared": ("shared", {}),
+    "tc_shared[global columns]": ("shared", {"capacity": 1}),
+    "tc_radix_*": ("radix", {}),
+    "tc_radix_*[threshold 1]": ("radix", {"threshold": 1, "radix_bits": 1, "tile": 1}),
+    "spgemm": ("spgemm", {}),
+    "tc_hash": ("hash", {}),
+    "tc_hash[blocks]": ("hash", {"block_work": 0}),
+    "tc_hash[lists in global memory]": ("hash", {"block_work": 0, "block_table_bytes": 4}),
+    "tc_hash[one probe per task]": ("hash", {"max_task": 1, "spread": 4}),
+    "tc_wedge": ("wedge", {"layout": "csr"}),
+    "tc_wedge_fp": ("wedge", {"layout": "fingerprint"}),
+    "tc_bitwedge[shared]": ("bitwedge", {"bitmaps": "shared"}),
+    "tc_bitwedge[global]": ("bitwedge", {"bitmaps": "global"}),
+}
+CASE_NAMES = list(LAUNCHER_CASES)
 
 
-CASE_NAMES = list(launcher_cases())
+def count_literal(case, dtype=np.int32):
+    method, options = LAUNCHER_CASES[case]
+    return count_oriented(literal_csr(dtype), plan=method_plan(method, options), timer=KernelTimer)
 
 
 class TestLiteralGraph:
@@ -97,18 +98,17 @@ class TestLiteralGraph:
 
     @pytest.mark.parametrize("case", CASE_NAMES)
     def test_kernel_counts_two(self, case):
-        n_triangles, kernel_s = launcher_cases()[case](literal_csr())
-        assert n_triangles == 2
-        assert kernel_s >= 0.0
+        out = count_literal(case)
+        assert out.n_triangles == 2
+        assert out.method == LAUNCHER_CASES[case][0] and "kernel_s" in out.timings
 
     @pytest.mark.parametrize("case", CASE_NAMES)
     def test_kernel_with_64_bit_ids(self, case):
-        n_triangles, _ = launcher_cases()[case](literal_csr(np.int64))
-        assert n_triangles == 2
+        assert count_literal(case, np.int64).n_triangles == 2
 
     def test_wedge_keys(self):
         # Rows 1 and 3 each hold the wedge pair (0, 2): E' = [(0,2), (0,2)], both in E.
-        from tricount.gpu.radix import wedge_count
+        from baselines.radix import wedge_count
 
         assert wedge_count(literal_csr()) == 2
 

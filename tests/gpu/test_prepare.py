@@ -1,4 +1,4 @@
-"""The fused GPU preparation (tricount.gpu.prepare) returns exactly its portable twins' arrays.
+"""The fused GPU preparation (tricount.gpu.prepare.fused) returns exactly its portable twins' arrays.
 
 Every output array of the canonical build, the rank orientation, the hash
 plan and its tasks is compared element by element with the portable
@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gpu_support import load_real, real_graphs, require_gpu  # noqa: E402
+from gpu_support import gpu_count, load_real, real_graphs, require_gpu  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 require_gpu()
@@ -150,21 +150,17 @@ def test_real_graphs(name):
     assert canon.duplicates_dropped == host.n_edges
     g = CSRGraph(canon.lo, canon.hi, canon.n_vertices, vertex_ids=canon.vertex_ids)
     same_preparation(g)
-    from tricount.gpu.engine import count
-
-    assert count(g, method="hash").n_triangles == row["triangles"]
+    assert gpu_count(g, "hash", {}) == row["triangles"]
 
 
 @settings(max_examples=25, deadline=None)
 @given(edge_lists)
 def test_counts_through_the_fused_path(pairs):
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    from tricount.gpu.engine import count
-
     g = CSRGraph.from_edges(cupy.asarray(pairs[:, 0]), cupy.asarray(pairs[:, 1]))
     expected = count_triangles(pairs[:, 0], pairs[:, 1])
-    for method in ("hash", "wedge", "merge"):
-        assert count(g, method=method).n_triangles == expected
+    for method in ("hash", "wedge", "bitwedge", "merge"):
+        assert gpu_count(g, method, {}) == expected
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint16])
@@ -179,7 +175,7 @@ def test_count_ids_matches_bincount(dtype):
 @pytest.mark.parametrize("narrow_max", [0, 100_000, 100_001])
 def test_count_ids_with_wide_and_narrow_counters(monkeypatch, narrow_max):
     # 32-bit counters below HISTOGRAM_NARROW_MAX_IDS ids, 64-bit from it: both exact.
-    monkeypatch.setattr(prepare, "HISTOGRAM_NARROW_MAX_IDS", narrow_max)
+    monkeypatch.setattr(prepare.fused, "HISTOGRAM_NARROW_MAX_IDS", narrow_max)
     rng = np.random.default_rng(8)
     ids = rng.integers(0, 500, size=100_000)
     ids[:70_000] = 499

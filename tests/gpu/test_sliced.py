@@ -1,4 +1,4 @@
-"""Counting under a memory budget (tricount.gpu.sliced): same graph, same plan, same count.
+"""Counting under a memory budget (tricount.gpu.prepare.sliced): same graph, same plan, same count.
 
 The orientation built in slices must equal the standard one array for array,
 the plan's slices put together must equal the standard plan, every count
@@ -28,9 +28,10 @@ from tricount.bench.device_memory import live_memory_hook  # noqa: E402
 from tricount.errors import UnknownMethodError  # noqa: E402
 from tricount.generate import rmat  # noqa: E402
 from tricount.gpu import prepare  # noqa: E402
-from tricount.gpu.engine import _graph_device_bytes, count  # noqa: E402
-from tricount.gpu.sliced import (ORIENT_BYTES_PER_KEY, SLICE_BYTES_PER_KEY,  # noqa: E402
-                                 orient_by_rank_sliced, sliced_resident_bytes)
+from tricount.gpu.engine import count, count_oriented  # noqa: E402
+from tricount.gpu.plan import (ORIENT_BYTES_PER_KEY, SLICE_BYTES_PER_KEY,  # noqa: E402
+                               graph_device_bytes, sliced_resident_bytes, tuned)
+from tricount.gpu.prepare import orient_by_rank_sliced  # noqa: E402
 from tricount.reference import count_triangles  # noqa: E402
 
 REAL = [r["name"] for r in real_graphs()]
@@ -60,7 +61,8 @@ GRAPHS = shaped_graphs() + [rmat_graph(14)]
 def budget_for(graph, capacity: int) -> int:
     """The max_memory that gives slices of ``capacity`` keys."""
     idx = graph.indices.dtype.itemsize
-    return (_graph_device_bytes(graph) + SLICE_BYTES_PER_KEY * capacity
+    return (graph_device_bytes(graph.n_vertices, graph.n_edges, idx)
+            + SLICE_BYTES_PER_KEY * capacity
             + sliced_resident_bytes(graph.n_vertices, graph.n_edges, idx))
 
 
@@ -130,14 +132,12 @@ def reference_count(graph) -> int:
 ], ids=["defaults", "block-tasks", "edge64", "by-owner"])
 @pytest.mark.parametrize("share", [0.0, 0.2, 1.0])
 def test_hash_counts_slices_exactly(graph, options, share):
-    from tricount.gpu.hash import count_hash
-
     dev = graph.to_device(cupy)
     lo, hi = dev.edges()
     capacity = max(int(dev.max_degree), int(share * graph.n_edges))
     sliced = orient_by_rank_sliced(lo, hi, dev.n_vertices, dev.degrees, capacity)
-    n_triangles, _seconds = count_hash(sliced, **options)
-    assert n_triangles == reference_count(graph)
+    out = count_oriented(sliced, plan=tuned("hash", **options))
+    assert out.n_triangles == reference_count(graph) and out.method == "hash"
 
 
 @pytest.mark.parametrize("graph", [g for g in GRAPHS if g.n_edges > 500], ids=lambda g: g.name)
@@ -188,7 +188,7 @@ def test_budgets_that_cannot_work_are_refused():
     with pytest.raises(UnsupportedGraphError, match="budget"):
         count(graph, method="hash", max_memory=1000)
     with pytest.raises(UnsupportedGraphError, match="only method 'hash'"):
-        count(graph, method="merge", max_memory=budget_for(graph, graph.n_edges))
+        count(graph, method="wedge", max_memory=budget_for(graph, graph.n_edges))
     with pytest.raises(UnsupportedGraphError, match="only method 'hash'"):
         count(graph, method="hash", orientation="degree", max_memory=budget_for(graph, 100))
     for bad in (0, -5, "lots", None.__class__):

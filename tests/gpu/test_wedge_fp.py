@@ -25,8 +25,11 @@ require_gpu()
 
 import cupy  # noqa: E402
 
-from tricount.gpu._common import kernel_arrays  # noqa: E402
-from tricount.gpu.fingerprints import fingerprint_lists  # noqa: E402
+from tricount.gpu import engine  # noqa: E402
+from tricount.gpu.device import kernel_arrays  # noqa: E402
+from tricount.gpu.methods import wedge  # noqa: E402
+from tricount.gpu.methods.fingerprints import fingerprint_lists  # noqa: E402
+from tricount.gpu.plan import WedgeShape, tuned  # noqa: E402
 
 LAYOUT_VARIANTS = [{"layout": "fingerprint", **options} for options in [
     {},
@@ -100,7 +103,10 @@ def test_layout_arrays(n_vertices, shift, align):
     pairs = rng.integers(0, n_vertices, size=(5000, 2))
     oriented = edges_graph(pairs, n_vertices=n_vertices).to_device(cupy).upper()
     indptr, rows, cols, vertex = kernel_arrays(oriented)
-    lists = fingerprint_lists(oriented, indptr, rows, cols, vertex, align=align)
+    shape = WedgeShape(layout="fingerprint", align=align, unroll=3, min_blocks=6)
+    lists = fingerprint_lists(oriented, indptr, rows, cols, align=align,
+                              defines=lambda **layout: wedge.kernel_defines(
+                                  shape, vertex_t=vertex, edge_t="long long", id_order=1, **layout))
     assert lists.shift == shift
     ip, cl = cupy.asnumpy(indptr), cupy.asnumpy(cols)
     out_degree = np.diff(ip)
@@ -117,14 +123,15 @@ def test_layout_arrays(n_vertices, shift, align):
 
 
 def test_plain_layout_when_the_fingerprints_do_not_fit(monkeypatch):
-    from tricount.gpu import wedge
-
+    # The plan takes the plain layout when the fingerprints would not fit the free memory.
     calls = []
     monkeypatch.setattr(wedge, "fingerprint_lists",
                         lambda *a, **k: calls.append(1) or pytest.fail("layout built"))
-    monkeypatch.setattr(wedge, "layout_fits", lambda oriented, align: False)
+    monkeypatch.setattr(engine, "free_device_bytes", lambda: 0)
     graph = window_graph()
-    assert gpu_count(graph, "wedge", {"layout": "fingerprint"}) == cpu_count(graph)
+    oriented = graph.to_device(cupy).upper()
+    out = engine.count_oriented(oriented, plan=tuned("wedge", layout="fingerprint"))
+    assert out.n_triangles == cpu_count(graph)
     assert not calls
 
 
@@ -132,8 +139,6 @@ def test_plain_layout_when_the_fingerprints_do_not_fit(monkeypatch):
                          [(window_graph, True), (lambda: complete_graph(200), False)],
                          ids=["flat", "long-lists"])
 def test_auto_layout_takes_fingerprints_only_for_short_lists(monkeypatch, make, builds):
-    from tricount.gpu import wedge
-
     calls = []
     real = wedge.fingerprint_lists
     monkeypatch.setattr(wedge, "fingerprint_lists", lambda *a, **k: calls.append(1) or real(*a, **k))

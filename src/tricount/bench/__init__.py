@@ -1,6 +1,8 @@
 """Benchmarks: ``tricount bench``, GAPBS's loop with verification, peers, reports, plots.
 
 - :mod:`tricount.bench.runner`: the loop (load, build, verify, warm up, trials);
+- :mod:`tricount.bench.trials`: GAPBS's trial loop, shared with ``benchmarks/``;
+- :mod:`tricount.bench.gpu_timer`: the GPU kernels' timer, which only benchmarks run;
 - :mod:`tricount.bench.peers`: other libraries counting from the same edge arrays;
 - :mod:`tricount.bench.report`: JSON lines, per-side summaries, the Markdown report;
 - :mod:`tricount.bench.plot`: rate against graph size (matplotlib);

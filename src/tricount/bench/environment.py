@@ -13,6 +13,9 @@ import platform
 import subprocess
 from pathlib import Path
 
+import tricount
+from tricount.gpu.device import cupy
+
 __all__ = ["machine", "device", "versions", "utc_now"]
 
 #: Distributions whose versions every record carries (when installed).
@@ -62,16 +65,15 @@ def device(backend: str) -> dict:
     if backend != "gpu":
         out = {"kind": "cpu", "name": _cpu_model(), "logical_cpus": os.cpu_count()}
         try:
-            import numba
+            import numba  # compiles nothing, but costs half a second: only when asked
 
             out["numba_threads"] = numba.get_num_threads()
         except Exception:  # Numba is a dependency; a broken install just omits the field
             pass
         return out
-    import cupy
-
-    dev = cupy.cuda.Device()
-    props = cupy.cuda.runtime.getDeviceProperties(dev.id)
+    cp = cupy()
+    dev = cp.cuda.Device()
+    props = cp.cuda.runtime.getDeviceProperties(dev.id)
     name = props["name"]
     return {
         "kind": "gpu",
@@ -79,8 +81,8 @@ def device(backend: str) -> dict:
         "compute_capability": f"{props['major']}.{props['minor']}",
         "memory_gib": round(props["totalGlobalMem"] / 2**30, 1),
         "multiprocessors": props["multiProcessorCount"],
-        "driver": _cuda_version(cupy.cuda.runtime.driverGetVersion()),
-        "cuda_runtime": _cuda_version(cupy.cuda.runtime.runtimeGetVersion()),
+        "driver": _cuda_version(cp.cuda.runtime.driverGetVersion()),
+        "cuda_runtime": _cuda_version(cp.cuda.runtime.runtimeGetVersion()),
     }
 
 
@@ -114,8 +116,6 @@ def _dist_version(name: str) -> str | None:
 
 def versions(backends=(), peers=()) -> dict:
     """Python, tricount (and its commit), NumPy/SciPy/Numba, CuPy for the GPU, each peer."""
-    import tricount
-
     out = {"python": platform.python_version(), "tricount": tricount.__version__}
     commit = _git_commit()
     if commit:
@@ -125,9 +125,7 @@ def versions(backends=(), peers=()) -> dict:
         if v:
             out[name] = v
     if "gpu" in backends:
-        import cupy
-
-        out["cupy"] = cupy.__version__
+        out["cupy"] = cupy().__version__
     for peer in peers:
         v = peer.version()
         if v:

@@ -39,14 +39,17 @@ def _n_vertices(src, dst) -> int:
     return int(max(src.max(), dst.max())) + 1 if src.shape[0] else 0
 
 
+def _both_directions(src, dst):
+    """``(n, rows, cols)``: the vertex count and every edge line in both directions."""
+    return _n_vertices(src, dst), np.concatenate([src, dst]), np.concatenate([dst, src])
+
+
 def count_graphblas(src, dst) -> int:
     import graphblas as gb
 
-    n = _n_vertices(src, dst)
+    n, rows, cols = _both_directions(src, dst)
     if n == 0:
         return 0
-    rows = np.concatenate([src, dst])
-    cols = np.concatenate([dst, src])
     A = gb.Matrix.from_coo(rows, cols, True, nrows=n, ncols=n, dtype=bool)  # repeats merge
     L = gb.select.tril(A, -1).new()  # strictly lower: drops self-loops
     C = gb.Matrix(gb.dtypes.INT64, n, n)
@@ -89,11 +92,9 @@ def count_igraph(src, dst) -> int:
 def count_scipy(src, dst) -> int:
     import scipy.sparse as sp
 
-    n = _n_vertices(src, dst)
+    n, rows, cols = _both_directions(src, dst)
     if n == 0:
         return 0
-    rows = np.concatenate([src, dst])
-    cols = np.concatenate([dst, src])
     lower = rows > cols  # strictly lower triangle: drops loops; repeats are summed below
     L = sp.csr_array((np.ones(int(lower.sum()), dtype=np.int64), (rows[lower], cols[lower])),
                      shape=(n, n))

@@ -9,6 +9,11 @@ logarithmic; m counts each undirected edge once. Needs matplotlib (the
 
 from __future__ import annotations
 
+import sys
+
+from tricount.bench.report import read_jsonl, summarize
+from tricount.generate.spec import find_generator
+
 __all__ = ["plot", "matplotlib_available"]
 
 
@@ -26,8 +31,6 @@ MARKERS = "osD^vP*Xh<>"
 def family(row: dict) -> str:
     """The graph family a point belongs to: the generator's name, or ``file``."""
     source = str(row.get("source") or "")
-    from tricount.generate.spec import find_generator
-
     head = source.split(":", 1)[0]
     g = find_generator(head) if ":" in source else None
     return g.name if g is not None else "file"
@@ -52,8 +55,6 @@ def plot(records, path, *, title: str = "tricount bench") -> None:
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
     from matplotlib.ticker import NullFormatter
-
-    from tricount.bench.report import summarize
 
     rows = summarize(records)
     ours = [r for r in rows if r["side"] == "tricount"]
@@ -107,10 +108,6 @@ def plot(records, path, *, title: str = "tricount bench") -> None:
 
 def main(argv=None) -> int:
     """``python -m tricount.bench.plot RUN.jsonl [...] OUT.png``: re-plot saved runs."""
-    import sys
-
-    from tricount.bench.report import read_jsonl
-
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) < 2 or not argv[-1].endswith(".png"):
         print("usage: python -m tricount.bench.plot RUN.jsonl [...] OUT.png", file=sys.stderr)
@@ -120,6 +117,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    import sys
-
     sys.exit(main())

@@ -1,6 +1,7 @@
 """The benchmark loop: graphs x backends x methods, plus peers, every count verified.
 
-This is GAPBS's loop (``src/benchmark.h``), STYLE §22. For each graph:
+This is GAPBS's loop (``src/benchmark.h``, :func:`tricount.bench.trials.trial_loop`),
+STYLE §22. For each graph:
 
 1. **load** once (read the file, or run the generator), timed: ``load_s``;
 2. **build** the :class:`~tricount.CSRGraph` once (loops and repeats dropped,
@@ -26,8 +27,10 @@ Timings of one tricount trial (seconds):
 - ``orient_s``: the engine's orientation (its ``preprocess_s``);
 - ``preprocess_s`` = build + host-to-device copy + orientation (as
   :func:`tricount.count` reports it);
-- ``count_s``: all counting work; ``kernel_s``: the kernel alone where the
-  backend can isolate it (the CPU's Numba kernels are their whole count);
+- ``count_s``: all counting work; ``kernel_s``: the kernels alone where the
+  backend can isolate it (the CPU's Numba kernels are their whole count; the
+  GPU's are timed by :class:`~tricount.bench.gpu_timer.KernelTimer`, which
+  the loop passes to the GPU engine as its ``timer``);
 - ``engine_s``: the engine call as the benchmark sees it, synchronised;
 - ``from_edges_s`` = build + copy + engine call: in-memory edges to count, the
   span each peer is timed over;
@@ -41,14 +44,30 @@ N_e / T_tri with preprocessing reported separately.
 from __future__ import annotations
 
 import os
+import statistics
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from tricount import reference
 from tricount.backends import get_backend
-from tricount.errors import GraphFormatError, TricountError, UnknownMethodError
+from tricount.bench import environment
+from tricount.bench.gpu_timer import KernelTimer
+from tricount.bench.peers import PEERS, find_peer
+from tricount.bench.progress import Progress
+from tricount.bench.trials import fresh_graph, gpu_synchronize, trial_loop
+from tricount.cpu import CPU_METHODS
+from tricount.cpu import engine as cpu_engine
+from tricount.errors import (BackendUnavailableError, GraphFormatError, TricountError,
+                             UnknownMethodError)
+from tricount.generate.spec import GENERATORS, generate_spec, is_spec, parse_spec
+from tricount.gpu import GPU_METHODS, probe
+from tricount.gpu import engine as gpu_engine
+from tricount.gpu.device import cupy
 from tricount.graph import CSRGraph
+from tricount.io import graph_name, read_edges
+from tricount.prep.xp import to_host
 
 __all__ = ["BenchConfig", "BenchResult", "run_bench", "backend_methods", "REFERENCE_MAX_EDGES",
            "AGREEMENT_METHODS", "SCHEMA"]
@@ -116,12 +135,8 @@ class _Plan:
 def backend_methods(backend: str) -> tuple:
     """Every counting method a backend implements."""
     if backend == "cpu":
-        from tricount.cpu import CPU_METHODS
-
         return CPU_METHODS
     if backend == "gpu":
-        from tricount.gpu import GPU_METHODS
-
         return GPU_METHODS
     return ("sets",)
 
@@ -150,9 +165,6 @@ def _methods_for(backend: str, entries) -> list:
 
 def _plan(config: BenchConfig) -> _Plan:
     """Check everything that can be checked before any work; raise on bad input."""
-    from tricount.bench.peers import PEERS, find_peer
-    from tricount.generate.spec import is_spec, parse_spec
-
     if config.trials < 1:
         raise TricountError(f"--trials must be at least 1, got {config.trials}")
     if not config.graphs:
@@ -167,8 +179,6 @@ def _plan(config: BenchConfig) -> _Plan:
         elif os.path.exists(text):
             raise GraphFormatError(text, "is a directory, expected a graph file")
         else:
-            from tricount.generate.spec import GENERATORS
-
             raise GraphFormatError(
                 text, "no such file, and not a generator spec (name:key=value,... with name one "
                       f"of {', '.join(GENERATORS)})")
@@ -200,12 +210,8 @@ def _plan(config: BenchConfig) -> _Plan:
         else:
             missing.append((peer.name, why))
     if config.generate_on == "gpu":
-        from tricount.gpu import probe
-
         ok, why = probe()
         if not ok:
-            from tricount.errors import BackendUnavailableError
-
             raise BackendUnavailableError(f"--generate-on gpu is unavailable: {why}")
     return _Plan(backends, peers, missing, sources)
 
@@ -216,17 +222,10 @@ def _plan(config: BenchConfig) -> _Plan:
 def _load(text: str, kind: str, generate_on: str):
     """``(src, dst, name)`` as host int64 arrays, from a file or a generator spec."""
     if kind == "file":
-        from tricount.io import graph_name, read_edges
-
         src, dst = read_edges(text)
         return np.asarray(src), np.asarray(dst), graph_name(text)
-    from tricount.generate.spec import generate_spec
-    from tricount.prep.xp import to_host
-
     if generate_on == "gpu":
-        import cupy
-
-        src, dst, name = generate_spec(text, xp=cupy)
+        src, dst, name = generate_spec(text, xp=cupy())
         return to_host(src), to_host(dst), name
     return generate_spec(text)
 
@@ -239,55 +238,38 @@ def _facts(graph: CSRGraph, edge_lines: int) -> dict:
     return facts
 
 
-def _fresh(graph: CSRGraph) -> CSRGraph:
-    """The same graph without cached orientation, so a trial redoes and times it."""
-    lo, hi = graph.edges()
-    return CSRGraph(lo, hi, graph.n_vertices, vertex_ids=graph.vertex_ids,
-                    self_loops_dropped=graph.self_loops_dropped,
-                    duplicates_dropped=graph.duplicates_dropped, name=graph.name)
-
-
 def _synchronize(backend: str) -> None:
     if backend == "gpu":
-        import cupy
-
-        cupy.cuda.runtime.deviceSynchronize()
+        gpu_synchronize()
 
 
 def _prepare(graph: CSRGraph, backend: str):
     """The graph where the backend counts it, and the seconds the copy took."""
     if backend != "gpu":
         return graph, 0.0
-    import cupy
-
     _synchronize(backend)
     t0 = time.perf_counter()
-    dev = graph.to_device(cupy)
+    dev = graph.to_device(cupy())
     _synchronize(backend)
     return dev, time.perf_counter() - t0
 
 
 def _release(backend: str) -> None:
     if backend == "gpu":
-        import cupy
-
-        cupy.get_default_memory_pool().free_all_blocks()
+        cupy().get_default_memory_pool().free_all_blocks()
 
 
 def _expected(src, dst, graph: CSRGraph, limit: int) -> dict:
     """The count every side must match, how it was obtained, and how long that took."""
     t0 = time.perf_counter()
     if graph.n_edges <= limit:
-        from tricount import reference
-
         n = reference.count_triangles(src.tolist(), dst.tolist())
         return {"expected": n, "verified_by": "reference oracle",
                 "verify_detail": f"tricount.reference on the raw edge list ({graph.n_edges:,} "
                                  f"edges <= {limit:,})",
                 "verify_s": time.perf_counter() - t0}
-    from tricount.cpu import engine as cpu_engine
-
-    counts = {m: cpu_engine.count(_fresh(graph), method=m).n_triangles for m in AGREEMENT_METHODS}
+    counts = {m: cpu_engine.count(fresh_graph(graph), method=m).n_triangles
+              for m in AGREEMENT_METHODS}
     names = " and ".join(f"cpu/{m}" for m in AGREEMENT_METHODS)
     agreed = len(set(counts.values())) == 1
     return {"expected": next(iter(counts.values())) if agreed else None,
@@ -321,35 +303,43 @@ def _record(base: dict, graph_info: dict, trial: int, triangles: int, timings: d
 
 
 def _run_method(result, progress, config, base, graph_info, backend, prepared, h2d_s, method):
-    engine, _reason = get_backend(backend)
     label = f"{graph_info['graph']} {backend}/{method}"
+    if backend == "gpu":
+        # The GPU engine itself, given the benchmark's timer for the kernels alone
+        # (production counts never run it).
+        def count(g):
+            return gpu_engine.count(g, method=method, timer=KernelTimer)
+    else:
+        engine, _reason = get_backend(backend)
+
+        def count(g):
+            return engine.count(g, method=method)
     rows = []
-    try:
-        engine.count(_fresh(prepared), method=method)  # warm-up: untimed, unchecked
+
+    def keep(trial, run):
+        out = run.value
+        once = {k: graph_info[k] for k in ("load_s", "build_s")}
+        timings = dict(once, h2d_s=h2d_s, orient_s=out.timings.get("preprocess_s", 0.0))
+        timings["preprocess_s"] = timings["build_s"] + h2d_s + timings["orient_s"]
+        timings["count_s"] = out.timings["count_s"]
+        timings["kernel_s"] = out.timings.get("kernel_s")
+        for extra in ("transfer_s", "gpu_s"):
+            if extra in out.timings:
+                timings[extra] = out.timings[extra]
+        timings["engine_s"] = run.seconds
+        timings["from_edges_s"] = timings["build_s"] + h2d_s + run.seconds
+        timings["total_s"] = timings["load_s"] + timings["from_edges_s"]
+        rec = _record(dict(base, side="tricount", backend=backend, method=method,
+                           method_run=out.method, method_reason=out.method_reason,
+                           peer=None), graph_info, trial, out.n_triangles, timings)
+        _keep(result, rows, rec, label, trial, out.n_triangles, graph_info)
         progress.advance(1, label)
-        for trial in range(config.trials):
-            g = _fresh(prepared)
-            _synchronize(backend)
-            t0 = time.perf_counter()
-            out = engine.count(g, method=method)
-            _synchronize(backend)
-            engine_s = time.perf_counter() - t0
-            once = {k: graph_info[k] for k in ("load_s", "build_s")}
-            timings = dict(once, h2d_s=h2d_s, orient_s=out.timings.get("preprocess_s", 0.0))
-            timings["preprocess_s"] = timings["build_s"] + h2d_s + timings["orient_s"]
-            timings["count_s"] = out.timings["count_s"]
-            timings["kernel_s"] = out.timings.get("kernel_s")
-            for extra in ("transfer_s", "gpu_s"):
-                if extra in out.timings:
-                    timings[extra] = out.timings[extra]
-            timings["engine_s"] = engine_s
-            timings["from_edges_s"] = timings["build_s"] + h2d_s + engine_s
-            timings["total_s"] = timings["load_s"] + timings["from_edges_s"]
-            rec = _record(dict(base, side="tricount", backend=backend, method=method,
-                               method_run=out.method, method_reason=out.method_reason,
-                               peer=None), graph_info, trial, out.n_triangles, timings)
-            _keep(result, rows, rec, label, trial, out.n_triangles, graph_info)
-            progress.advance(1, label)
+
+    try:
+        trial_loop(count, config.trials,
+                   setup=lambda: fresh_graph(prepared), synchronize=lambda: _synchronize(backend),
+                   each=keep)
+        progress.advance(1, label)  # the warm-up
     except Exception as exc:  # report and go on: one failing method must not hide the rest
         result.errors.append(f"{label}: {type(exc).__name__}: {exc}")
         progress.note(f"{label}: FAILED: {type(exc).__name__}: {exc}")
@@ -379,20 +369,19 @@ def _run_peer(result, progress, config, base, graph_info, peer, src, dst):
         progress.advance(1 + config.trials, label)
         return
     rows = []
-    try:
-        peer.count(src, dst)  # warm-up
+
+    def keep(trial, run):
+        timings = {"load_s": graph_info["load_s"], "from_edges_s": run.seconds,
+                   "total_s": graph_info["load_s"] + run.seconds}
+        rec = _record(dict(base, side="peer", backend="cpu", method=None, method_run=None,
+                           method_reason=peer.description, peer=peer.name),
+                      graph_info, trial, run.value, timings)
+        _keep(result, rows, rec, label, trial, run.value, graph_info)
         progress.advance(1, label)
-        for trial in range(config.trials):
-            t0 = time.perf_counter()
-            n = peer.count(src, dst)
-            seconds = time.perf_counter() - t0
-            timings = {"load_s": graph_info["load_s"], "from_edges_s": seconds,
-                       "total_s": graph_info["load_s"] + seconds}
-            rec = _record(dict(base, side="peer", backend="cpu", method=None, method_run=None,
-                               method_reason=peer.description, peer=peer.name),
-                          graph_info, trial, n, timings)
-            _keep(result, rows, rec, label, trial, n, graph_info)
-            progress.advance(1, label)
+
+    try:
+        trial_loop(lambda _: peer.count(src, dst), config.trials, each=keep)
+        progress.advance(1, label)  # the warm-up
     except Exception as exc:
         result.errors.append(f"{label}: {type(exc).__name__}: {exc}")
         progress.note(f"{label}: FAILED: {type(exc).__name__}: {exc}")
@@ -402,8 +391,6 @@ def _run_peer(result, progress, config, base, graph_info, peer, src, dst):
 
 def _note_side(progress, rows, label, phase) -> None:
     """One stderr line for a finished side: median time, rate, count, verdict."""
-    import statistics
-
     if not rows:
         return
     secs = [r["timings"][phase] for r in rows]
@@ -424,9 +411,6 @@ def run_bench(config: BenchConfig, progress=None) -> BenchResult:
     Raises :class:`~tricount.TricountError` (bad graph, method or peer name) and
     :class:`~tricount.BackendUnavailableError` before any work is done.
     """
-    from tricount.bench import environment
-    from tricount.bench.progress import Progress
-
     progress = progress or Progress()
     plan = _plan(config)
     result = BenchResult()

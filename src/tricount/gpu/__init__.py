@@ -1,20 +1,20 @@
 """The GPU backend (CuPy + CUDA C++). Importing this package does not import CuPy.
 
-``engine.count`` orients the graph on the GPU and runs one of
-:data:`GPU_METHODS`; each method is a launcher ``tricount/gpu/<method>.py``
-beside its kernel ``tricount/gpu/kernels/<method>.cu`` (``spgemm`` uses
-cuSPARSE instead).
+:mod:`tricount.gpu.plan` decides how a graph is counted (pure: statistics in,
+a plan and its reason out); :mod:`tricount.gpu.engine` executes the plan:
+:mod:`tricount.gpu.prepare` orients the graph on the device and one of
+:data:`GPU_METHODS` (:mod:`tricount.gpu.methods`, each a launcher beside its
+kernel in ``kernels/``) counts it. ``per_vertex``, ``edge_support`` and
+``truss`` are the local computations' kernels.
 """
 
 from __future__ import annotations
 
+from tricount.gpu.device import device_facts
+from tricount.gpu.plan import GPU_METHODS
 from tricount.prep import accel
 
 __all__ = ["probe", "GPU_METHODS"]
-
-#: Methods the GPU backend implements; ``auto`` resolves to one of them.
-GPU_METHODS = ("merge", "binary", "dynamic", "bitmap", "shared", "radix", "spgemm", "hash", "wedge",
-               "bitwedge")
 
 
 # CuPy arrays get the GPU's fused preparation steps (imported only when first asked for).
@@ -39,9 +39,7 @@ def probe() -> tuple[bool, str]:
     if n == 0:
         return False, "CUDA reports no GPU"
     try:
-        from tricount.gpu._common import device_facts
-
-        name = device_facts()["name"]  # asked once per device (the query costs milliseconds)
+        name = device_facts().name  # asked once per device (the query costs milliseconds)
     except Exception as exc:
         return False, f"the GPU cannot be used: {exc}"
     return True, f"GPU {name}"

@@ -3,10 +3,19 @@
 Each ``.cu`` file is read with :mod:`importlib.resources`, every quoted
 ``#include "<name>.cuh"`` replaced by that header's text (with ``#line``
 markers, so compiler messages still name the right file and line), and
-compiled with NVRTC through :class:`cupy.RawModule` on first use. Tunables
-reach the source as ``-D`` defines over the file's ``#ifndef`` defaults. A
-compiled module is memoized per (device, file, defines), and loading it
-looks up each kernel by its exact name from :data:`ENTRY_POINTS`.
+compiled with NVRTC through :class:`cupy.RawModule` on first use. A compiled
+module is memoized per (device, file, defines), and loading it looks up each
+kernel by its exact name from :data:`ENTRY_POINTS`.
+
+Defines come from Python, all of them: a launch passes a value for every
+``#ifndef TC_X`` / ``#define TC_X value`` default of its file (headers
+included), or :func:`get_kernel` refuses it, so the ``.cu`` defaults never
+decide what runs. Each launcher builds its file's defines from its launch
+shape and keeps the defaults' table (``DEFAULT_DEFINES``), which a CPU test
+compares with the file's ``#ifndef`` values so that the two cannot drift.
+
+Kernels outside the package (``benchmarks/baselines``) pass ``folder=``; their
+headers are read from that folder first, then from the package.
 """
 
 from __future__ import annotations
@@ -14,25 +23,17 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import re
+from pathlib import Path
 
 from tricount.errors import TricountError
+from tricount.gpu.device import cupy
 
-__all__ = ["ENTRY_POINTS", "LOCAL_ENTRY_POINTS", "get_kernel", "kernel_source"]
+__all__ = ["ENTRY_POINTS", "LOCAL_ENTRY_POINTS", "get_kernel", "kernel_source",
+           "source_defaults", "define_flags", "checked_flags"]
 
-#: Every ``extern "C"`` kernel, as (source stem, name). scripts/compile_kernels.sh
-#: checks that this list and the sources agree.
+#: Every ``extern "C"`` kernel of the package, as (source stem, name).
+#: scripts/compile_kernels.sh checks that this list and the sources agree.
 ENTRY_POINTS = (
-    ("merge", "tc_merge"),
-    ("binary", "tc_binary_thread"),
-    ("binary", "tc_binary_warp"),
-    ("dynamic", "tc_dynamic"),
-    ("bitmap", "tc_bitmap_shared"),
-    ("bitmap", "tc_bitmap_global"),
-    ("shared", "tc_shared"),
-    ("radix", "tc_radix_wedges"),
-    ("radix", "tc_radix_split_e"),
-    ("radix", "tc_radix_histogram"),
-    ("radix", "tc_radix_move"),
     ("hash", "tc_hash"),
     ("wedge", "tc_wedge"),
     ("wedge_fp", "tc_wedge_fp"),
@@ -60,15 +61,20 @@ ENTRY_POINTS = (
 LOCAL_ENTRY_POINTS = tuple(e for e in ENTRY_POINTS if e[0] in ("per_vertex", "edge_support", "truss"))
 
 _INCLUDE = re.compile(r'^#include "([A-Za-z0-9_]+\.cuh)"[ \t]*$', re.MULTILINE)
+#: ``#ifndef TC_X`` directly followed by ``#define TC_X value`` (a trailing comment dropped).
+_DEFAULT = re.compile(r"^#ifndef (TC_\w+)[ \t]*\n#define \1[ \t]+(.*?)[ \t]*(?://.*)?$",
+                      re.MULTILINE)
 #: NVRTC flags used for every file (CuPy adds the device's -arch itself).
 NVRTC_OPTIONS = ("--std=c++17",)
 
 
-def _read(name: str) -> str:
+def _read(name: str, folder: str | None) -> str:
+    if folder is not None and (Path(folder) / name).is_file():
+        return (Path(folder) / name).read_text()
     return importlib.resources.files("tricount.gpu.kernels").joinpath(name).read_text()
 
 
-def _paste(name: str, text: str) -> str:
+def _paste(name: str, text: str, folder: str | None) -> str:
     """Replace each quoted ``.cuh`` include by the header's text, recursively.
 
     The headers carry include guards, so a header pasted twice compiles once.
@@ -76,53 +82,77 @@ def _paste(name: str, text: str) -> str:
     def include(match):
         header = match.group(1)
         line_after = text.count("\n", 0, match.start()) + 2  # the line after the include
-        return (f'#line 1 "{header}"\n{_paste(header, _read(header))}\n'
+        return (f'#line 1 "{header}"\n{_paste(header, _read(header, folder), folder)}\n'
                 f'#line {line_after} "{name}"')
 
     return _INCLUDE.sub(include, text)
 
 
 @functools.lru_cache(maxsize=None)
-def kernel_source(stem: str) -> str:
-    """The full source of ``kernels/<stem>.cu`` with its headers pasted in."""
-    return _paste(f"{stem}.cu", _read(f"{stem}.cu"))
-
-
-def _define_flags(defines: tuple) -> tuple:
-    return tuple(f"-D{name}={value}" for name, value in defines)
+def kernel_source(stem: str, folder: str | None = None) -> str:
+    """The full source of ``<stem>.cu`` (in ``folder``, else the package's kernels)
+    with its headers pasted in."""
+    return _paste(f"{stem}.cu", _read(f"{stem}.cu", folder), folder)
 
 
 @functools.lru_cache(maxsize=None)
-def _module(device_id: int, stem: str, defines: tuple):
-    import cupy
+def source_defaults(stem: str, folder: str | None = None) -> dict:
+    """``{"TC_X": "value"}``: the default each ``#ifndef TC_X`` of the pasted source
+    gives, the first one where a file and a header both give one (the
+    preprocessor keeps the first)."""
+    defaults = {}
+    for name, value in _DEFAULT.findall(kernel_source(stem, folder)):
+        defaults.setdefault(name, value)
+    return defaults
 
-    with cupy.cuda.Device(device_id):
-        return cupy.RawModule(code=kernel_source(stem),
-                              options=NVRTC_OPTIONS + _define_flags(defines))
+
+def define_flags(defines: dict) -> dict:
+    """``{"block_size": 64}`` as ``{"TC_BLOCK_SIZE": "64"}``; booleans as 0 or 1."""
+    return {f"TC_{k.upper()}": str(int(v) if isinstance(v, bool) else v)
+            for k, v in defines.items()}
 
 
 @functools.lru_cache(maxsize=None)
-def _kernel(device_id: int, stem: str, name: str, defines: tuple):
-    import cupy
+def _module(device_id: int, stem: str, folder: str | None, defines: tuple):
+    cp = cupy()
+    with cp.cuda.Device(device_id):
+        return cp.RawModule(code=kernel_source(stem, folder),
+                            options=NVRTC_OPTIONS + tuple(f"-D{k}={v}" for k, v in defines))
 
-    with cupy.cuda.Device(device_id):
+
+@functools.lru_cache(maxsize=None)
+def _kernel(device_id: int, stem: str, name: str, folder: str | None, defines: tuple):
+    cp = cupy()
+    with cp.cuda.Device(device_id):
         try:
-            kernel = _module(device_id, stem, defines).get_function(name)
-        except cupy.cuda.compiler.CompileException as exc:
-            raise TricountError(f"kernels/{stem}.cu failed to compile with {defines}: {exc}") from exc
+            kernel = _module(device_id, stem, folder, defines).get_function(name)
+        except cp.cuda.compiler.CompileException as exc:
+            raise TricountError(f"{stem}.cu failed to compile with {defines}: {exc}") from exc
         kernel.num_regs  # forces the load now, not inside a timed region
         return kernel
 
 
-def get_kernel(stem: str, name: str, **defines):
-    """The compiled kernel ``name`` of ``kernels/<stem>.cu`` for the current device.
+def get_kernel(stem: str, name: str, defines: dict, *, folder: str | None = None):
+    """The compiled kernel ``name`` of ``<stem>.cu`` for the current device.
 
-    ``defines`` become ``-DTC_<NAME>=value`` flags, e.g. ``block_size=64`` gives
-    ``-DTC_BLOCK_SIZE=64``. Compiled once per (device, file, defines).
+    ``defines`` holds a value for every ``#ifndef`` default of the file
+    (:func:`source_defaults`), e.g. ``block_size=64`` for ``-DTC_BLOCK_SIZE=64``;
+    a missing or unknown one raises :class:`TricountError`. Compiled once per
+    (device, file, defines).
     """
-    import cupy
-
-    if (stem, name) not in ENTRY_POINTS:
+    if folder is None and (stem, name) not in ENTRY_POINTS:
         raise TricountError(f"no kernel {name!r} in kernels/{stem}.cu; see ENTRY_POINTS")
-    key = tuple(sorted((f"TC_{k.upper()}", str(v)) for k, v in defines.items()))
-    return _kernel(cupy.cuda.Device().id, stem, name, key)
+    flags = checked_flags(stem, defines, folder)
+    return _kernel(cupy().cuda.Device().id, stem, name, folder, tuple(sorted(flags.items())))
+
+
+def checked_flags(stem: str, defines: dict, folder: str | None = None) -> dict:
+    """:func:`define_flags` of ``defines``, which must name every ``#ifndef`` default of
+    ``<stem>.cu`` and nothing else (:class:`TricountError` otherwise)."""
+    flags = define_flags(defines)
+    declared = source_defaults(stem, folder)
+    if flags.keys() != declared.keys():
+        missing, unknown = sorted(declared.keys() - flags), sorted(flags.keys() - declared)
+        raise TricountError(f"{stem}.cu: every define must be passed; missing {missing}, "
+                            f"unknown {unknown}")
+    return flags

@@ -11,21 +11,22 @@ a -> b. The caller maps positions to the graph's edge order.
 
 from __future__ import annotations
 
-from tricount.gpu._common import cupy, launch_edge_groups
+from tricount.gpu._local import LocalKernel
+from tricount.gpu.per_vertex import PER_VERTEX_BLOCK_SIZE, PER_VERTEX_GROUP_SIZE
 
 __all__ = ["edge_support_counts", "EDGE_SUPPORT_BLOCK_SIZE", "EDGE_SUPPORT_GROUP_SIZE"]
 
-#: 256 threads per block: CuPy's and CUB's usual default; not tuned.
-EDGE_SUPPORT_BLOCK_SIZE = 256
-#: Lanes per edge, as :data:`tricount.gpu.per_vertex.PER_VERTEX_GROUP_SIZE`; not yet measured.
-EDGE_SUPPORT_GROUP_SIZE = 8
+#: The per-vertex kernel's schedule, not measured apart.
+EDGE_SUPPORT_BLOCK_SIZE, EDGE_SUPPORT_GROUP_SIZE = PER_VERTEX_BLOCK_SIZE, PER_VERTEX_GROUP_SIZE
+KERNEL = LocalKernel("edge_support", "tc_edge_support", per_edge=True,
+                     block_size=EDGE_SUPPORT_BLOCK_SIZE, group_size=EDGE_SUPPORT_GROUP_SIZE)
 
 
-def edge_support_counts(oriented, *, block_size: int = EDGE_SUPPORT_BLOCK_SIZE,
-                        group_size: int = EDGE_SUPPORT_GROUP_SIZE, grid_size: int | None = None):
-    """Support of every edge of an oriented CSR (CuPy int64 array, by position)."""
-    cp = cupy()
-    support = cp.zeros(oriented.n_edges, dtype=cp.uint64)
-    launch_edge_groups("edge_support", "tc_edge_support", oriented, support,
-                       block_size=block_size, group_size=group_size, grid_size=grid_size)
-    return support.view(cp.int64)
+def edge_support_counts(oriented, **launch):
+    """Support of every edge of an oriented CSR (CuPy int64 array, by position); ``launch``
+    as :func:`~tricount.gpu.per_vertex.per_vertex_counts` takes it."""
+    return KERNEL.counts(oriented, **launch)
+
+
+#: The file's ``#ifndef`` defaults.
+DEFAULT_DEFINES = KERNEL.default_defines

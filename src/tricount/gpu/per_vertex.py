@@ -10,7 +10,7 @@ from a -> b. The grid fills the device once and strides over the edges.
 
 from __future__ import annotations
 
-from tricount.gpu._common import cupy, launch_edge_groups
+from tricount.gpu._local import LocalKernel
 
 __all__ = ["per_vertex_counts", "PER_VERTEX_BLOCK_SIZE", "PER_VERTEX_GROUP_SIZE"]
 
@@ -19,13 +19,14 @@ PER_VERTEX_BLOCK_SIZE = 256
 #: Lanes per edge. Degree-oriented out-lists of R-MAT graphs are mostly short,
 #: so a quarter warp; to be measured on the GPU suite (benchmarks/local_peers.py --gpu).
 PER_VERTEX_GROUP_SIZE = 8
+KERNEL = LocalKernel("per_vertex", "tc_per_vertex", per_edge=False,
+                     block_size=PER_VERTEX_BLOCK_SIZE, group_size=PER_VERTEX_GROUP_SIZE)
+DEFAULT_DEFINES = KERNEL.default_defines
 
 
-def per_vertex_counts(oriented, *, block_size: int = PER_VERTEX_BLOCK_SIZE,
-                      group_size: int = PER_VERTEX_GROUP_SIZE, grid_size: int | None = None):
-    """Triangles at every vertex of an oriented CSR (CuPy int64 array, by compact id)."""
-    cp = cupy()
-    per_vertex = cp.zeros(oriented.n_vertices, dtype=cp.uint64)
-    launch_edge_groups("per_vertex", "tc_per_vertex", oriented, per_vertex,
-                       block_size=block_size, group_size=group_size, grid_size=grid_size)
-    return per_vertex.view(cp.int64)
+def per_vertex_counts(oriented, **launch):
+    """Triangles at every vertex of an oriented CSR (CuPy int64 array, by compact id).
+
+    ``launch``: ``block_size``, ``group_size`` (lanes per edge) and ``grid_size``.
+    """
+    return KERNEL.counts(oriented, **launch)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.gpu._common import ceil_div, cupy, launch, resident_grid
+from tricount.gpu._local import local_defines
 from tricount.gpu._module import get_kernel
+from tricount.gpu.device import c_type, ceil_div, cupy, launch, resident_grid
 
 __all__ = ["peel_frontier", "TRUSS_BLOCK_SIZE", "TRUSS_GROUP_SIZE"]
 
@@ -24,10 +25,9 @@ TRUSS_BLOCK_SIZE = 256
 #: Lanes per frontier edge: a full warp, because the symmetric lists are longer
 #: than oriented ones (hubs keep all their neighbours); not yet measured.
 TRUSS_GROUP_SIZE = 32
-
-
-def _c_type(dtype) -> str:
-    return "int" if np.dtype(dtype) == np.int32 else "long long"
+#: The file's ``#ifndef`` defaults.
+DEFAULT_DEFINES = {"truss": local_defines(block_size=TRUSS_BLOCK_SIZE, group_size=TRUSS_GROUP_SIZE,
+                                          vertex_t="int", edge_t="int")}
 
 
 def peel_frontier(adjacency, edge_lo, edge_hi, curr, level, support, in_curr, removed,
@@ -45,9 +45,9 @@ def peel_frontier(adjacency, edge_lo, edge_hi, curr, level, support, in_curr, re
     n_curr = int(curr.shape[0])
     if n_curr == 0:
         return 0
-    kernel = get_kernel("truss", "tc_truss_peel", block_size=block_size,
-                              group_size=group_size, vertex_t=_c_type(adj_cols.dtype),
-                              edge_t=_c_type(adj_eid.dtype))
+    kernel = get_kernel("truss", "tc_truss_peel", local_defines(
+        block_size=block_size, group_size=group_size, vertex_t=c_type(adj_cols.dtype),
+        edge_t=c_type(adj_eid.dtype)))
     grid = resident_grid(kernel, block_size, work_blocks=ceil_div(n_curr, block_size // group_size))
     curr = cp.ascontiguousarray(curr, dtype=adj_eid.dtype)
     launch(kernel, grid, block_size,

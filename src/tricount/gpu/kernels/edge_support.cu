@@ -18,16 +18,10 @@
 // Source: Pearson et al., HPEC 2019 (binary-search intersection per warp);
 // Wang & Cheng, VLDB 2012 (support as the first step of truss decomposition).
 
-#ifndef TC_BLOCK_SIZE
-#define TC_BLOCK_SIZE 256
-#endif
-
 #include "local.cuh"
 
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE)
-tc_edge_support(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
-                const vertex_t* __restrict__ cols, offset_t n_edges,
-                count_t* __restrict__ support) {
+tc_edge_support(TC_COO_CSR_ARGS, count_t* __restrict__ support) {
     tc_group_per_edge(
         indptr, rows, cols, n_edges,
         [&](offset_t s, offset_t l) {

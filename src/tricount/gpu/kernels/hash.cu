@@ -24,12 +24,12 @@
 // fit (more than block_slots slots) is probed by binary search in the owner's
 // sorted out-list in global memory instead: slower, still exact.
 // Instruction issue bounds the probes (Nsight Compute at R-MAT 21: 93 % SM
-// throughput, 0.93 warps issued per cycle, DRAM 25 %; benchmarks/gpu_notes.md),
+// throughput, 0.93 warps issued per cycle, DRAM 25 %; docs/gpu.md),
 // so a probe is kept short: a two-instruction hash for 32-bit ids, 32-bit
 // counts per list, the owner's set chosen once per list. Each lane keeps
 // TC_LONG_UNROLL loads in flight (98 % of probes are in lists of 16 or more),
 // a warp fetches the bounds of its next 32 lists at once, and the launcher
-// caps registers so that 48 or 64 warps fit a multiprocessor (v5-v7).
+// caps registers so that 48 or 64 warps fit a multiprocessor.
 // Work per probe: one load of w (from L1/L2) and one or two shared loads.
 // Probes in all: Σ over edges of min(d+(u), d+(v)) (prep/partners.py).
 // Sources: the on-chip set per anchor of TRUST (Pandey et al., TPDS 2021) and
@@ -41,11 +41,11 @@
 #endif
 
 #ifndef TC_WARP_SLOTS
-#define TC_WARP_SLOTS 512  // slots of a warp's table: owners with spread * d+ <= 512
+#define TC_WARP_SLOTS 1024  // slots of a warp's table: owners with spread * d+ <= slots
 #endif
 
 #ifndef TC_LONG_LIST
-#define TC_LONG_LIST 16  // partner lists this long are read by a whole warp
+#define TC_LONG_LIST 32  // partner lists this long are read by a whole warp
 #endif
 
 #ifndef TC_WARP_CLAIM
@@ -61,11 +61,11 @@
 #endif
 
 #ifndef TC_MIN_BLOCKS
-#define TC_MIN_BLOCKS 1  // __launch_bounds__ minimum resident blocks (the launcher passes 6)
+#define TC_MIN_BLOCKS 6  // __launch_bounds__ minimum resident blocks (caps registers)
 #endif
 
 #ifndef TC_TABLE_SPREAD
-#define TC_TABLE_SPREAD 2  // table slots >= TC_TABLE_SPREAD * d+(x): load <= 1/spread
+#define TC_TABLE_SPREAD 4  // table slots >= TC_TABLE_SPREAD * d+(x): load <= 1/spread
 #endif
 
 #include "common.cuh"

@@ -16,6 +16,10 @@
 #ifndef TRICOUNT_LOCAL_CUH
 #define TRICOUNT_LOCAL_CUH
 
+#ifndef TC_BLOCK_SIZE
+#define TC_BLOCK_SIZE 256
+#endif
+
 #include "common.cuh"
 
 #ifndef TC_GROUP_SIZE

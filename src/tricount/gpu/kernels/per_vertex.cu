@@ -19,16 +19,10 @@
 // (binary-search intersection per warp); Polak, IPDPS Workshops 2016
 // (orientation, edge-parallel COO+CSR).
 
-#ifndef TC_BLOCK_SIZE
-#define TC_BLOCK_SIZE 256
-#endif
-
 #include "local.cuh"
 
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE)
-tc_per_vertex(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
-              const vertex_t* __restrict__ cols, offset_t n_edges,
-              count_t* __restrict__ per_vertex) {
+tc_per_vertex(TC_COO_CSR_ARGS, count_t* __restrict__ per_vertex) {
     tc_group_per_edge(
         indptr, rows, cols, n_edges,
         [&](offset_t s, offset_t) { atomicAdd(per_vertex + cols[s], 1ull); },  // c

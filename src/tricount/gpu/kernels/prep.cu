@@ -4,7 +4,7 @@
 // that does what the portable NumPy/CuPy code of tricount/prep does in
 // several element-wise passes, each with a full temporary array: on R-MAT
 // scale 24 (537 M input entries) those passes cost more than the sorts
-// between them (benchmarks/gpu_notes.md).
+// between them (benchmarks/results/gpu_prep_steps_h100.md).
 //
 // What one thread does: for every index i of its grid-stride range it reads
 // the inputs at i, computes, and writes the outputs at i; kernels that also

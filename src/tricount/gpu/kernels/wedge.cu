@@ -25,8 +25,8 @@
 // Every lane is busy however short the lists are, which is the point: on a
 // flat graph (out-lists of ~16) a thread or a warp per edge leaves most
 // lanes idle or waits on one short list at a time. The loop is issue-bound
-// (Nsight Compute, benchmarks/gpu_notes.md): a shared-memory hash table of
-// the span instead of the sorted copy was measured and was slower (lanes
+// (Nsight Compute, docs/gpu.md): a shared-memory hash table of the span
+// instead of the sorted copy was measured slower (lanes
 // diverge on probe chains).
 // Work: Σ over edges u -> v of d+(v) wedges, each one 4-byte load of w plus
 // at most log2 d+(u) shared loads; the loads of N+(v) are the DRAM traffic.
@@ -34,7 +34,7 @@
 // Varbanescu, Euro-Par 2025), whose code is not public; this schedule (edge
 // chunks, anchors' span on chip, shuffle search) is ours.
 
-#include "wedge.cuh"
+#include "wedge_chunks.cuh"
 
 // Span positions travel as 16-bit halves of one word.
 #if TC_SPAN_SLOTS < 1 || TC_SPAN_SLOTS > 65535

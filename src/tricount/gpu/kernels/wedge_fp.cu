@@ -22,7 +22,7 @@
 // 117 bytes per edge from DRAM: the two indptr words of v (a random 32-byte
 // sector) and N+(v) as 4-byte ids at any alignment (2.2 sectors). Here an
 // edge costs its meta word (read in order), and N+(v) as aligned 2-byte
-// fingerprints (1.2 sectors): about 50 bytes (benchmarks/gpu_notes.md).
+// fingerprints (1.2 sectors): about 50 bytes (benchmarks/results/wedge_traffic_er22.md).
 // Warp: claims the next TC_CHUNK consecutive edges (one atomic per chunk:
 // work stealing). Their anchors' lists are one contiguous span of cols; when
 // it fits TC_SPAN_SLOTS its fingerprints are copied into the warp's shared
@@ -43,7 +43,7 @@
 // memory, the batch reads full ids through indptr and searches cols, as
 // wedge.cu does, one load at a time. With TC_ID_ORDER (the orientation follows
 // the ids) w > v, so only the part of N+(u) after v is searched.
-// Bound (Nsight Compute, benchmarks/gpu_notes.md): with a lane per edge, DRAM's
+// Bound (Nsight Compute, docs/gpu.md): with a lane per edge, DRAM's
 // random reads: each edge reads N+(v) at a random place, 2.4 DRAM sectors per
 // edge, and the H100 serves 23-32 G such reads per second however many are in
 // flight (benchmarks/results/random_reads_h100.md): 8.4 ms (32-byte lists) to
@@ -70,10 +70,18 @@
 #endif
 
 #ifndef TC_EDGE_LANES
-#define TC_EDGE_LANES 0  // 1: filtered chunks walk a lane per edge (tc_fp_edge_lane)
+#define TC_EDGE_LANES 1  // 1: filtered chunks walk a lane per edge (tc_fp_edge_lane)
 #endif
 
-#include "wedge.cuh"
+#ifndef TC_UNROLL
+#define TC_UNROLL 3  // wedge loads in flight per lane
+#endif
+
+#ifndef TC_MIN_BLOCKS
+#define TC_MIN_BLOCKS 6  // __launch_bounds__ minimum resident blocks
+#endif
+
+#include "wedge_chunks.cuh"
 
 typedef TC_META_T meta_t;
 typedef unsigned short fp_t;
@@ -286,7 +294,7 @@ __device__ __forceinline__ unsigned tc_fp_filter_hits(const unsigned pairs[16],
 // Lane per edge, for filtered chunks (TC_EDGE_LANES): the closed wedges of
 // edge e = u -> v, walked by this lane alone. Where tc_fp_batch spends about 58
 // warp instructions per round of 32 wedges on owners, loads and the filter
-// (the uniform graph, benchmarks/gpu_notes.md), here a lane reads N+(v)'s
+// (the uniform graph, docs/gpu.md), here a lane reads N+(v)'s
 // fingerprints 32 at a time (four 16-byte loads from the aligned list) and
 // tests each against its anchor's filter with a shift, a shared load and a
 // mask; the wedges whose bit is set (about 1 % on the uniform graph) are

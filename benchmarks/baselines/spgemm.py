@@ -19,11 +19,14 @@ again.
 
 from __future__ import annotations
 
-from tricount.errors import UnsupportedGraphError
-from tricount.gpu import _common
-from tricount.gpu._common import KernelTimer, cupy, require_memory
+from dataclasses import dataclass
+from typing import ClassVar
 
-__all__ = ["count_spgemm", "SPGEMM_BYTES_PER_PRODUCT"]
+from tricount.errors import UnsupportedGraphError
+from tricount.gpu import device
+from tricount.gpu.device import cupy
+
+__all__ = ["count_spgemm", "SpgemmShape", "SPGEMM_BYTES_PER_PRODUCT"]
 
 #: Device bytes per intermediate product assumed when sizing a row block
 #: (cuSPARSE does not publish its buffer sizes; a conservative planning figure).
@@ -36,24 +39,35 @@ SPGEMM_MEMORY_SHARE = 0.5
 SPGEMM_MAX_BLOCK_PRODUCTS = 1 << 28
 
 
-def count_spgemm(oriented, *, max_products: int | None = None):
-    """Triangles of an oriented CSR; returns ``(n_triangles, kernel_seconds)``.
+@dataclass(frozen=True)
+class SpgemmShape:
+    """``max_products`` caps the intermediate products per row block (default: what
+    fits in half the free memory)."""
 
-    ``max_products`` caps the intermediate products per row block (default:
-    what fits in half the free memory).
-    """
+    method: ClassVar[str] = "spgemm"
+    launcher: ClassVar[str] = "baselines.spgemm:count_spgemm"
+
+    max_products: int | None = None  # per cuSPARSE call; None: half the free memory
+
+
+SHAPE = SpgemmShape
+
+
+def count_spgemm(oriented, shape: SpgemmShape, timed) -> int:
+    """Triangles of an oriented CSR; the timed region has the host waiting inside it."""
     cp = cupy()
-    import cupyx.scipy.sparse as sparse
+    import cupyx.scipy.sparse as sparse  # CuPy's own module: imported with it, on first use
 
+    max_products = shape.max_products
     m, n = oriented.n_edges, oriented.n_vertices
     if m == 0:
-        return 0, 0.0
-    require_memory(40 * m + 16 * n, f"spgemm on {m} edges (L and its transpose)")
+        return 0
+    device.require_memory(40 * m + 16 * n, f"spgemm on {m} edges (L and its transpose)")
     rows = cp.asarray(oriented.rows).astype(cp.int64)
     indices = cp.asarray(oriented.indices).astype(cp.int32)
     indptr = cp.asarray(oriented.indptr)
     total = 0
-    with KernelTimer(hold=False) as timer:  # syncs inside: host time counts
+    with timed(host_syncs=True):
         upper = sparse.csr_matrix((cp.ones(m, dtype=cp.float64), indices, indptr), shape=(n, n))
         lower = upper.T.tocsr()  # row c of L: the a with a -> c, sorted
         # Products of row c of L @ L: sum over edges b -> c of |row b of L| = in-degree of b.
@@ -63,7 +77,7 @@ def count_spgemm(oriented, *, max_products: int | None = None):
         ends = cp.cumsum(row_products)
         n_products = int(ends[-1])
         budget = max_products or min(SPGEMM_MAX_BLOCK_PRODUCTS, int(
-            SPGEMM_MEMORY_SHARE * _common.free_device_bytes() // SPGEMM_BYTES_PER_PRODUCT))
+            SPGEMM_MEMORY_SHARE * device.free_device_bytes() // SPGEMM_BYTES_PER_PRODUCT))
         widest = int(row_products.max())
         if budget < widest:
             raise UnsupportedGraphError(
@@ -91,4 +105,4 @@ def count_spgemm(oriented, *, max_products: int | None = None):
                 total += int(masked.data.astype(cp.int64).sum())
             done = int(ends[r1 - 1])
             r0 = r1
-    return total, timer.seconds
+    return total

@@ -14,8 +14,9 @@ Two arrays beside the CSR, written by one pass over the edges
 Why: the wedge kernel reads N+(v) once per edge at a random place. With the
 layout it reads the edge's meta word in order and about 1.2 aligned sectors of
 fingerprints, where the plain CSR costs v's indptr sector and about 2.2
-sectors of 4-byte ids (uniform random graph, 2^24 vertices; benchmarks/gpu_notes.md).
-Memory: 2 bytes per padded entry plus 4 (or 8) bytes per edge.
+sectors of 4-byte ids (uniform random graph, 2^24 vertices;
+``benchmarks/results/wedge_traffic_er22.md``). Memory: 2 bytes per padded
+entry plus 4 (or 8) bytes per edge (:func:`tricount.gpu.plan.fingerprint_layout_bytes`).
 """
 
 from __future__ import annotations
@@ -24,15 +25,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tricount.gpu._common import (MEMORY_SAFETY, ceil_div, cupy, free_device_bytes, launch,
-                                  require_memory, resident_grid)
 from tricount.gpu._module import get_kernel
+from tricount.gpu.device import ceil_div, cupy, launch, require_memory, resident_grid
 from tricount.prep.xp import bits_for
 
-__all__ = ["FingerprintLists", "fingerprint_lists", "layout_fits", "FINGERPRINT_BITS",
-           "LAYOUT_BLOCK_SIZE"]
+__all__ = ["FingerprintLists", "fingerprint_lists", "FINGERPRINT_BITS", "LAYOUT_BLOCK_SIZE"]
 
 FINGERPRINT_BITS = 16
+#: Threads per block of the layout pass (grid-stride, not tuned).
 LAYOUT_BLOCK_SIZE = 256
 
 
@@ -51,21 +51,13 @@ class FingerprintLists:
         return "unsigned int" if self.meta.dtype == np.uint32 else "unsigned long long"
 
 
-def layout_bytes(n_vertices: int, n_edges: int, align: int) -> int:
-    """The layout's memory at most: fp, 64-bit meta words, and six per-vertex
-    int64 temporaries (offsets, degrees, padding, vertex words)."""
-    return 2 * (n_edges + n_vertices * (align - 1)) + 8 * n_edges + 48 * (n_vertices + 1)
+def fingerprint_lists(oriented, indptr, rows, cols, *, align: int,
+                      defines) -> FingerprintLists:
+    """Build the layout from the kernel-ready arrays of ``oriented`` (see the module).
 
-
-def layout_fits(oriented, align: int) -> bool:
-    """Whether the layout of ``oriented`` fits the GPU's free memory now."""
-    need = layout_bytes(oriented.n_vertices, oriented.n_edges, align)
-    return need <= MEMORY_SAFETY * free_device_bytes()
-
-
-def fingerprint_lists(oriented, indptr, rows, cols, vertex_type: str, *,
-                      align: int) -> FingerprintLists:
-    """Build the layout from the kernel-ready arrays of ``oriented`` (see the module)."""
+    ``defines(len_bits=..., meta_t=...)`` gives wedge_fp.cu's defines for the
+    layout's word sizes; the layout pass runs in blocks of LAYOUT_BLOCK_SIZE.
+    """
     cp = cupy()
     n, m = oriented.n_vertices, oriented.n_edges
     starts = cp.asarray(indptr, dtype=cp.int64)
@@ -85,8 +77,9 @@ def fingerprint_lists(oriented, indptr, rows, cols, vertex_type: str, *,
     meta = cp.empty(m, dtype=meta_dtype)
     shift = max(0, bits_for(n - 1) - FINGERPRINT_BITS)
     lists = FingerprintLists(fp, meta, shift, align, len_bits)
-    kernel = get_kernel("wedge_fp", "tc_wedge_fp_layout", block_size=LAYOUT_BLOCK_SIZE,
-                        vertex_t=vertex_type, meta_t=lists.meta_type)
+    kernel = get_kernel("wedge_fp", "tc_wedge_fp_layout",
+                        dict(defines(len_bits=len_bits, meta_t=lists.meta_type),
+                             block_size=LAYOUT_BLOCK_SIZE))
     grid = resident_grid(kernel, LAYOUT_BLOCK_SIZE, work_blocks=ceil_div(m, LAYOUT_BLOCK_SIZE))
     launch(kernel, grid, LAYOUT_BLOCK_SIZE,
            (rows, cols, padding, vertex_meta, np.int64(m), np.int32(shift), fp, meta))

@@ -20,16 +20,21 @@ the remaining keys move stably to their child bucket for the next level.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 
+from baselines import KERNELS
 from tricount.errors import TricountError, UnknownMethodError
-from tricount.gpu import _common
-from tricount.gpu._common import (KernelTimer, MAX_GRID, ceil_div, cupy, kernel_arrays, launch,
-                                  read_count, require_memory, resident_grid)
+from tricount.gpu import device
 from tricount.gpu._module import get_kernel
+from tricount.gpu.device import (MAX_GRID, ceil_div, cupy, kernel_arrays, launch, read_count,
+                                 resident_grid)
 from tricount.prep.xp import bits_for
 
-__all__ = ["count_radix", "RADIX_BITS", "RADIX_THRESHOLD", "RADIX_TILE", "wedge_count"]
+__all__ = ["count_radix", "RadixShape", "RADIX_BITS", "RADIX_THRESHOLD", "RADIX_TILE",
+           "wedge_count"]
 
 #: Bits per level: 256 buckets (the paper leaves d open; one byte per pass).
 RADIX_BITS = 8
@@ -46,6 +51,34 @@ RADIX_MEMORY_SHARE = 0.6
 _BYTES_PER_KEY = 2 * 8 + 4
 
 
+@dataclass(frozen=True)
+class RadixShape:
+    """``radix_bits`` per level, buckets of at most ``threshold`` keys counted by
+    binary search, ``batch_keys`` E' keys per batch (default: what fits), ``tile``
+    E' keys per block in the histogram and move kernels."""
+
+    method: ClassVar[str] = "radix"
+    launcher: ClassVar[str] = "baselines.radix:count_radix"
+
+    radix_bits: int = RADIX_BITS  # bits per level
+    threshold: int = RADIX_THRESHOLD  # smaller buckets are counted by binary search
+    batch_keys: int | None = None  # E' keys per batch; None: what fits
+    tile: int = RADIX_TILE  # E' keys per block in the histogram and move kernels
+    block_size: int = RADIX_BLOCK_SIZE  # threads per block
+    grid_size: int | None = None  # None: blocks that fill the device once
+
+    def __post_init__(self):
+        if not (1 <= self.radix_bits <= 12) or self.threshold < 1 or self.tile < 1:
+            raise UnknownMethodError(
+                f"radix needs 1 <= radix_bits <= 12, threshold >= 1 and tile >= 1; got "
+                f"{self.radix_bits}, {self.threshold}, {self.tile}")
+
+
+SHAPE = RadixShape
+DEFAULT_DEFINES = {"radix": {"block_size": RADIX_BLOCK_SIZE, "vertex_t": "int",
+                             "radix_bits": RADIX_BITS}}
+
+
 def wedge_count(oriented) -> int:
     """|E'|: the number of wedges sum over u of C(d+(u), 2) (one key each)."""
     cp = cupy()
@@ -53,30 +86,25 @@ def wedge_count(oriented) -> int:
     return int((d * (d - 1) // 2).sum())
 
 
-def count_radix(oriented, *, radix_bits: int = RADIX_BITS, threshold: int = RADIX_THRESHOLD,
-                batch_keys: int | None = None, tile: int = RADIX_TILE,
-                block_size: int = RADIX_BLOCK_SIZE, grid_size: int | None = None):
-    """Triangles of an oriented CSR; returns ``(n_triangles, kernel_seconds)``.
+def count_radix(oriented, shape: RadixShape, timed) -> int:
+    """Triangles of an oriented CSR.
 
-    ``kernel_seconds`` spans both algorithms on the GPU (sort, scan, E'
-    generation and every level), measured with CUDA events.
+    The timed region spans both algorithms on the GPU (sort, scan, E'
+    generation and every level), with the host waiting inside it.
     """
     cp = cupy()
-    if not (1 <= radix_bits <= 12) or threshold < 1 or tile < 1:
-        raise UnknownMethodError(
-            f"radix needs 1 <= radix_bits <= 12, threshold >= 1 and tile >= 1; got {radix_bits}, "
-            f"{threshold}, {tile}")
+    radix_bits, threshold, tile = shape.radix_bits, shape.threshold, shape.tile
+    block_size, grid_size, batch_keys = shape.block_size, shape.grid_size, shape.batch_keys
     m, n = oriented.n_edges, oriented.n_vertices
     if m == 0:
-        return 0, 0.0
+        return 0
     indptr, rows, cols, vertex = kernel_arrays(oriented)
-    require_memory(8 * 4 * (m + 1) + _BYTES_PER_KEY * max(oriented.max_out_degree, 1),
-                   f"radix on {m} edges (E keys, their sort and the pair offsets)")
+    device.require_memory(8 * 4 * (m + 1) + _BYTES_PER_KEY * max(oriented.max_out_degree, 1),
+                          f"radix on {m} edges (E keys, their sort and the pair offsets)")
     defines = {"block_size": block_size, "vertex_t": vertex, "radix_bits": radix_bits}
-    k_wedges = get_kernel("radix", "tc_radix_wedges", **defines)
-    k_split = get_kernel("radix", "tc_radix_split_e", **defines)
-    k_hist = get_kernel("radix", "tc_radix_histogram", **defines)
-    k_move = get_kernel("radix", "tc_radix_move", **defines)
+    k_wedges, k_split, k_hist, k_move = (
+        get_kernel("radix", name, defines, folder=KERNELS)
+        for name in ("tc_radix_wedges", "tc_radix_split_e", "tc_radix_histogram", "tc_radix_move"))
     digits = 1 << radix_bits
     id_bits = bits_for(n - 1)
     key_bits = ceil_div(2 * id_bits, radix_bits) * radix_bits  # top digit padded with zeros
@@ -87,7 +115,7 @@ def count_radix(oriented, *, radix_bits: int = RADIX_BITS, threshold: int = RADI
         return g if grid_size is None else max(1, min(g, grid_size))
 
     result = cp.zeros(1, dtype=cp.uint64)
-    with KernelTimer(hold=False) as timer:  # syncs inside: host time counts
+    with timed(host_syncs=True):
         # Algorithm 1, line 2: E as sorted (lo, hi) keys.
         lo = cp.minimum(rows, cols).astype(cp.uint64)
         hi = cp.maximum(rows, cols).astype(cp.uint64)
@@ -100,9 +128,9 @@ def count_radix(oriented, *, radix_bits: int = RADIX_BITS, threshold: int = RADI
                   out=pair_offset[1:])
         n_pairs = int(pair_offset[m])
         budget = RADIX_MAX_BATCH if batch_keys is None else int(batch_keys)
-        budget = min(budget, int(RADIX_MEMORY_SHARE * _common.free_device_bytes()) // _BYTES_PER_KEY)
+        budget = min(budget, int(RADIX_MEMORY_SHARE * device.free_device_bytes()) // _BYTES_PER_KEY)
         budget = max(budget, oriented.max_out_degree, 1)  # one edge's pairs always fit
-        require_memory(_BYTES_PER_KEY * min(budget, n_pairs), "radix E' batch buffers")
+        device.require_memory(_BYTES_PER_KEY * min(budget, n_pairs), "radix E' batch buffers")
         size = min(budget, n_pairs)
         buffers = (cp.empty(size, dtype=cp.uint64), cp.empty(size, dtype=cp.uint64))
         e0 = 0
@@ -119,7 +147,7 @@ def count_radix(oriented, *, radix_bits: int = RADIX_BITS, threshold: int = RADI
                 _intersect(buffers, n_keys, edges, key_bits, radix_bits, digits, threshold, tile,
                            block_size, grid, (k_split, k_hist, k_move), result)
             e0 = e1
-    return read_count(result), timer.seconds
+    return read_count(result)
 
 
 def _intersect(buffers, n_keys, edges, key_bits, radix_bits, digits, threshold, tile, block_size,

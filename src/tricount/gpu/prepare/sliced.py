@@ -1,10 +1,10 @@
-"""The hash method's preparation under a device-memory budget, one slice of vertices at a time.
+"""The sliced preparation: the rank orientation and hash's plan, one slice of vertices at a time.
 
-The standard GPU preparation (:mod:`tricount.gpu.prepare`) sorts one 64-bit
-key per edge for the rank orientation and again for the hash plan, holding the
-keys, the sort's second buffer and COO arrays at once: 37 B per edge at R-MAT
-24 counted from a built graph (``benchmarks/results/gpu_memory_steps_h100.md``).
-Here both are built in slices (``kernels/slice.cu``):
+The fused preparation (:mod:`.fused`) sorts one 64-bit key per edge for the
+rank orientation and again for the hash plan, holding the keys, the sort's
+second buffer and COO arrays at once: 37 B per edge at R-MAT 24 counted from a
+built graph (``benchmarks/results/gpu_memory_steps_h100.md``). Here both are
+built in slices (``kernels/slice.cu``), with the same keys (:mod:`.keys`):
 
 1. one pass counts every vertex's out-degree in the rank orientation, so the
    oriented CSR's ``indptr`` is known before any edge is placed;
@@ -19,7 +19,7 @@ Here both are built in slices (``kernels/slice.cu``):
 So what stays alive is the built graph, the oriented ``indices`` (no COO rows:
 the hash kernel reads none) and a few per-vertex arrays, plus one slice's keys
 and sort buffer. Each slice rereads the whole edge list: fewer, larger slices
-are faster, so ``capacity`` comes from the budget.
+are faster, so ``capacity`` comes from the budget (:func:`tricount.gpu.plan.slice_capacity`).
 
 Each slice's key count is checked against the count its histogram predicted
 before it is used: a mismatch raises instead of counting a wrong graph.
@@ -32,38 +32,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from tricount.errors import TricountError, UnsupportedGraphError
-from tricount.gpu._common import ceil_div, cupy, launch, resident_grid
-from tricount.gpu._module import get_kernel
-from tricount.gpu.prepare import unpack_keys
+from tricount.gpu.device import c_type, cupy
+from tricount.gpu.plan import ORIENT_BYTES_PER_KEY, SLICE_BYTES_PER_KEY, SLICE_KEYS_PER_OWNER
+from tricount.gpu.prepare.keys import plan_layout, rank_layout, run_slice
 from tricount.prep.orient import OrientedCSR, degree_rank
 from tricount.prep.partners import plan_from_pairs
-from tricount.prep.xp import bits_for
 
-__all__ = ["SLICE_BYTES_PER_KEY", "ORIENT_BYTES_PER_KEY", "SlicedCSR", "sliced_resident_bytes",
-           "slice_capacity", "slice_bounds", "orient_by_rank_sliced", "plan_slices"]
-
-SLICE_BLOCK_SIZE = 256
-#: Device bytes per key of a slice at its peak: the key and the sort's second
-#: buffer (16), or after the sort the owner, partner, the plan's running sum
-#: and the gather that feeds it (20) ...
-SLICE_PAIR_BYTES = 20
-#: ... plus the slice's per-owner arrays (the plan's offsets, probes and work,
-#: and the offsets' search temporaries) over at most one owner per
-#: SLICE_KEYS_PER_OWNER keys of capacity.
-SLICE_OWNER_BYTES, SLICE_KEYS_PER_OWNER = 36, 8
-SLICE_BYTES_PER_KEY = SLICE_PAIR_BYTES + -(-SLICE_OWNER_BYTES // SLICE_KEYS_PER_OWNER)
-#: The orientation's slices hold only the key and the sort's buffer (and the
-#: sort's small workspace), so they take this many bytes per key of the same room.
-ORIENT_BYTES_PER_KEY = 17
-#: Each slice rereads the whole edge list, so a budget that would need more
-#: slices than this is refused rather than crawled through.
-MAX_SLICES = 1024
+__all__ = ["SlicedCSR", "slice_bounds", "orient_by_rank_sliced", "plan_slices"]
 
 
 @dataclass(frozen=True)
 class SlicedCSR(OrientedCSR):
     """A rank-oriented CSR built in slices: ``rows`` is None, and the hash plan comes in
-    slices too (:meth:`plan_slices`, read by :func:`tricount.gpu.hash.count_hash`).
+    slices too (:meth:`plan_slices`, read by the hash launcher).
 
     ``lo``/``hi`` are the built graph's edges, ``rank`` renames them, ``out_degree``
     (int32) is every row's length, ``capacity`` the keys per slice and
@@ -80,33 +61,6 @@ class SlicedCSR(OrientedCSR):
     def plan_slices(self):
         """``(plan, first_owner)`` for each slice of owners (see :func:`plan_slices`)."""
         return plan_slices(self.lo, self.hi, self.rank, self, self.out_degree, self.capacity)
-
-
-def sliced_resident_bytes(n_vertices: int, n_edges: int, index_bytes: int) -> int:
-    """Bytes the sliced path holds besides the graph and the slices: the oriented
-    ``indices`` and 52 B per vertex: the orientation's offsets, rank and
-    out-degrees (16), the hash launcher's degrees and 32-bit offsets (12), the
-    plan's owner offsets (8) and 16 to spare. (Ranking the vertices by degree
-    takes up to about 56 B per vertex for its sort, but before the oriented
-    ``indices`` exist: within budget while the graph has a few edges per vertex.)"""
-    return index_bytes * n_edges + 52 * (n_vertices + 1)
-
-
-def slice_capacity(budget_bytes: int, graph_bytes: int, n_vertices: int, n_edges: int,
-                   index_bytes: int, max_degree: int) -> int:
-    """Keys per slice that keep the count within ``budget_bytes`` (the graph's own
-    ``graph_bytes`` included), or :class:`UnsupportedGraphError` when too few fit:
-    a slice must hold every pair of one owner (at most ``max_degree``) and there
-    may be at most :data:`MAX_SLICES` slices."""
-    held = graph_bytes + sliced_resident_bytes(n_vertices, n_edges, index_bytes)
-    capacity = (budget_bytes - held) // SLICE_BYTES_PER_KEY
-    least = max(1, int(max_degree), ceil_div(n_edges, MAX_SLICES))
-    if capacity < least:
-        raise UnsupportedGraphError(
-            f"a budget of {budget_bytes / 2**30:.3f} GiB leaves room for {max(0, capacity)} keys "
-            f"per slice after the graph and its oriented copy ({held / 2**30:.3f} GiB); at least "
-            f"{least} are needed: use a larger budget or a larger GPU")
-    return int(min(capacity, max(1, n_edges)))
 
 
 def slice_bounds(ptr, capacity: int, max_span: int | None = None) -> list[tuple[int, int]]:
@@ -130,17 +84,6 @@ def slice_bounds(ptr, capacity: int, max_span: int | None = None) -> list[tuple[
     return bounds
 
 
-def _run(name: str, n_items: int, args: tuple, vertex_t: str) -> None:
-    kernel = get_kernel("slice", name, block_size=SLICE_BLOCK_SIZE, vertex_t=vertex_t)
-    grid = resident_grid(kernel, SLICE_BLOCK_SIZE,
-                         work_blocks=ceil_div(max(1, n_items), SLICE_BLOCK_SIZE))
-    launch(kernel, grid, SLICE_BLOCK_SIZE, args)
-
-
-def _vertex_type(dtype) -> str:
-    return "int" if np.dtype(dtype) == np.int32 else "long long"
-
-
 def _offsets(counts):
     """int64 exclusive running sum of ``counts``, ``n + 1`` entries."""
     cp = cupy()
@@ -155,7 +98,7 @@ def _sorted_slice(name: str, expected: int, args: tuple, m: int, vertex_t: str):
     cp = cupy()
     keys = cp.empty(expected, dtype=cp.uint64)
     cursor = cp.zeros(1, dtype=cp.uint64)
-    _run(name, m, args + (keys, cursor), vertex_t)
+    run_slice(name, m, args + (keys, cursor), vertex_t)
     appended = int(cursor.get()[0])
     if appended != expected:
         raise TricountError(f"sliced preparation: {name} appended {appended} keys where the "
@@ -169,30 +112,30 @@ def orient_by_rank_sliced(lo, hi, n_vertices: int, deg, capacity: int):
     that fit the room of ``capacity`` plan keys, as a :class:`SlicedCSR`.
 
     Its ``rows`` is None (only ``indptr`` and ``indices`` are built); the rest
-    equals the standard orientation's.
+    equals the fused orientation's.
     """
     cp = cupy()
     n, m = int(n_vertices), int(lo.shape[0])
-    vertex_t = _vertex_type(lo.dtype)
+    vertex_t = c_type(lo.dtype)
     rank = degree_rank(deg, n, lo.dtype)
     out_degree = cp.zeros(n, dtype=cp.int32)
     lo, hi = cp.ascontiguousarray(lo), cp.ascontiguousarray(hi)
     if m:
-        _run("tc_slice_out_degree", m, (lo, hi, rank, np.int64(m), out_degree), vertex_t)
+        run_slice("tc_slice_out_degree", m, (lo, hi, rank, np.int64(m), out_degree), vertex_t)
     indptr = _offsets(out_degree)
     max_out = int(out_degree.max()) if n else 0
     cols = cp.empty(m, dtype=lo.dtype)
-    shift = bits_for(max(0, n - 1))
+    layout = rank_layout(n)
     per_slice = capacity * SLICE_BYTES_PER_KEY // ORIENT_BYTES_PER_KEY
     bounds = slice_bounds(indptr, per_slice) if m else []
     for first, end in bounds:
         begin, stop = int(indptr[first]), int(indptr[end])
         keys = _sorted_slice("tc_slice_rank_keys", stop - begin,
-                             (lo, hi, rank, np.int64(m), np.int32(shift), np.int64(first),
-                              np.int64(end)), m, vertex_t)
-        _run("tc_slice_low_ids", stop - begin,
-             (keys, np.int64(stop - begin), np.uint64((1 << shift) - 1), cols[begin:stop]),
-             vertex_t)
+                             (lo, hi, rank, np.int64(m), np.int32(layout.high_shift),
+                              np.int64(first), np.int64(end)), m, vertex_t)
+        run_slice("tc_slice_low_ids", stop - begin,
+                  (keys, np.int64(stop - begin), np.uint64(layout.low_mask), cols[begin:stop]),
+                  vertex_t)
         del keys
     return SlicedCSR(indptr, None, cols, n, m, max_out, "rank", lo=lo, hi=hi, rank=rank,
                      out_degree=out_degree, capacity=int(capacity), n_slices=len(bounds))
@@ -205,21 +148,22 @@ def plan_slices(lo, hi, rank, oriented, out_degree, capacity: int):
 
     A caller must drop each slice's plan before asking for the next (only one
     slice is meant to be alive). Together the slices hold exactly the pairs of
-    the standard plan, each owner's partners in the same order.
+    the fused plan, each owner's partners in the same order.
     """
     cp = cupy()
     n, m = oriented.n_vertices, int(lo.shape[0])
     if m == 0:
         return
-    vertex_t = _vertex_type(lo.dtype)
-    id_bits, len_bits = bits_for(n - 1), bits_for(oriented.max_out_degree)
-    owner_bits = 64 - id_bits - len_bits
+    vertex_t = c_type(lo.dtype)
+    layout, id_bits, len_bits = plan_layout(n, oriented.max_out_degree)
+    owner_bits = 64 - layout.high_shift
     if owner_bits < 1:
         raise UnsupportedGraphError(
             f"the hash plan packs (owner, length, partner) in 64 bits; {n} vertices with "
             f"out-degrees up to {oriented.max_out_degree} leave no bit for the owner")
     pairs = cp.zeros(n, dtype=cp.int32)
-    _run("tc_slice_owner_pairs", m, (lo, hi, rank, out_degree, np.int64(m), pairs), vertex_t)
+    run_slice("tc_slice_owner_pairs", m, (lo, hi, rank, out_degree, np.int64(m), pairs),
+              vertex_t)
     ptr = _offsets(pairs)
     del pairs
     max_span = min(1 << min(owner_bits, 62), max(1, capacity // SLICE_KEYS_PER_OWNER))
@@ -229,12 +173,10 @@ def plan_slices(lo, hi, rank, oriented, out_degree, capacity: int):
                              (lo, hi, rank, out_degree, np.int64(m), np.int32(id_bits),
                               np.int32(len_bits), np.uint64(oriented.max_out_degree),
                               np.int64(first), np.int64(end)), m, vertex_t)
-        owners, partners = unpack_keys(keys, count, drop_bits=0, high_shift=id_bits + len_bits,
-                                       low_bits=id_bits, dtype=lo.dtype)
+        owners, partners = layout.decode(keys, count, lo.dtype)
         del keys
         plan = plan_from_pairs(owners, partners, out_degree, end - first,
                                owner_out_degree=out_degree[first:end])
         del owners, partners
         yield plan, first
         del plan
-

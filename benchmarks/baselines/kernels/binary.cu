@@ -22,22 +22,15 @@
 #define TC_BLOCK_SIZE 256
 #endif
 
-#include "common.cuh"
+#include "lab.cuh"
 
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE)
-tc_binary_thread(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
-                 const vertex_t* __restrict__ cols, offset_t n_edges, count_t* __restrict__ result) {
-    const count_t found = tc_thread_per_edge_sum(
-        indptr, rows, cols, n_edges,
-        [](const vertex_t* a, offset_t na, const vertex_t* b, offset_t nb) {
-            return tc_binary_count(a, na, b, nb);
-        });
-    tc_block_add(found, result);
+tc_binary_thread(TC_COO_CSR_ARGS, count_t* __restrict__ result) {
+    tc_block_add(tc_thread_per_edge_sum(indptr, rows, cols, n_edges, tc_binary_count), result);
 }
 
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE)
-tc_binary_warp(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
-               const vertex_t* __restrict__ cols, offset_t n_edges, count_t* __restrict__ result) {
+tc_binary_warp(TC_COO_CSR_ARGS, count_t* __restrict__ result) {
     count_t found = 0;
     const int lane = threadIdx.x % TC_WARP;
     const offset_t n_warps = (offset_t)gridDim.x * TC_WARPS_PER_BLOCK;

@@ -25,7 +25,7 @@
 #define TC_BLOCK_SIZE 128  // Iakovidis §9: 128 threads per block
 #endif
 
-#include "common.cuh"
+#include "lab.cuh"
 
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE)
 tc_shared(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ rows,

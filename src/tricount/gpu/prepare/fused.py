@@ -1,4 +1,4 @@
-"""The GPU's preparation: the portable steps of :mod:`tricount.prep`, fused into few passes.
+"""The fused preparation: the portable steps of :mod:`tricount.prep`, in few passes.
 
 Each function here returns exactly what its portable twin returns on CuPy
 arrays (the GPU tests compare every array), in fewer passes over the edges:
@@ -13,66 +13,39 @@ here                                   portable twin
 :func:`count_ids`                      ``cupy.bincount`` (7 ms of fixed cost on an H100)
 =====================================  =================================================
 
-Each is one CuPy sort of packed 64-bit keys between kernels of
-``kernels/prep.cu``, every kernel one pass that builds keys, flags or
-decoded ids without temporaries. The portable code spends several
-element-wise passes, each with a temporary array, where these spend one;
-on R-MAT scale 24 those passes cost more than the sorts
-(benchmarks/gpu_notes.md). Ids are packed by shifting, so a graph whose
-ids do not fit (more than 2^31 vertices) takes the portable path.
+Each is one CuPy sort of packed 64-bit keys (:mod:`.keys`) between kernels of
+``kernels/prep.cu``, every kernel one pass that builds keys, flags or decoded
+ids without temporaries. The portable code spends several element-wise
+passes, each with a temporary array, where these spend one; on R-MAT scale
+24 those passes cost more than the sorts (benchmarks/results/gpu_prep_steps_h100.md).
+Ids are packed by shifting, so a graph whose ids do not fit (more than 2^31
+vertices) takes the portable path.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tricount.gpu._common import ceil_div, cupy, launch, resident_grid
-from tricount.gpu._module import get_kernel
+from tricount.gpu.device import c_type, cupy, out_of_memory
+from tricount.gpu.prepare.keys import edge_layout, plan_layout, rank_layout, run_prep
 from tricount.prep import orient as portable_orient
 from tricount.prep import partners as portable_partners
 from tricount.prep.canonical import (DENSE_ID_FACTOR, CanonicalEdges, check_vertex_count,
                                      check_vertex_range)
 from tricount.prep.partners import PartnerPlan, Tasks, plan_from_pairs, tasks_from_starts
-from tricount.prep.xp import bits_for, index_dtype
+from tricount.prep.xp import index_dtype
 
 __all__ = ["fused_canonical_edges", "count_ids", "orient_by_rank", "plan_partners",
-           "split_tasks", "unpack_keys"]
+           "split_tasks"]
 
-PREP_BLOCK_SIZE = 256
 #: Ids below 2^31 - 1: two of them and a direction bit pack into 64 bits, and
 #: every id fits the int32 the kernels decode into.
 MAX_PACKED_VERTICES = 2**31 - 1
-#: count_ids counts in 32 bits below this many ids (no count can overflow).
+#: count_ids counts in 32 bits below this many ids (no count can overflow): twice
+#: as many counters fit the L2 cache that the random atomics hit (uniform random
+#: graph, 2^24 vertices: 13.8 ms with 64-bit counters, 8.4 with 32-bit;
+#: benchmarks/results/gpu_prep_steps_h100.md).
 HISTOGRAM_NARROW_MAX_IDS = 2**32 - 1
-
-
-def _vertex_type(dtype) -> str:
-    return "int" if np.dtype(dtype) == np.int32 else "long long"
-
-
-def _run(name: str, n_items: int, args: tuple, **defines) -> None:
-    """Launch a grid-stride kernel of prep.cu over ``n_items`` items."""
-    kernel = get_kernel("prep", name, block_size=PREP_BLOCK_SIZE, **defines)
-    grid = resident_grid(kernel, PREP_BLOCK_SIZE,
-                         work_blocks=ceil_div(max(1, n_items), PREP_BLOCK_SIZE))
-    launch(kernel, grid, PREP_BLOCK_SIZE, args)
-
-
-def unpack_keys(keys, count: int, *, drop_bits: int, high_shift: int, low_bits: int, dtype,
-                positions=None, present=None):
-    """Decode ``keys`` (or ``keys[positions]``) into (high, low) arrays of ``dtype``,
-    marking both ids in ``present`` when given."""
-    cp = cupy()
-    high = cp.empty(count, dtype=dtype)
-    low = cp.empty(count, dtype=dtype)
-    if count:
-        gather, mark = positions is not None, present is not None
-        _run("tc_prep_unpack", count,
-             (keys, positions if gather else keys, np.int64(count), np.int32(drop_bits),
-              np.int32(high_shift), np.uint64((1 << low_bits) - 1), high, low,
-              present if mark else keys),
-             vertex_t=_vertex_type(dtype), gather=int(gather), mark=int(mark))
-    return high, low
 
 
 def fused_canonical_edges(src, dst, *, n_vertices: int | None = None):
@@ -83,8 +56,14 @@ def fused_canonical_edges(src, dst, *, n_vertices: int | None = None):
     and only the distinct edges are renamed to compact ids at the end (the
     renaming keeps the order). None (take the portable path) when there are no
     edges, when the ids are too sparse for a presence array, or when there are
-    2^31 - 1 or more of them.
+    2^31 - 1 or more of them. Running out of device memory raises
+    :class:`~tricount.UnsupportedGraphError`.
     """
+    with out_of_memory(f"building a graph of {int(src.shape[0])} edge entries on the GPU"):
+        return _canonical_edges(src, dst, n_vertices)
+
+
+def _canonical_edges(src, dst, n_vertices):
     cp = cupy()
     n_entries = int(src.shape[0])
     if n_entries == 0:
@@ -100,20 +79,20 @@ def fused_canonical_edges(src, dst, *, n_vertices: int | None = None):
         if n_vertices >= MAX_PACKED_VERTICES:
             return None
         top, present = max(0, n_vertices - 1), None
-    shift = bits_for(top)
+    layout = edge_layout(top)
     mark = present is not None
     keys = cp.empty(n_entries, dtype=cp.uint64)
-    _run("tc_prep_edge_keys", n_entries,
-         (src, dst, np.int64(n_entries), np.int32(shift), keys, present if mark else keys),
-         mark=int(mark))
+    run_prep("tc_prep_edge_keys", n_entries,
+             (src, dst, np.int64(n_entries), np.int32(layout.high_shift), keys,
+              present if mark else keys), mark=mark)
     keys.sort()
     first_pair = cp.empty(n_entries, dtype=cp.uint8)
     counts = cp.zeros(2, dtype=cp.uint64)
-    _run("tc_prep_pair_flags", n_entries, (keys, np.int64(n_entries), first_pair, counts))
+    run_prep("tc_prep_pair_flags", n_entries, (keys, np.int64(n_entries), first_pair, counts))
     positions = cp.flatnonzero(first_pair)
     del first_pair
-    lo, hi = unpack_keys(keys, int(positions.shape[0]), drop_bits=1, high_shift=shift,
-                         low_bits=shift, dtype=np.int32, positions=positions, present=present)
+    lo, hi = layout.decode(keys, int(positions.shape[0]), np.int32, positions=positions,
+                           present=present)
     del keys, positions
     if mark:
         vertex_ids = cp.flatnonzero(present)
@@ -132,11 +111,8 @@ def fused_canonical_edges(src, dst, *, n_vertices: int | None = None):
 
 
 def count_ids(ids, n_vertices: int):
-    """How often each of ``0 .. n_vertices-1`` occurs in ``ids`` (int64), by one atomic pass.
-
-    The counters are 32-bit while no count can reach 2^32 - 1, then widened: twice
-    as many fit the L2 cache that the random atomics hit (uniform random graph,
-    2^24 vertices: 13.8 ms with 64-bit counters, 8.4 with 32-bit; H100 runs 99, 101)."""
+    """How often each of ``0 .. n_vertices-1`` occurs in ``ids`` (int64), by one atomic pass
+    (32-bit counters while no count can reach 2^32 - 1, then widened)."""
     cp = cupy()
     n_ids = int(ids.shape[0])
     narrow = n_ids < HISTOGRAM_NARROW_MAX_IDS
@@ -144,9 +120,9 @@ def count_ids(ids, n_vertices: int):
     if n_ids:
         if ids.dtype not in (np.int32, np.int64):
             ids = ids.astype(cp.int64)
-        _run("tc_prep_histogram", n_ids, (cp.ascontiguousarray(ids), np.int64(n_ids), counts),
-             vertex_t=_vertex_type(ids.dtype),
-             hist_t="unsigned int" if narrow else "unsigned long long")
+        run_prep("tc_prep_histogram", n_ids, (cp.ascontiguousarray(ids), np.int64(n_ids), counts),
+                 vertex_t=c_type(ids.dtype),
+                 hist_t="unsigned int" if narrow else "unsigned long long")
     return counts.astype(cp.int64, copy=False)
 
 
@@ -158,15 +134,14 @@ def orient_by_rank(lo, hi, n_vertices: int, deg):
     if m == 0 or n >= MAX_PACKED_VERTICES or lo.dtype not in (np.int32, np.int64):
         return portable_orient.orient_by_rank(lo, hi, n_vertices, deg)
     rank = portable_orient.degree_rank(deg, n, lo.dtype)
-    shift = bits_for(n - 1)
+    layout = rank_layout(n)
     keys = cp.empty(m, dtype=cp.uint64)
-    _run("tc_prep_rank_keys", m,
-         (cp.ascontiguousarray(lo), cp.ascontiguousarray(hi), rank, np.int64(m), np.int32(shift),
-          keys), vertex_t=_vertex_type(lo.dtype))
+    run_prep("tc_prep_rank_keys", m,
+             (cp.ascontiguousarray(lo), cp.ascontiguousarray(hi), rank, np.int64(m),
+              np.int32(layout.high_shift), keys), vertex_t=c_type(lo.dtype))
     del rank
     keys.sort()
-    rows, cols = unpack_keys(keys, m, drop_bits=0, high_shift=shift, low_bits=shift,
-                             dtype=lo.dtype)
+    rows, cols = layout.decode(keys, m, lo.dtype)
     del keys
     return portable_orient.csr_from_sorted(rows, cols, n, "rank")
 
@@ -176,21 +151,20 @@ def plan_partners(oriented) -> PartnerPlan:
     sort, one decode); ``owners`` has the graph's index type."""
     cp = cupy()
     n, m = oriented.n_vertices, oriented.n_edges
-    id_bits, len_bits = bits_for(n - 1), bits_for(oriented.max_out_degree)
+    layout, id_bits, len_bits = plan_layout(n, oriented.max_out_degree)
     rows, cols = oriented.rows, oriented.indices
     if m == 0 or 2 * id_bits + len_bits > 64 or cols.dtype not in (np.int32, np.int64):
         return portable_partners.plan_partners(oriented)
     out_degree = cp.diff(oriented.indptr).astype(cp.int32)
     keys = cp.empty(m, dtype=cp.uint64)
     kept = cp.zeros(1, dtype=cp.uint64)
-    _run("tc_prep_plan_keys", m,
-         (cp.ascontiguousarray(rows), cp.ascontiguousarray(cols), out_degree, np.int64(m),
-          np.int32(id_bits), np.int32(len_bits), np.uint64(oriented.max_out_degree), keys, kept),
-         vertex_t=_vertex_type(cols.dtype))
+    run_prep("tc_prep_plan_keys", m,
+             (cp.ascontiguousarray(rows), cp.ascontiguousarray(cols), out_degree, np.int64(m),
+              np.int32(id_bits), np.int32(len_bits), np.uint64(oriented.max_out_degree), keys,
+              kept), vertex_t=c_type(cols.dtype))
     keys.sort()
     n_pairs = int(kept.get()[0])
-    owners, partners = unpack_keys(keys, n_pairs, drop_bits=0, high_shift=id_bits + len_bits,
-                                   low_bits=id_bits, dtype=cols.dtype)
+    owners, partners = layout.decode(keys, n_pairs, cols.dtype)
     del keys
     return plan_from_pairs(owners, partners, out_degree, n)
 
@@ -202,12 +176,8 @@ def split_tasks(plan, out_degree, max_probes: int) -> Tasks:
     if plan.n_pairs == 0:
         return portable_partners.split_tasks(plan, out_degree, max_probes)
     starts = cp.empty(plan.n_pairs, dtype=cp.uint8)
-    _run("tc_prep_task_starts", plan.n_pairs,
-         (plan.owners, plan.ptr, plan.running, np.int64(plan.n_pairs),
-          np.int64(max(1, int(max_probes))), starts),
-         vertex_t=_vertex_type(plan.owners.dtype))
+    run_prep("tc_prep_task_starts", plan.n_pairs,
+             (plan.owners, plan.ptr, plan.running, np.int64(plan.n_pairs),
+              np.int64(max(1, int(max_probes))), starts),
+             vertex_t=c_type(plan.owners.dtype))
     return tasks_from_starts(plan, starts, out_degree)
-
-
-#: The fused twins of portable preparation steps, found through :mod:`tricount.prep.accel`.
-TWINS = {"canonical_edges": fused_canonical_edges, "count_ids": count_ids}

@@ -48,7 +48,7 @@
 #define TC_RADIX_BITS 8  // 256 buckets per level
 #endif
 
-#include "common.cuh"
+#include "lab.cuh"
 
 typedef unsigned long long radix_key_t;  // (lo << id_bits) | hi
 

@@ -25,12 +25,11 @@
 #define TC_BLOCK_SIZE 256
 #endif
 
-#include "common.cuh"
+#include "lab.cuh"
 
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE)
-tc_dynamic(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
-           const vertex_t* __restrict__ cols, offset_t n_edges, float sf,
-           unsigned long long* __restrict__ next_edge, count_t* __restrict__ result) {
+tc_dynamic(TC_COO_CSR_ARGS, float sf, unsigned long long* __restrict__ next_edge,
+           count_t* __restrict__ result) {
     const int lane = threadIdx.x % TC_WARP;
     count_t found = 0;
     for (;;) {

@@ -33,7 +33,7 @@
 #define TC_BITMAP_CLAIM 16  // anchors per claim: fewer atomics, still fine-grained
 #endif
 
-#include "common.cuh"
+#include "lab.cuh"
 
 __device__ __forceinline__ void tc_bitmap_anchors(const offset_t* __restrict__ indptr,
                                                   const vertex_t* __restrict__ cols,

@@ -1,0 +1,119 @@
+"""Launcher of ``kernels/hash.cu``: owner-centric hash-set counting (tricount's own method).
+
+Counts: distinct triangles. :func:`tricount.prep.partners.plan_partners`
+gives every edge that can close a triangle to the end with the longer
+out-list (its *owner*); :func:`~tricount.prep.partners.split_tasks` cuts each
+owner's partners into tasks of bounded work (both run as their fused GPU
+twins of :mod:`tricount.gpu.prepare`); this launcher orders the tasks —
+those with at least ``block_work`` probes, or whose owner is too long for a
+warp's table, go to whole blocks, the rest to single warps, heaviest first in
+each part — and runs one kernel launch. Plan, tasks and order are
+preparation (like orientation): they are in the engine's ``count_s``; the
+timed region (``kernel_s`` when the caller times) is the launch alone. A graph
+oriented in slices (:mod:`tricount.gpu.prepare.sliced`) gets one plan, and
+one launch, per slice of owners, all adding into one counter.
+
+The launch shape is a resolved :class:`~tricount.gpu.plan.HashShape`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tricount.gpu._module import get_kernel
+from tricount.gpu.device import cupy, device_facts, kernel_arrays, launch, read_count, resident_grid
+from tricount.gpu.plan import HashShape, task_cap
+from tricount.gpu.prepare import plan_partners, split_tasks
+
+__all__ = ["count_hash", "order_tasks", "kernel_defines", "DEFAULT_DEFINES"]
+
+
+def kernel_defines(shape: HashShape, *, vertex_t: str, edge_t: str) -> dict:
+    """Every define of ``kernels/hash.cu`` for a resolved shape and the arrays' types."""
+    return {"block_size": shape.block_size, "vertex_t": vertex_t, "edge_t": edge_t,
+            "warp_slots": shape.warp_slots, "long_list": shape.long_list,
+            "warp_claim": shape.warp_claim, "table_spread": shape.spread,
+            "long_unroll": shape.unroll, "min_blocks": shape.min_blocks,
+            "batch_bounds": int(bool(shape.batch_bounds))}
+
+
+#: The file's ``#ifndef`` defaults: the plan's shape below 10^7 edges, general types.
+DEFAULT_DEFINES = {"hash": kernel_defines(HashShape().resolve(0), vertex_t="int",
+                                          edge_t="long long")}
+
+
+def order_tasks(tasks, out_degree, *, block_work: int, warp_slots: int, spread: int,
+                by_owner: bool = False):
+    """Tasks for a block first, then tasks for a warp, each part by decreasing work
+    (or, with ``by_owner``, by increasing owner id).
+
+    Returns ``(owner, begin, end, n_block_tasks)`` in launch order. A task goes to
+    a block when its work reaches ``block_work`` or its owner's table would not
+    fit a warp's ``warp_slots``.
+    """
+    cp = cupy()
+    is_block = ((tasks.work >= block_work)
+                | (spread * out_degree[tasks.owner] > warp_slots))
+    # Block tasks get 2^62 on top of their work, so they sort before every warp task.
+    rank = -tasks.owner.astype(cp.int64) if by_owner else tasks.work
+    key = rank + is_block.astype(cp.int64) * (1 << 62)
+    order = cp.argsort(-key)
+    return (tasks.owner[order], tasks.begin[order], tasks.end[order],
+            int(cp.count_nonzero(is_block)))
+
+
+def count_hash(oriented, shape: HashShape, timed) -> int:
+    """Triangles of an oriented CSR; ``timed()`` wraps each launch.
+
+    One launch per slice of the plan: the whole plan is one slice, except for a
+    graph oriented under a memory budget, whose ``plan_slices`` gives them.
+    """
+    cp = cupy()
+    if oriented.n_edges == 0:
+        return 0
+    indptr, _rows, cols, vertex = kernel_arrays(oriented)
+    block_slots, shared_bytes = shape.tables(oriented.max_out_degree, cols.dtype.itemsize)
+    block_size = shape.block_size
+    # Every edge position (indptr values, pair positions) below 2^31: 32-bit inside
+    # the kernel, which frees registers (more resident warps). A plan never holds
+    # more pairs than the graph has edges.
+    edge32 = shape.edge32 and oriented.n_edges < 2**31
+    edge_dtype = cp.uint32 if edge32 else cp.int64
+    kernel = get_kernel("hash", "tc_hash", kernel_defines(
+        shape, vertex_t=vertex, edge_t="unsigned int" if edge32 else "long long"))
+    out_degree = cp.diff(indptr)
+    kernel_indptr = indptr.astype(edge_dtype, copy=False)
+    result = cp.zeros(1, dtype=cp.uint64)
+    # A graph oriented in slices plans one slice of owners at a time, numbered from
+    # its first owner; every other graph is one slice from 0.
+    slices = getattr(oriented, "plan_slices", None)
+    plans = slices() if slices is not None else [(plan_partners(oriented), 0)]
+    for plan, first in plans:
+        if plan.n_pairs == 0:
+            continue
+        owner_degree = out_degree[first:first + plan.ptr.shape[0] - 1]
+        probes = shape.max_task
+        if probes is None:
+            probes = task_cap(int(plan.work.sum()), device_facts().sm_count, shape.min_task,
+                              max(1, int(shape.tasks_per_warp)))
+        tasks = split_tasks(plan, owner_degree, probes)
+        owner, begin, end, n_block = order_tasks(tasks, owner_degree, block_work=shape.block_work,
+                                                 warp_slots=shape.warp_slots, spread=shape.spread,
+                                                 by_owner=shape.by_owner)
+        del tasks
+        if first:
+            owner += first
+        n_tasks = int(owner.shape[0])
+        grid = shape.grid_size
+        if grid is None:
+            warp_task_blocks = -(-(n_tasks - n_block) // (block_size // 32))
+            grid = resident_grid(kernel, block_size, shared_bytes,
+                                 work_blocks=n_block + warp_task_blocks)
+        next_task = cp.zeros(2, dtype=cp.uint64)
+        args = (kernel_indptr, cols, plan.partners, owner,
+                begin.astype(edge_dtype, copy=False), end.astype(edge_dtype, copy=False),
+                np.int64(n_block), np.int64(n_tasks), np.int64(block_slots), next_task, result)
+        with timed():
+            launch(kernel, grid, block_size, args, shared_bytes)
+        del plan, owner, begin, end, args
+    return read_count(result)
