@@ -8,11 +8,16 @@ Importing tricount loads neither CuPy nor any compiled kernel; both load on
 first use.
 """
 
-import tricount.gpu  # registers the GPU's preparation twins; imports no CuPy
+# Side effects first, before any kernel can run: tricount._threads asks Numba for a fork-safe
+# threading layer (imports no Numba); tricount.gpu registers the GPU's preparation twins
+# with tricount.prep.accel (imports no CuPy).
+import tricount._threads
+import tricount.gpu
 from tricount.api import count, count_triangles, load_graph
 from tricount.errors import (
     BackendUnavailableError,
     GraphFormatError,
+    InvalidArgumentError,
     InvalidEdgesError,
     TricountError,
     UnknownMethodError,
@@ -51,6 +56,7 @@ __all__ = [
     "Graph",
     "CountResult",
     "TricountError",
+    "InvalidArgumentError",
     "InvalidEdgesError",
     "GraphFormatError",
     "UnsupportedGraphError",

@@ -16,6 +16,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tricount._threads import parallel_region
+
 #: Anchors per work chunk; a chosen default, not yet tuned by measurement.
 CHUNK_VERTICES = 64
 
@@ -46,5 +48,5 @@ def _count_bitmap(indptr, indices, marks):
 def count_bitmap(oriented) -> int:
     """Triangles of a degree-oriented CSR (NumPy arrays) by per-thread byte maps."""
     marks = np.zeros((numba.get_num_threads(), max(oriented.n_vertices, 1)), dtype=np.uint8)
-    with numba.parallel_chunksize(CHUNK_VERTICES):
+    with parallel_region(CHUNK_VERTICES):
         return int(_count_bitmap(oriented.indptr, oriented.indices, marks))

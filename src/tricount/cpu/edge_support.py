@@ -23,6 +23,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tricount._threads import parallel_region
 from tricount.cpu._atomic import atomic_add
 
 #: Vertices per work chunk (the provenance of :data:`tricount.cpu.merge.CHUNK_VERTICES`).
@@ -65,7 +66,7 @@ def edge_support_merge(oriented) -> np.ndarray:
     if oriented.n_edges == 0:
         return support
     support_top = np.zeros(oriented.n_edges, dtype=np.int64)
-    with numba.parallel_chunksize(CHUNK_VERTICES):
+    with parallel_region(CHUNK_VERTICES):
         _edge_support_merge(oriented.indptr, oriented.indices, support, support_top)
     support += support_top
     return support

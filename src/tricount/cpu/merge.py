@@ -18,6 +18,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tricount._threads import parallel_region
+
 #: Vertices per work chunk; small chunks balance skewed rows. A chosen default,
 #: not yet tuned by measurement.
 CHUNK_VERTICES = 64
@@ -57,5 +59,5 @@ def _count_merge(indptr, indices):
 
 def count_merge(oriented) -> int:
     """Triangles of a degree-oriented CSR (NumPy arrays) by two-pointer merges."""
-    with numba.parallel_chunksize(CHUNK_VERTICES):
+    with parallel_region(CHUNK_VERTICES):
         return int(_count_merge(oriented.indptr, oriented.indices))

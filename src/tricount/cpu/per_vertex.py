@@ -21,6 +21,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tricount._threads import parallel_region
 from tricount.cpu._atomic import atomic_add
 
 #: Anchors per work chunk (the provenance of :data:`tricount.cpu.merge.CHUNK_VERTICES`).
@@ -64,6 +65,6 @@ def per_vertex_bitmap(oriented) -> np.ndarray:
     if oriented.n_edges == 0:
         return per_vertex
     marks = np.zeros((numba.get_num_threads(), oriented.n_vertices), dtype=np.uint8)
-    with numba.parallel_chunksize(CHUNK_VERTICES):
+    with parallel_region(CHUNK_VERTICES):
         _per_vertex_bitmap(oriented.indptr, oriented.indices, marks, per_vertex)
     return per_vertex

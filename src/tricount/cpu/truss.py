@@ -1,7 +1,7 @@
 """CPU truss peeling: one frontier of edges removed in parallel (PKT's inner step).
 
 Computes: one step of the level-synchronous truss decomposition driven by
-:func:`tricount.local._truss.peel`. Every edge of the frontier ``curr`` has
+:func:`tricount.backends._local.peel`. Every edge of the frontier ``curr`` has
 support exactly ``level`` among the edges still present; removing the frontier
 destroys every triangle that contains one of its edges, and the step lowers
 the support of each surviving edge of those triangles by one per triangle.
@@ -9,7 +9,7 @@ An edge whose support falls from ``level + 1`` to ``level`` joins the next
 frontier; supports never fall below ``level`` (a decrement that would is
 undone), because an edge at ``level`` is removed at this level anyway.
 Preconditions: the symmetric CSR with an undirected edge id per entry
-(:func:`tricount.local._prep.adjacency_with_edge_ids`); ``processed`` marks the
+(:func:`tricount.prep.edge_ids.adjacency_with_edge_ids`); ``processed`` marks the
 edges removed in earlier steps and ``in_curr`` the frontier.
 Counted once: a destroyed triangle (e, e1, e2) with e in the frontier lowers
 e1 and e2 when neither is in the frontier; when e1 is in the frontier too,
@@ -29,6 +29,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tricount._threads import parallel_region
 from tricount.cpu._atomic import atomic_add
 
 #: Frontier edges per work chunk; small, because one hub edge can cost as much
@@ -138,6 +139,6 @@ def peel_frontier(adjacency, edge_lo, edge_hi, curr, level, support, in_curr, pr
     if curr.shape[0] < SERIAL_FRONTIER_EDGES:
         _peel_frontier_serial(*args)
     else:
-        with numba.parallel_chunksize(CHUNK_EDGES):
+        with parallel_region(CHUNK_EDGES):
             _peel_frontier(*args)
     return int(next_count[0])
