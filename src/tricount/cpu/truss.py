@@ -31,6 +31,7 @@ import numpy as np
 
 from tricount._threads import parallel_region
 from tricount.cpu._atomic import atomic_add
+from tricount.cpu._common import claim, n_workers, new_cursor
 
 #: Frontier edges per work chunk; small, because one hub edge can cost as much
 #: as thousands of others (same provenance as the merge counter's chunks).
@@ -68,61 +69,78 @@ def _lower(support, edge, level, next_buf, next_count):
         atomic_add(support, edge, 1)  # already at the level: it leaves at this level anyway
 
 
+@numba.njit(inline="always")
+def _peel_edge(i, adj_indptr, adj_cols, adj_eid, edge_lo, edge_hi, curr, level, support,
+               in_curr, processed, next_buf, next_count):
+    """Remove the triangles of frontier edge ``curr[i]`` from its neighbours' supports."""
+    e = curr[i]
+    u = edge_lo[e]
+    v = edge_hi[e]
+    a_begin = adj_indptr[u]
+    a_end = adj_indptr[u + 1]
+    b_begin = adj_indptr[v]
+    b_end = adj_indptr[v + 1]
+    if a_end - a_begin > b_end - b_begin:  # walk the shorter list, search the longer
+        a_begin, b_begin = b_begin, a_begin
+        a_end, b_end = b_end, a_end
+    # Binary search costs |short| log2 |long| reads, a merge |short| + |long|:
+    # take the cheaper one for this edge.
+    n_short = a_end - a_begin
+    n_long = b_end - b_begin
+    search = n_short * np.log2(n_long + 1) < n_short + n_long
+    p = a_begin
+    lo = b_begin
+    while p < a_end and lo < b_end:
+        w = adj_cols[p]
+        if search:
+            lo = _lower_bound(adj_cols, lo, b_end, w)
+            if lo == b_end:
+                break
+        elif adj_cols[lo] < w:
+            lo += 1
+            continue
+        if adj_cols[lo] != w:  # w is not in the longer list
+            p += 1
+            continue
+        e1 = adj_eid[p]
+        e2 = adj_eid[lo]
+        p += 1
+        lo += 1
+        if processed[e1] or processed[e2]:
+            continue  # destroyed in an earlier step
+        c1 = in_curr[e1]
+        c2 = in_curr[e2]
+        if not c1 and not c2:
+            _lower(support, e1, level, next_buf, next_count)
+            _lower(support, e2, level, next_buf, next_count)
+        elif c1 and not c2:
+            if e < e1:
+                _lower(support, e2, level, next_buf, next_count)
+        elif c2 and not c1:
+            if e < e2:
+                _lower(support, e1, level, next_buf, next_count)
+
+
 @numba.njit(parallel=True, cache=True, nogil=True)
 def _peel_frontier(adj_indptr, adj_cols, adj_eid, edge_lo, edge_hi, curr, level, support,
-                   in_curr, processed, next_buf, next_count):
-    for i in numba.prange(curr.shape[0]):
-        e = curr[i]
-        u = edge_lo[e]
-        v = edge_hi[e]
-        a_begin = adj_indptr[u]
-        a_end = adj_indptr[u + 1]
-        b_begin = adj_indptr[v]
-        b_end = adj_indptr[v + 1]
-        if a_end - a_begin > b_end - b_begin:  # walk the shorter list, search the longer
-            a_begin, b_begin = b_begin, a_begin
-            a_end, b_end = b_end, a_end
-        # Binary search costs |short| log2 |long| reads, a merge |short| + |long|:
-        # take the cheaper one for this edge.
-        n_short = a_end - a_begin
-        n_long = b_end - b_begin
-        search = n_short * np.log2(n_long + 1) < n_short + n_long
-        p = a_begin
-        lo = b_begin
-        while p < a_end and lo < b_end:
-            w = adj_cols[p]
-            if search:
-                lo = _lower_bound(adj_cols, lo, b_end, w)
-                if lo == b_end:
-                    break
-            elif adj_cols[lo] < w:
-                lo += 1
-                continue
-            if adj_cols[lo] != w:  # w is not in the longer list
-                p += 1
-                continue
-            e1 = adj_eid[p]
-            e2 = adj_eid[lo]
-            p += 1
-            lo += 1
-            if processed[e1] or processed[e2]:
-                continue  # destroyed in an earlier step
-            c1 = in_curr[e1]
-            c2 = in_curr[e2]
-            if not c1 and not c2:
-                _lower(support, e1, level, next_buf, next_count)
-                _lower(support, e2, level, next_buf, next_count)
-            elif c1 and not c2:
-                if e < e1:
-                    _lower(support, e2, level, next_buf, next_count)
-            elif c2 and not c1:
-                if e < e2:
-                    _lower(support, e1, level, next_buf, next_count)
+                   in_curr, processed, next_buf, next_count, cursor, workers):
+    n = curr.shape[0]
+    for _worker in numba.prange(workers):
+        begin, end = claim(cursor, n, CHUNK_EDGES)
+        while begin < n:
+            for i in range(begin, end):
+                _peel_edge(i, adj_indptr, adj_cols, adj_eid, edge_lo, edge_hi, curr, level,
+                           support, in_curr, processed, next_buf, next_count)
+            begin, end = claim(cursor, n, CHUNK_EDGES)
 
 
-# The same loop without threads, for frontiers too small to pay for waking them.
-_peel_frontier_serial = numba.njit(cache=True, nogil=True)(
-    getattr(_peel_frontier, "py_func", _peel_frontier))  # plain Python under NUMBA_DISABLE_JIT
+@numba.njit(cache=True, nogil=True)
+def _peel_frontier_serial(adj_indptr, adj_cols, adj_eid, edge_lo, edge_hi, curr, level, support,
+                          in_curr, processed, next_buf, next_count):
+    """The same step without threads, for frontiers too small to pay for waking them."""
+    for i in range(curr.shape[0]):
+        _peel_edge(i, adj_indptr, adj_cols, adj_eid, edge_lo, edge_hi, curr, level, support,
+                   in_curr, processed, next_buf, next_count)
 
 
 def peel_frontier(adjacency, edge_lo, edge_hi, curr, level, support, in_curr, processed,
@@ -139,6 +157,6 @@ def peel_frontier(adjacency, edge_lo, edge_hi, curr, level, support, in_curr, pr
     if curr.shape[0] < SERIAL_FRONTIER_EDGES:
         _peel_frontier_serial(*args)
     else:
-        with parallel_region(CHUNK_EDGES):
-            _peel_frontier(*args)
+        with parallel_region():
+            _peel_frontier(*args, new_cursor(), n_workers())
     return int(next_count[0])
