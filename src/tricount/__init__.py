@@ -13,6 +13,7 @@ first use.
 # with tricount.prep.accel (imports no CuPy).
 import tricount._threads
 import tricount.gpu
+from tricount import errors, local
 from tricount.api import count, count_triangles, load_graph
 from tricount.errors import (
     BackendUnavailableError,
@@ -40,26 +41,8 @@ from tricount.result import CountResult
 __version__ = "0.1.0"
 
 __all__ = [
-    "count",
-    "count_triangles",
-    "load_graph",
-    "triangles",
-    "edge_support",
-    "clustering",
-    "average_clustering",
-    "transitivity",
-    "k_truss",
-    "truss_decomposition",
-    "vertex_dict",
-    "edge_dict",
-    "CSRGraph",
-    "Graph",
-    "CountResult",
-    "TricountError",
-    "InvalidArgumentError",
-    "InvalidEdgesError",
-    "GraphFormatError",
-    "UnsupportedGraphError",
-    "UnknownMethodError",
-    "BackendUnavailableError",
+    "count", "count_triangles", "load_graph",
+    *local.__all__,
+    "CSRGraph", "Graph", "CountResult",
+    *(name for name in errors.__all__ if name.endswith("Error")),
 ]

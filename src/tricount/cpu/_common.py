@@ -9,13 +9,16 @@ work (K_1500 in id order: 2 threads no faster than 1, measured 2026-11-25 on the
 worker, and a worker claims the next chunk of items from a shared cursor until
 none is left, whatever the layer:
 
-    cursor = new_cursor()
-    for worker in numba.prange(n_workers()):
-        begin, end = claim(cursor, n_items, CHUNK)
-        while begin < n_items:
-            for item in range(begin, end):
-                ...
+    @numba.njit(parallel=True)
+    def kernel(..., cursor, workers):
+        for worker in numba.prange(workers):
             begin, end = claim(cursor, n_items, CHUNK)
+            while begin < n_items:
+                for item in range(begin, end):
+                    ...
+                begin, end = claim(cursor, n_items, CHUNK)
+
+    run_chunked(kernel, ...)   # a fresh cursor, Numba's thread count, one parallel region
 
 A worker's scratch (a bitmap row, say) is indexed by ``worker``: no two
 iterations of one ``prange`` run at once with the same index.
@@ -26,9 +29,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tricount._threads import parallel_region
 from tricount.cpu._atomic import atomic_add
 
-__all__ = ["claim", "new_cursor", "n_workers"]
+__all__ = ["CHUNK_VERTICES", "claim", "run_chunked", "n_workers"]
+
+#: Vertices per chunk in the vertex-parallel kernels: small, so that a few heavy rows of a
+#: skewed graph cannot hold back the end of a count. A chosen default, not tuned by measurement.
+CHUNK_VERTICES = 64
 
 
 @numba.njit(inline="always")
@@ -38,11 +46,13 @@ def claim(cursor, n_items, chunk):
     return begin, min(begin + chunk, n_items)
 
 
-def new_cursor() -> np.ndarray:
-    """A fresh cursor (one int64, 0): the chunks claimed so far."""
-    return np.zeros(1, dtype=np.int64)
-
-
 def n_workers() -> int:
     """The ``prange`` iterations of a chunked kernel: Numba's thread count."""
     return numba.get_num_threads()
+
+
+def run_chunked(kernel, *args):
+    """``kernel(*args, cursor, workers)`` in one parallel region, with a fresh cursor (one
+    int64: the chunks claimed so far) and :func:`n_workers` workers."""
+    with parallel_region():
+        return kernel(*args, np.zeros(1, dtype=np.int64), n_workers())

@@ -17,11 +17,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tricount._threads import parallel_region
-from tricount.cpu._common import claim, n_workers, new_cursor
-
-#: Anchors per work chunk; a chosen default, not yet tuned by measurement.
-CHUNK_VERTICES = 64
+from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
 
 
 @numba.njit(inline="always")
@@ -44,10 +40,10 @@ def count_at_anchor(indptr, indices, mark, u):
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
-def _count_bitmap(indptr, indices, marks, cursor):
+def _count_bitmap(indptr, indices, marks, cursor, workers):
     n = indptr.shape[0] - 1
     total = np.int64(0)
-    for worker in numba.prange(marks.shape[0]):
+    for worker in numba.prange(workers):
         mark = marks[worker]
         local = np.int64(0)
         begin, end = claim(cursor, n, CHUNK_VERTICES)
@@ -62,5 +58,4 @@ def _count_bitmap(indptr, indices, marks, cursor):
 def count_bitmap(oriented) -> int:
     """Triangles of a degree-oriented CSR (NumPy arrays) by per-worker byte maps."""
     marks = np.zeros((n_workers(), max(oriented.n_vertices, 1)), dtype=np.uint8)
-    with parallel_region():
-        return int(_count_bitmap(oriented.indptr, oriented.indices, marks, new_cursor()))
+    return int(run_chunked(_count_bitmap, oriented.indptr, oriented.indices, marks))

@@ -24,21 +24,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tricount._threads import parallel_region
 from tricount.cpu._atomic import atomic_add
-from tricount.cpu._common import claim, n_workers, new_cursor
-
-#: Vertices per work chunk (the provenance of :data:`tricount.cpu.merge.CHUNK_VERTICES`).
-CHUNK_VERTICES = 64
-
-__all__ = ["edge_support_merge"]
+from tricount.cpu._common import CHUNK_VERTICES, claim, run_chunked
 
 
 @numba.njit(inline="always")
 def support_from_row(indptr, indices, u, support, support_top):
     """Credit the three edges of every triangle found from row ``u`` (see the module doc)."""
-    u_begin = indptr[u]
-    u_end = indptr[u + 1]
+    u_begin, u_end = indptr[u], indptr[u + 1]
     for k in range(u_begin, u_end):
         v = indices[k]
         a = u_begin
@@ -74,12 +67,7 @@ def _edge_support_merge(indptr, indices, support, support_top, cursor, workers):
 
 def edge_support_merge(oriented) -> np.ndarray:
     """Support of every edge (int64), indexed by position in a degree-oriented CSR."""
-    support = np.zeros(oriented.n_edges, dtype=np.int64)
-    if oriented.n_edges == 0:
-        return support
-    support_top = np.zeros(oriented.n_edges, dtype=np.int64)
-    with parallel_region():
-        _edge_support_merge(oriented.indptr, oriented.indices, support, support_top,
-                            new_cursor(), n_workers())
-    support += support_top
-    return support
+    support, support_top = np.zeros((2, oriented.n_edges), dtype=np.int64)  # see the module doc
+    if oriented.n_edges:
+        run_chunked(_edge_support_merge, oriented.indptr, oriented.indices, support, support_top)
+    return support + support_top

@@ -18,12 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tricount._threads import parallel_region
-from tricount.cpu._common import claim, n_workers, new_cursor
-
-#: Vertices per work chunk; small chunks balance skewed rows. A chosen default,
-#: not yet tuned by measurement.
-CHUNK_VERTICES = 64
+from tricount.cpu._common import CHUNK_VERTICES, claim, run_chunked
 
 
 @numba.njit(inline="always")
@@ -64,5 +59,4 @@ def _count_merge(indptr, indices, cursor, workers):
 
 def count_merge(oriented) -> int:
     """Triangles of a degree-oriented CSR (NumPy arrays) by two-pointer merges."""
-    with parallel_region():
-        return int(_count_merge(oriented.indptr, oriented.indices, new_cursor(), n_workers()))
+    return int(run_chunked(_count_merge, oriented.indptr, oriented.indices))

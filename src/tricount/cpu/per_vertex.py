@@ -22,14 +22,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tricount._threads import parallel_region
 from tricount.cpu._atomic import atomic_add
-from tricount.cpu._common import claim, n_workers, new_cursor
-
-#: Anchors per work chunk (the provenance of :data:`tricount.cpu.merge.CHUNK_VERTICES`).
-CHUNK_VERTICES = 64
-
-__all__ = ["per_vertex_bitmap"]
+from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
 
 
 @numba.njit(inline="always")
@@ -59,24 +53,23 @@ def credit_at_anchor(indptr, indices, mark, u, per_vertex):
         atomic_add(per_vertex, u, at_u)
 
 
-@numba.njit(parallel=True, cache=True, nogil=True)
-def _per_vertex_bitmap(indptr, indices, marks, per_vertex, cursor):
-    n = indptr.shape[0] - 1
-    for worker in numba.prange(marks.shape[0]):
-        mark = marks[worker]
-        begin, end = claim(cursor, n, CHUNK_VERTICES)
-        while begin < n:
-            for u in range(begin, end):
-                credit_at_anchor(indptr, indices, mark, u, per_vertex)
-            begin, end = claim(cursor, n, CHUNK_VERTICES)
-
-
 def per_vertex_bitmap(oriented) -> np.ndarray:
     """Triangles at every vertex (int64, indexed by compact id) of a degree-oriented CSR."""
     per_vertex = np.zeros(oriented.n_vertices, dtype=np.int64)
     if oriented.n_edges == 0:
         return per_vertex
     marks = np.zeros((n_workers(), oriented.n_vertices), dtype=np.uint8)
-    with parallel_region():
-        _per_vertex_bitmap(oriented.indptr, oriented.indices, marks, per_vertex, new_cursor())
+    run_chunked(_per_vertex_bitmap, oriented.indptr, oriented.indices, marks, per_vertex)
     return per_vertex
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _per_vertex_bitmap(indptr, indices, marks, per_vertex, cursor, workers):
+    n = indptr.shape[0] - 1
+    for worker in numba.prange(workers):
+        mark = marks[worker]
+        begin, end = claim(cursor, n, CHUNK_VERTICES)
+        while begin < n:
+            for u in range(begin, end):
+                credit_at_anchor(indptr, indices, mark, u, per_vertex)
+            begin, end = claim(cursor, n, CHUNK_VERTICES)

@@ -29,9 +29,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tricount._threads import parallel_region
 from tricount.cpu._atomic import atomic_add
-from tricount.cpu._common import claim, n_workers, new_cursor
+from tricount.cpu._common import claim, run_chunked
 
 #: Frontier edges per work chunk; small, because one hub edge can cost as much
 #: as thousands of others (same provenance as the merge counter's chunks).
@@ -43,8 +42,6 @@ CHUNK_EDGES = 16
 #: thread takes for a few thousand R-MAT frontier edges. Quiet machines start
 #: threads faster, so this errs towards fewer parallel regions.
 SERIAL_FRONTIER_EDGES = 4096
-
-__all__ = ["peel_frontier"]
 
 
 @numba.njit(inline="always")
@@ -157,6 +154,5 @@ def peel_frontier(adjacency, edge_lo, edge_hi, curr, level, support, in_curr, pr
     if curr.shape[0] < SERIAL_FRONTIER_EDGES:
         _peel_frontier_serial(*args)
     else:
-        with parallel_region():
-            _peel_frontier(*args, new_cursor(), n_workers())
+        run_chunked(_peel_frontier, *args)
     return int(next_count[0])
