@@ -171,6 +171,18 @@ def test_unknown_method_and_backend():
         tricount.count_triangles(([0], [1]), backend="tpu")
 
 
+@pytest.mark.parametrize("call,name", [
+    (lambda: tricount.count_triangles(([0], [1]), backend=1), "backend"),
+    (lambda: tricount.count_triangles(([0], [1]), backend="cpu", method=None), "method"),
+    (lambda: tricount.count([[0, 1], [1, 2]]), "graph"),
+    (lambda: tricount.count(42), "graph"),
+])
+def test_arguments_are_checked_at_the_boundary(call, name):
+    with pytest.raises(tricount.InvalidArgumentError, match=f"^{name} must be") as info:
+        call()
+    assert isinstance(info.value, TypeError)
+
+
 def test_path_input(tmp_path):
     path = tmp_path / "k4.txt"
     path.write_text("# K4\n0 1\n0 2\n0 3\n1 2\n1 3\n2 3\n")

@@ -14,7 +14,7 @@ import pytest
 
 import tricount
 from tricount import reference
-from tricount.errors import InvalidEdgesError
+from tricount.errors import InvalidArgumentError
 from tricount.generate import (
     barabasi_albert,
     complete,
@@ -107,7 +107,7 @@ class TestErdosRenyi:
         assert int(deg.max()) < 40  # Poisson(10) tail: P(X >= 40) ~ 1e-11 per vertex
 
     def test_too_many_edges_raise(self):
-        with pytest.raises(InvalidEdgesError, match="at most 45 edges"):
+        with pytest.raises(InvalidArgumentError, match="at most 45 edges"):
             erdos_renyi(10, 46)
 
 
@@ -162,7 +162,7 @@ class TestBarabasiAlbert:
 
     @pytest.mark.parametrize("n,m", [(3, 3), (5, 0), (2, 5)])
     def test_bad_sizes_raise(self, n, m):
-        with pytest.raises(InvalidEdgesError):
+        with pytest.raises(InvalidArgumentError):
             barabasi_albert(n, m)
 
 
@@ -201,7 +201,7 @@ class TestWattsStrogatz:
 
     @pytest.mark.parametrize("n,k,p", [(10, 3, 0.1), (10, 10, 0.1), (10, 4, 1.5), (10, 4, -0.1)])
     def test_bad_parameters_raise(self, n, k, p):
-        with pytest.raises(InvalidEdgesError):
+        with pytest.raises(InvalidArgumentError):
             watts_strogatz(n, k, p)
 
 
@@ -246,5 +246,5 @@ class TestGrid:
         assert n_triangles(*grid(3, 5, periodic=True)) == 5
 
     def test_bad_torus_raises(self):
-        with pytest.raises(InvalidEdgesError, match=">= 3"):
+        with pytest.raises(InvalidArgumentError, match=">= 3"):
             grid(2, 5, periodic=True)

@@ -132,10 +132,23 @@ def test_inputs_other_than_a_graph(tmp_path):
     path = tmp_path / "k4.txt"
     path.write_text("0 1\n0 2\n0 3\n1 2\n1 3\n2 3\n")
     assert tricount.triangles(str(path), backend="cpu").tolist() == [3, 3, 3, 3]
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="^k must be an integer"):
         tricount.k_truss(path, 2.5, backend="cpu")
     with pytest.raises(tricount.TricountError):
         tricount.triangles(([0], [1]), backend="nonsense")
+
+
+def test_dicts_refuse_values_of_the_wrong_length():
+    g = tricount.Graph.from_edges([0, 1, 2], [1, 2, 0])  # 3 vertices, 3 edges
+    with pytest.raises(tricount.InvalidArgumentError, match=r"one entry per vertex \(3\)"):
+        tricount.vertex_dict(g, [1, 2])
+    with pytest.raises(tricount.InvalidArgumentError, match=r"one entry per edge \(3\)"):
+        tricount.edge_dict(g, np.zeros(4))
+    with pytest.raises(tricount.InvalidArgumentError, match="got shape \\(3, 1\\)"):
+        tricount.vertex_dict(g, np.zeros((3, 1)))
+    with pytest.raises(tricount.InvalidArgumentError, match="graph must be a tricount.Graph"):
+        tricount.vertex_dict(([0, 1], [1, 2]), [0, 0, 0])
+    assert tricount.edge_dict(g, [7, 8, 9]) == {(0, 1): 7, (0, 2): 8, (1, 2): 9}
 
 
 def test_complete_graphs_closed_form():
