@@ -7,6 +7,7 @@ provably computes the documented process.
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import numpy as np
@@ -89,8 +90,6 @@ class TestErdosRenyi:
         assert (hi * (hi - 1) // 2 + lo).tolist() == expected
 
     def test_block_size_does_not_change_the_graph(self, monkeypatch):
-        import importlib
-
         mod = importlib.import_module("tricount.generate.erdos_renyi")
         whole = erdos_renyi(2000, 20000, seed=5)
         monkeypatch.setattr(mod, "DRAW_SLACK", 0.01)  # forces the block to be redrawn longer

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -38,8 +40,6 @@ def test_unpermuted_rmat_is_skewed_towards_low_ids():
 
 
 def test_batches_do_not_change_the_stream(monkeypatch):
-    import importlib
-
     mod = importlib.import_module("tricount.generate.rmat")  # the module, not the function
 
     whole = rmat(9, 8, seed=2)

@@ -15,6 +15,11 @@ from hypothesis import strategies as st
 import tricount
 import tricount.local
 from tricount import reference
+from tricount.backends.cpu import CPU
+from tricount.cpu.edge_support import edge_support_merge
+from tricount.cpu.per_vertex import per_vertex_bitmap
+from tricount.cpu.truss import peel_frontier
+from tricount.prep.orient import csr_from_sorted
 
 from graphs import BY_REAL_SIZE, NAMED, NOISY, complete_graph
 
@@ -178,9 +183,6 @@ def test_k_truss_keeps_original_ids_and_names():
 
 
 def test_literal_per_vertex_kernel():
-    from tricount.cpu.per_vertex import per_vertex_bitmap
-    from tricount.prep.orient import csr_from_sorted
-
     # K4 minus {0, 1}, oriented by hand (a DAG: 0 -> 2, 0 -> 3, 1 -> 2, 1 -> 3, 2 -> 3):
     #   indptr  = [0, 2, 4, 5, 5]
     #   indices = [2, 3 | 2, 3 | 3 | ]
@@ -193,9 +195,6 @@ def test_literal_per_vertex_kernel():
 
 
 def test_literal_edge_support_kernel():
-    from tricount.cpu.edge_support import edge_support_merge
-    from tricount.prep.orient import csr_from_sorted
-
     # The same DAG: positions 0..4 are 0->2, 0->3, 1->2, 1->3, 2->3.
     # {2, 3} lies in both triangles; every other edge in one.
     rows = np.array([0, 0, 1, 1, 2], dtype=np.int32)
@@ -205,8 +204,6 @@ def test_literal_edge_support_kernel():
 
 
 def test_literal_peel_frontier_kernel():
-    from tricount.cpu.truss import peel_frontier
-
     # K4 minus {0, 1} again, now symmetric with undirected edge ids
     #   e0 = {0,2}, e1 = {0,3}, e2 = {1,2}, e3 = {1,3}, e4 = {2,3}
     #   indptr = [0, 2, 4, 7, 10]
@@ -232,8 +229,6 @@ def test_literal_peel_frontier_kernel():
 
 
 def test_peel_frontier_counts_a_shared_triangle_once():
-    from tricount.cpu.truss import peel_frontier
-
     # A triangle e0 = {0,1}, e1 = {0,2}, e2 = {1,2} with e0 and e1 both in the
     # frontier at level 1: only e2 survives, and it must lose exactly 1.
     #   indptr = [0, 2, 4, 6]; cols = [1, 2 | 0, 2 | 0, 1]; eid = [0, 1 | 0, 2 | 1, 2]
@@ -252,8 +247,6 @@ def test_peel_frontier_counts_a_shared_triangle_once():
 
 
 def test_peel_stops_before_the_requested_level():
-    from tricount.backends.cpu import CPU
-
     # K5 (trussness 5) plus a pendant triangle (trussness 3) and a tail (2).
     src, dst = complete_graph(5)
     src = list(src) + [4, 4, 5, 6]
