@@ -50,15 +50,22 @@ def count(graph, *, backend: str = "auto", method: str = "auto", **options) -> C
     Parameters
     ----------
     graph : CSRGraph, str, os.PathLike or (src, dst)
-        The graph, a SNAP edge-list file, or two arrays of edge endpoints.
+        The graph, a graph file in any supported format, or a tuple of two
+        arrays of edge endpoints.
     backend : {"auto", "cpu", "gpu", "reference"}
         ``auto`` uses the GPU when one is usable, else the CPU, and says why.
     method : str
         A counting method of the backend, or ``auto``.
     **options
-        Method options passed to the backend, e.g. on the GPU
-        ``orientation="id"``, ``sf=2`` (``dynamic``), ``variant="warp"``
-        (``binary``). A backend rejects options it does not know.
+        Options of the backend, e.g. on the GPU ``max_memory`` (bytes) and
+        ``orientation``. A backend rejects options it does not know.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``graph``, ``backend`` or ``method`` of the wrong type or value.
+    BackendUnavailableError
+        ``backend="gpu"`` where no GPU is usable.
 
     Returns
     -------
@@ -94,7 +101,8 @@ def count_triangles(graph, *, backend: str = "auto", method: str = "auto") -> in
     Parameters
     ----------
     graph : CSRGraph, str, os.PathLike or (src, dst)
-        The graph, a SNAP edge-list file, or two arrays of edge endpoints.
+        The graph, a graph file in any supported format, or a tuple of two
+        arrays of edge endpoints.
     backend : {"auto", "cpu", "gpu", "reference"}
     method : str
         ``auto``, or a method name: CPU ``merge``, ``bitmap``, ``spgemm``.
