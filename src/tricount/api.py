@@ -98,14 +98,9 @@ def count_triangles(graph, *, backend: str = "auto", method: str = "auto") -> in
 
     Self-loops and repeated edges are ignored; direction is ignored.
 
-    Parameters
-    ----------
-    graph : CSRGraph, str, os.PathLike or (src, dst)
-        The graph, a graph file in any supported format, or a tuple of two
-        arrays of edge endpoints.
-    backend : {"auto", "cpu", "gpu", "reference"}
-    method : str
-        ``auto``, or a method name: CPU ``merge``, ``bitmap``, ``spgemm``.
+    Takes what :func:`count` takes (a graph, a graph file or a ``(src, dst)``
+    tuple; ``backend``; ``method``: ``auto`` or a method of the backend, on the
+    CPU ``merge``, ``bitmap`` or ``spgemm``) and returns its ``n_triangles``.
 
     Examples
     --------
