@@ -1,11 +1,23 @@
+"""Shared test fixtures: the real graphs of ../shared/data/graphs, each read once per session.
+
+Tests over real graphs take ``real_graphs``, parametrised indirectly by size
+(``graphs.BY_REAL_SIZE``): ``"small"`` (at most :data:`SMALL_EDGES` edges) runs
+in the default suite, ``"large"`` is marked slow (the GPU machine and nightly
+runs take it).
+"""
+
 import json
 import os
 from pathlib import Path
 
 import pytest
 
+import tricount
+
 REPO = Path(__file__).resolve().parents[1]
 
+#: Real graphs up to this many edges run in the default suite; the others only with -m slow.
+SMALL_EDGES = 30_000
 
 def data_dir() -> Path | None:
     """The real graphs: $TRICOUNT_DATA, else ../shared/data/graphs beside the repo."""
@@ -18,7 +30,7 @@ def data_dir() -> Path | None:
     return None
 
 
-def real_graphs() -> list[dict]:
+def real_graph_rows() -> list[dict]:
     d = data_dir()
     if d is None:
         return []
@@ -28,9 +40,33 @@ def real_graphs() -> list[dict]:
     return rows
 
 
+_LOADED: dict[str, tricount.Graph] = {}
+
+
+def load_shared(row: dict) -> tricount.Graph:
+    """The graph of a graphs.json row, read once per session (tests only read graphs)."""
+    if row["path"] not in _LOADED:
+        _LOADED[row["path"]] = tricount.load_graph(row["path"])
+    return _LOADED[row["path"]]
+
+
 @pytest.fixture(scope="session")
 def shared_graphs():
-    rows = real_graphs()
+    rows = real_graph_rows()
     if not rows:
         pytest.skip("../shared/data/graphs is absent (set TRICOUNT_DATA to its folder)")
     return rows
+
+
+#: Edge ranges (lo, hi]: the sizes a test can ask ``real_graphs`` for.
+SIZES = {"small": (0, SMALL_EDGES), "large": (SMALL_EDGES, float("inf")),
+         "all": (0, float("inf"))}
+
+
+@pytest.fixture
+def real_graphs(request, shared_graphs):
+    """``(row, graph)`` for the real graphs of the requested size: a name of :data:`SIZES`, or
+    an edge range ``(lo, hi]`` (see the module doc)."""
+    param = getattr(request, "param", "all")
+    lo, hi = SIZES[param] if isinstance(param, str) else param
+    return [(row, load_shared(row)) for row in shared_graphs if lo < row["edges"] <= hi]

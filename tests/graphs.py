@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
+import pytest
+
 
 def _complete(n):
     pairs = list(combinations(range(n), 2))
@@ -87,3 +89,9 @@ NOISY = {f"{name}+noise": with_noise(entry) for name, entry in NAMED.items()}
 def complete_graph(n):
     """Edges of K_n; it has C(n, 3) triangles."""
     return _complete(n)
+
+
+#: On a test that takes the ``real_graphs`` fixture (tests/conftest.py): the small real
+#: graphs in the default suite, the large ones marked slow.
+BY_REAL_SIZE = pytest.mark.parametrize(
+    "real_graphs", ["small", pytest.param("large", marks=pytest.mark.slow)], indirect=True)

@@ -39,7 +39,34 @@ def test_sixty_three_bit_ids():
     g = Graph.from_edges(np.array([big, big - 1, 5], dtype=np.uint64),
                          np.array([big - 1, 5, big], dtype=np.uint64))
     assert g.vertex_ids.tolist() == [5, big - 1, big]
+    assert g.vertex_ids.dtype == np.int64
     assert tricount.count_triangles(g, backend="cpu") == 1
+
+
+@pytest.mark.parametrize("as_list", [False, True], ids=["uint64", "python-ints"])
+def test_every_uint64_id_is_an_id(as_list):
+    # The triangle {2**64-1, 2**63, 0} with a tail to 2**63-1: ids past 2**63-1 are neither
+    # refused nor wrapped; a Python list of them (which NumPy alone reads as float64) too.
+    top, half = 2**64 - 1, 2**63
+    src = [top, half, 0, half]
+    dst = [half, 0, top, half - 1]
+    if not as_list:
+        src, dst = np.array(src, dtype=np.uint64), np.array(dst, dtype=np.uint64)
+    g = Graph.from_edges(src, dst)
+    assert g.vertex_ids.dtype == np.uint64
+    assert g.vertex_ids.tolist() == [0, half - 1, half, top]
+    assert tricount.count_triangles(g, backend="cpu") == 1
+    assert tricount.vertex_dict(g, tricount.triangles(g, backend="cpu")) == {
+        0: 1, half - 1: 0, half: 1, top: 1}
+
+
+def test_mixed_signed_and_unsigned_arrays_stay_exact():
+    # int64 src with uint64 dst past 2**63: NumPy would promote the pair to float64.
+    src = np.array([1, 2, 3], dtype=np.int64)
+    dst = np.array([2**63 + 1, 2**63 + 1, 2], dtype=np.uint64)
+    g = Graph.from_edges(src, dst)
+    assert g.vertex_ids.tolist() == [1, 2, 3, 2**63 + 1]
+    assert g.n_edges == 3 and tricount.count_triangles(g, backend="cpu") == 0
 
 
 def test_whole_floats_are_ids():
@@ -54,10 +81,14 @@ def test_whole_floats_are_ids():
         ([0, -1], [1, 2], "negative vertex id"),
         ([0.5, 1.0], [1.0, 2.0], "fractional vertex id"),
         ([float("nan")], [1.0], "NaN or infinite"),
-        (np.array([2**63], dtype=np.uint64), np.array([1], dtype=np.uint64), "above 2\\*\\*63-1"),
-        ([2**64], [1], "not vertex ids"),
+        ([2**64], [1], "not vertex ids in 0 .. 2\\*\\*64-1"),
+        ([-1, 2**63], [1, 2], "not vertex ids in 0 .. 2\\*\\*64-1"),
+        ([2.0**63], [1.0], "floating-point vertex id of 2\\*\\*63 or more"),
         (["a"], ["b"], "integer vertex ids"),
         ([True], [False], "integer vertex ids"),
+        (np.array([0.5, 1], dtype=object), [1, 2], "fractional vertex id \\(0.5\\)"),
+        (np.array([1, "2"], dtype=object), [1, 2], "not vertex ids"),
+        (np.array([True, 2], dtype=object), [1, 2], "integer vertex ids, got a boolean"),
         (np.zeros((2, 2), dtype=np.int64), np.zeros((2, 2), dtype=np.int64), "one-dimensional"),
     ],
 )
@@ -65,6 +96,40 @@ def test_invalid_edges_raise_clear_value_errors(src, dst, message):
     with pytest.raises(InvalidEdgesError, match=message) as info:
         Graph.from_edges(src, dst)
     assert isinstance(info.value, ValueError) and isinstance(info.value, TricountError)
+
+
+def test_object_arrays_of_whole_numbers_are_ids():
+    g = Graph.from_edges(np.array([0, 1.0, np.int32(2)], dtype=object), [1, 2, 0])
+    assert g.vertex_ids.tolist() == [0, 1, 2] and tricount.count_triangles(g, backend="cpu") == 1
+
+
+@pytest.mark.parametrize("n_vertices", [3.5, 3.0, "4", True, [4]])
+def test_n_vertices_must_be_an_integer(n_vertices):
+    with pytest.raises(tricount.InvalidArgumentError, match="n_vertices must be an integer") as info:
+        Graph.from_edges([0, 1], [1, 2], n_vertices=n_vertices)
+    assert isinstance(info.value, TypeError) and isinstance(info.value, TricountError)
+
+
+def test_n_vertices_bounds():
+    with pytest.raises(tricount.InvalidArgumentError, match="n_vertices must be at least 0"):
+        Graph.from_edges([], [], n_vertices=-1)
+    with pytest.raises(InvalidEdgesError, match="out of range for a graph of 2 vertices"):
+        Graph.from_edges([0, 1], [1, 2], n_vertices=2)
+    g = Graph.from_edges([0, 1], [1, 2], n_vertices=np.int64(5))  # NumPy integers are integers
+    assert g.n_vertices == 5 and type(g.n_vertices) is int
+
+
+@pytest.mark.parametrize("call", [
+    lambda: Graph.from_edges([0], [1], name=3),
+    lambda: Graph.from_upper_csr(np.array([0, 0]), np.array([], np.int32), 1.5,
+                                 vertex_ids=np.arange(1)),
+    lambda: Graph.from_scipy([[0, 1], [1, 0]]),
+    lambda: Graph.from_networkx({0: [1]}),
+], ids=["name", "upper-n_vertices", "scipy-matrix", "networkx-G"])
+def test_constructors_name_the_bad_parameter(call):
+    with pytest.raises(tricount.InvalidArgumentError,
+                       match="^(name|n_vertices|matrix|G) must be"):
+        call()
 
 
 def test_empty_graph():

@@ -12,9 +12,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import tricount
 from tricount import Graph, reference
-from tricount.prep.partners import plan_partners
+from tricount.prep.partners import plan_from_pairs, plan_partners, split_tasks
 
 from graphs import NAMED, NOISY, complete_graph
 
@@ -78,18 +77,16 @@ def test_random_graphs_against_the_oracle(edges):
     assert check_plan(Graph.from_edges(src, dst)) == reference.count_triangles(src, dst)
 
 
-def test_real_graphs(shared_graphs):
-    for row in shared_graphs:
-        if row["edges"] > 250_000:
-            continue  # the host probe evaluation holds every probe in memory
-        graph = tricount.load_graph(row["path"])
+@pytest.mark.parametrize("real_graphs", [
+    "small", pytest.param((30_000, 250_000), id="large", marks=pytest.mark.slow)], indirect=True)
+def test_real_graphs(real_graphs):
+    # Up to 250,000 edges: the host probe evaluation holds every probe in memory.
+    for row, graph in real_graphs:
         assert check_plan(graph) == row["triangles"], row["name"]
 
 
 @pytest.mark.parametrize("max_probes", [1, 2, 7, 1000])
 def test_tasks_cover_every_pair_once(max_probes):
-    from tricount.prep.partners import split_tasks
-
     src, dst = complete_graph(30)
     oriented = Graph.from_edges(src, dst).oriented()
     plan = plan_partners(oriented)
@@ -114,8 +111,6 @@ def test_tasks_cover_every_pair_once(max_probes):
 def test_a_slice_of_owners_renumbered_is_that_part_of_the_plan(edges, a, b):
     """plan_from_pairs over the owners first .. end-1, renumbered from 0 with their own
     out-degrees (what the GPU's sliced plan does), equals that part of the whole plan."""
-    from tricount.prep.partners import plan_from_pairs
-
     src, dst = [u for u, _ in edges], [v for _, v in edges]
     oriented = Graph.from_edges(src, dst).oriented()
     assume(oriented.n_edges > 0)  # an empty plan has no owners to slice

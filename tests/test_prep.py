@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from tricount import Graph
 from tricount.cpu.bitmap import count_bitmap
 from tricount.cpu.merge import count_merge
-from tricount.prep.orient import orient_by_degree
+from tricount.prep.orient import orient_by_degree, orient_by_rank
 
 
 @settings(max_examples=80, deadline=None)
@@ -52,8 +52,6 @@ def test_literal_csr_kernels():
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=200))
 def test_rank_orientation_is_the_degree_dag_renamed(edges):
-    from tricount.prep.orient import orient_by_rank
-
     g = Graph.from_edges([u for u, _ in edges], [v for _, v in edges])
     lo, hi = g.edges()
     by_rank = orient_by_rank(lo, hi, g.n_vertices, g.degrees)

@@ -8,11 +8,17 @@ Importing tricount loads neither CuPy nor any compiled kernel; both load on
 first use.
 """
 
-import tricount.gpu  # registers the GPU's preparation twins; imports no CuPy
+# Side effects first, before any kernel can run: tricount._threads asks Numba for a fork-safe
+# threading layer (imports no Numba); tricount.gpu registers the GPU's preparation twins
+# with tricount.prep.accel (imports no CuPy).
+import tricount._threads
+import tricount.gpu
+from tricount import errors, local
 from tricount.api import count, count_triangles, load_graph
 from tricount.errors import (
     BackendUnavailableError,
     GraphFormatError,
+    InvalidArgumentError,
     InvalidEdgesError,
     TricountError,
     UnknownMethodError,
@@ -35,25 +41,8 @@ from tricount.result import CountResult
 __version__ = "0.1.0"
 
 __all__ = [
-    "count",
-    "count_triangles",
-    "load_graph",
-    "triangles",
-    "edge_support",
-    "clustering",
-    "average_clustering",
-    "transitivity",
-    "k_truss",
-    "truss_decomposition",
-    "vertex_dict",
-    "edge_dict",
-    "CSRGraph",
-    "Graph",
-    "CountResult",
-    "TricountError",
-    "InvalidEdgesError",
-    "GraphFormatError",
-    "UnsupportedGraphError",
-    "UnknownMethodError",
-    "BackendUnavailableError",
+    "count", "count_triangles", "load_graph",
+    *local.__all__,
+    "CSRGraph", "Graph", "CountResult",
+    *(name for name in errors.__all__ if name.endswith("Error")),
 ]

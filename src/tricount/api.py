@@ -14,9 +14,9 @@ import os
 import time
 
 from tricount.backends import get_backend
-from tricount.errors import InvalidEdgesError
+from tricount.errors import InvalidArgumentError, check_text
 from tricount.graph import CSRGraph
-from tricount.io import load_graph
+from tricount.io import load_graph, read_graph
 from tricount.result import CountResult
 
 __all__ = ["count", "count_triangles", "load_graph", "as_graph"]
@@ -32,23 +32,16 @@ def as_graph(graph, *, device: str = "cpu") -> tuple[CSRGraph, dict]:
         return graph, {"load_s": 0.0, "build_s": 0.0}
     if isinstance(graph, (str, os.PathLike)):
         # Any supported format; a native .tcsr file maps straight to a CSRGraph.
-        from tricount.io import read_graph
-
         loaded = read_graph(graph, device=device)
         return loaded.graph, {"load_s": loaded.timings["load_s"],
                               "build_s": loaded.timings["build_s"]}
+    if not (isinstance(graph, tuple) and len(graph) == 2):
+        raise InvalidArgumentError(
+            "graph must be a tricount.Graph, a file path or a (src, dst) tuple, got "
+            f"{type(graph).__name__}")
     t0 = time.perf_counter()
-    if isinstance(graph, tuple) and len(graph) == 2:
-        src, dst = graph
-        name = None
-    else:
-        raise InvalidEdgesError(
-            f"expected a tricount.Graph, a file path or a (src, dst) pair, got {type(graph).__name__}"
-        )
-    t1 = time.perf_counter()
-    g = CSRGraph.from_edges(src, dst, name=name)
-    t2 = time.perf_counter()
-    return g, {"load_s": t1 - t0, "build_s": t2 - t1}
+    g = CSRGraph.from_edges(*graph)
+    return g, {"load_s": 0.0, "build_s": time.perf_counter() - t0}
 
 
 def count(graph, *, backend: str = "auto", method: str = "auto", **options) -> CountResult:
@@ -57,15 +50,22 @@ def count(graph, *, backend: str = "auto", method: str = "auto", **options) -> C
     Parameters
     ----------
     graph : CSRGraph, str, os.PathLike or (src, dst)
-        The graph, a SNAP edge-list file, or two arrays of edge endpoints.
+        The graph, a graph file in any supported format, or a tuple of two
+        arrays of edge endpoints.
     backend : {"auto", "cpu", "gpu", "reference"}
         ``auto`` uses the GPU when one is usable, else the CPU, and says why.
     method : str
         A counting method of the backend, or ``auto``.
     **options
-        Method options passed to the backend, e.g. on the GPU
-        ``orientation="id"``, ``sf=2`` (``dynamic``), ``variant="warp"``
-        (``binary``). A backend rejects options it does not know.
+        Options of the backend, e.g. on the GPU ``max_memory`` (bytes) and
+        ``orientation``. A backend rejects options it does not know.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``graph``, ``backend`` or ``method`` of the wrong type or value.
+    BackendUnavailableError
+        ``backend="gpu"`` where no GPU is usable.
 
     Returns
     -------
@@ -73,6 +73,7 @@ def count(graph, *, backend: str = "auto", method: str = "auto", **options) -> C
         ``n_triangles`` plus backend, method, reasons, graph facts and
         timings (``load_s``, ``preprocess_s``, ``count_s``, ``total_s``).
     """
+    check_text(method, "method")
     t0 = time.perf_counter()
     engine, backend_reason = get_backend(backend)
     # A file meant for the GPU is built there, its reading overlapped with the copies.
@@ -97,13 +98,9 @@ def count_triangles(graph, *, backend: str = "auto", method: str = "auto") -> in
 
     Self-loops and repeated edges are ignored; direction is ignored.
 
-    Parameters
-    ----------
-    graph : CSRGraph, str, os.PathLike or (src, dst)
-        The graph, a SNAP edge-list file, or two arrays of edge endpoints.
-    backend : {"auto", "cpu", "gpu", "reference"}
-    method : str
-        ``auto``, or a method name: CPU ``merge``, ``bitmap``, ``spgemm``.
+    Takes what :func:`count` takes (a graph, a graph file or a ``(src, dst)``
+    tuple; ``backend``; ``method``: ``auto`` or a method of the backend, on the
+    CPU ``merge``, ``bitmap`` or ``spgemm``) and returns its ``n_triangles``.
 
     Examples
     --------

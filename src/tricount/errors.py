@@ -1,23 +1,46 @@
-"""The one exception family of tricount.
+"""The one exception family of tricount, and the checks that raise it at the API's edge.
 
 Every error a user can cause is a :class:`TricountError`. Errors about the
-input are also :class:`ValueError`, so generic handlers keep working.
+input are also :class:`ValueError`, so generic handlers keep working; an
+argument of the wrong type or value is an :class:`InvalidArgumentError`, also a
+:class:`TypeError` and a :class:`ValueError`, and its message names the
+parameter.
+
+>>> check_count(3.5, "n_vertices")
+Traceback (most recent call last):
+    ...
+tricount.errors.InvalidArgumentError: n_vertices must be an integer, got 3.5 (float)
 """
 
 from __future__ import annotations
 
+import operator
+
 __all__ = [
     "TricountError",
+    "InvalidArgumentError",
     "InvalidEdgesError",
     "GraphFormatError",
     "UnsupportedGraphError",
     "UnknownMethodError",
     "BackendUnavailableError",
+    "check_count",
+    "check_text",
+    "check_choice",
 ]
 
 
 class TricountError(Exception):
     """Base class of every error tricount raises on purpose."""
+
+
+class InvalidArgumentError(TricountError, ValueError, TypeError):
+    """An argument tricount cannot take: the message names the parameter and what it expects.
+
+    Both a :class:`TypeError` and a :class:`ValueError` (as NumPy's
+    ``AxisError`` is both a ValueError and an IndexError), so that code
+    catching either for a bad argument keeps working.
+    """
 
 
 class InvalidEdgesError(TricountError, ValueError):
@@ -47,3 +70,42 @@ class UnknownMethodError(TricountError, ValueError):
 
 class BackendUnavailableError(TricountError, RuntimeError):
     """An explicitly requested backend cannot run here (no CuPy, no GPU)."""
+
+
+def _shown(value) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
+
+def check_count(value, name: str, *, minimum: int | None = 0) -> int:
+    """``value`` as a Python int no smaller than ``minimum`` (None: any), else
+    :class:`InvalidArgumentError`.
+
+    Anything :func:`operator.index` accepts (Python and NumPy integers) is an
+    integer; ``bool`` and floats, even whole ones, are not.
+    """
+    try:
+        if isinstance(value, bool):  # an int to Python, never a count to a user
+            raise TypeError
+        value = operator.index(value)
+    except TypeError:
+        raise InvalidArgumentError(f"{name} must be an integer, got {_shown(value)}") from None
+    if minimum is not None and value < minimum:
+        raise InvalidArgumentError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def check_text(value, name: str, *, none_ok: bool = False):
+    """``value`` when it is a ``str`` (or None, with ``none_ok``), else
+    :class:`InvalidArgumentError`."""
+    if not (isinstance(value, str) or (none_ok and value is None)):
+        raise InvalidArgumentError(
+            f"{name} must be a string{' or None' if none_ok else ''}, got {_shown(value)}")
+    return value
+
+
+def check_choice(value, name: str, choices) -> str:
+    """``value`` when it is one of the strings ``choices``, else :class:`InvalidArgumentError`."""
+    if not isinstance(value, str) or value not in choices:
+        raise InvalidArgumentError(
+            f"{name} must be one of {', '.join(map(repr, choices))}; got {_shown(value)}")
+    return value

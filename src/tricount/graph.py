@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.errors import InvalidEdgesError
+from tricount.errors import InvalidArgumentError, InvalidEdgesError, check_count, check_text
 from tricount.prep.accel import lookup
 from tricount.prep.canonical import canonical_edges, validate_edge_arrays
 from tricount.prep.orient import OrientedCSR, orient_by_degree, orient_by_id
@@ -68,15 +68,35 @@ class CSRGraph:
 
         Parameters
         ----------
-        src, dst : array_like of non-negative integers
+        src, dst : array_like of integers in ``0 .. 2**64-1``
             Edge endpoints, any order, one or both directions, loops and
-            repeats allowed. NumPy or CuPy arrays, or sequences.
+            repeats allowed. NumPy or CuPy arrays, or sequences. Whole floats
+            are ids too; fractions, negatives and booleans are refused.
         name : str, optional
             A label carried into reports.
         n_vertices : int, optional
             Take ids as already compact in ``0 .. n_vertices-1`` and keep
             isolated vertices. By default the vertices are the ids that occur.
+
+        Raises
+        ------
+        InvalidEdgesError
+            Edge arrays that are not vertex ids (see above), or an id not
+            below ``n_vertices``.
+        InvalidArgumentError
+            ``n_vertices`` that is not a non-negative integer, or ``name``
+            that is not a string.
+
+        Examples
+        --------
+        Ids past 2**63 - 1 are ids like any other:
+
+        >>> import numpy as np
+        >>> g = CSRGraph.from_edges(np.array([2**64 - 1, 7], dtype=np.uint64), [7, 8])
+        >>> g.vertex_ids.tolist(), g.n_edges
+        ([7, 8, 18446744073709551615], 2)
         """
+        check_text(name, "name", none_ok=True)
         src, dst = validate_edge_arrays(src, dst)
         canon = canonical_edges(src, dst, n_vertices=n_vertices)
         return cls(canon.lo, canon.hi, canon.n_vertices, vertex_ids=canon.vertex_ids,
@@ -92,6 +112,8 @@ class CSRGraph:
         ``indptr`` (int64) / ``indices`` holds the neighbours ``v > u``, sorted
         and distinct. The COO rows are derived only when something reads them.
         """
+        n_vertices = check_count(n_vertices, "n_vertices")
+        check_text(name, "name", none_ok=True)
         return cls(None, indices, n_vertices, indptr=indptr, vertex_ids=vertex_ids,
                    self_loops_dropped=self_loops_dropped, duplicates_dropped=duplicates_dropped,
                    name=name)
@@ -106,9 +128,8 @@ class CSRGraph:
         """
         shape = getattr(matrix, "shape", None)
         if shape is None or len(shape) != 2 or not hasattr(matrix, "tocoo"):
-            raise InvalidEdgesError(
-                f"from_scipy expects a SciPy sparse matrix or array, got {type(matrix).__name__}"
-            )
+            raise InvalidArgumentError(
+                f"matrix must be a SciPy sparse matrix or array, got {type(matrix).__name__}")
         if shape[0] != shape[1]:
             raise InvalidEdgesError(f"adjacency matrix must be square, got shape {shape}")
         coo = matrix.tocoo()
@@ -123,8 +144,11 @@ class CSRGraph:
         Directed graphs are read as undirected: (u, v) and (v, u) are one edge.
         Multigraph parallel edges become one edge. ``vertex_ids`` holds the
         node labels in ``G``'s node order (an int64 array when all labels are
-        non-negative integers, else an object array).
+        integers in ``0 .. 2**63-1``, else an object array).
         """
+        if not (hasattr(G, "nodes") and hasattr(G, "edges") and hasattr(G, "graph")):
+            raise InvalidArgumentError(f"G must be a NetworkX graph, got {type(G).__name__}")
+        check_text(name, "name", none_ok=True)
         nodes = list(G.nodes)
         index = {node: i for i, node in enumerate(nodes)}
         m = G.number_of_edges()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
-from tricount.errors import InvalidEdgesError
+from tricount.errors import InvalidArgumentError
 from tricount.generate import rmat
 from tricount.generate.rmat import random_permutation
 
@@ -38,8 +40,6 @@ def test_unpermuted_rmat_is_skewed_towards_low_ids():
 
 
 def test_batches_do_not_change_the_stream(monkeypatch):
-    import importlib
-
     mod = importlib.import_module("tricount.generate.rmat")  # the module, not the function
 
     whole = rmat(9, 8, seed=2)
@@ -58,9 +58,12 @@ def test_quadrant_probabilities_are_parameters():
     assert not src.any() and (dst == 63).all()
 
 
-@pytest.mark.parametrize("kwargs", [dict(scale=-1), dict(scale=41), dict(edge_factor=-1),
-                                    dict(a=0.6, b=0.3, c=0.2), dict(a=-0.1)])
-def test_bad_parameters_raise(kwargs):
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(scale=-1), "scale"), (dict(scale=41), "scale"), (dict(scale=3.5), "scale"),
+    (dict(edge_factor=-1), "edge_factor"), (dict(edge_factor=2.5), "edge_factor"),
+    (dict(seed=1.5), "seed"), (dict(a=0.6, b=0.3, c=0.2), "a \\+ b \\+ c"), (dict(a=-0.1), "a"),
+])
+def test_bad_parameters_raise_naming_the_parameter(kwargs, name):
     args = dict(scale=4, edge_factor=2) | kwargs
-    with pytest.raises(InvalidEdgesError):
+    with pytest.raises(InvalidArgumentError, match=f"^{name} must"):
         rmat(args.pop("scale"), args.pop("edge_factor"), **args)

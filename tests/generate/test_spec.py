@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tricount.errors import InvalidEdgesError
+from tricount.errors import InvalidArgumentError
 from tricount.generate import GENERATORS, generate_spec, is_spec, parse_spec, rmat
 
 
@@ -36,7 +36,7 @@ class TestParseSpec:
         ("ws:n=10,k=4", "lacks p"),
     ])
     def test_errors_name_the_problem(self, spec, message):
-        with pytest.raises(InvalidEdgesError, match=message.replace("(", r"\(")):
+        with pytest.raises(InvalidArgumentError, match=message.replace("(", r"\(")):
             parse_spec(spec)
 
     def test_is_spec(self):

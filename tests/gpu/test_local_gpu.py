@@ -26,7 +26,7 @@ import tricount  # noqa: E402
 from tricount.backends._arrays import support_aligned  # noqa: E402
 from tricount.backends.gpu import GPU  # noqa: E402
 from tricount.cpu.edge_support import edge_support_merge  # noqa: E402
-from tricount.local._prep import oriented_edge_ids  # noqa: E402
+from tricount.prep.edge_ids import oriented_edge_ids  # noqa: E402
 from tricount.prep.orient import OrientedCSR  # noqa: E402
 
 from graphs import NAMED, NOISY  # noqa: E402
@@ -156,8 +156,8 @@ def test_64_bit_vertex_and_edge_ids():
     from tricount.gpu.edge_support import edge_support_counts
     from tricount.gpu.per_vertex import per_vertex_counts
     from tricount.gpu.truss import peel_frontier
-    from tricount.local._prep import adjacency_with_edge_ids
-    from tricount.local._truss import peel
+    from tricount.prep.edge_ids import adjacency_with_edge_ids
+    from tricount.backends._local import peel
 
     g = rmat_graph(9).to_device(cupy)
     o = g.oriented()

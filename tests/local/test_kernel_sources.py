@@ -47,6 +47,7 @@ def test_nvrtc_compiles_what_the_loader_builds(stem, name, defines):
     assert name.encode() in (ptx if isinstance(ptx, bytes) else ptx.encode())
 
 
+@pytest.mark.slow  # seconds per file; CI compiles every .cu with nvcc (scripts/compile_kernels.sh)
 @pytest.mark.parametrize("stem,name", LOCAL_ENTRY_POINTS)
 def test_nvcc_compiles_each_file_alone(stem, name, tmp_path):
     nvcc = shutil.which("nvcc")

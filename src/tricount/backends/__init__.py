@@ -11,15 +11,23 @@ arrays live and returning host (NumPy) results:
 - ``edge_support(graph) -> int64 array`` aligned with ``graph.edges()``
 - ``peel(graph, *, stop_level=None) -> (int32 trussness, uint8 removed)``
 
-Backend modules import their engines only when an operation runs, so choosing
-the CPU never imports CuPy.
+Backend modules import their engines' kernels only when an operation runs, so
+choosing the CPU never imports CuPy, and ``import tricount`` imports no Numba.
+
+>>> backend, reason = get_backend("cpu")
+>>> backend.name, reason
+('cpu', 'requested')
 """
 
 from __future__ import annotations
 
 import logging
 
-from tricount.errors import BackendUnavailableError, TricountError
+import tricount.gpu as gpu_engine  # not "gpu": that name is this package's submodule
+from tricount.backends.cpu import CPU
+from tricount.backends.gpu import GPU
+from tricount.backends.reference import REFERENCE
+from tricount.errors import BackendUnavailableError, check_choice
 
 __all__ = ["BACKENDS", "get_backend"]
 
@@ -30,31 +38,18 @@ log = logging.getLogger("tricount")
 
 def get_backend(requested: str):
     """Return ``(backend, reason)`` for a backend name (see the module doc)."""
-    if requested not in BACKENDS:
-        raise TricountError(f"unknown backend {requested!r}; choose one of {', '.join(BACKENDS)}")
+    check_choice(requested, "backend", BACKENDS)
     if requested == "cpu":
-        from tricount.backends.cpu import CPU
-
         return CPU, "requested"
     if requested == "reference":
-        from tricount.backends.reference import REFERENCE
-
         return REFERENCE, "requested"
-    from tricount.gpu import probe
-
-    usable, why = probe()
+    usable, why = gpu_engine.probe()
     if requested == "gpu":
         if not usable:
             raise BackendUnavailableError(f"backend 'gpu' is unavailable: {why}")
-        from tricount.backends.gpu import GPU
-
         return GPU, f"requested; {why}"
     if usable:
-        from tricount.backends.gpu import GPU
-
         return GPU, f"auto: {why} is usable"
     reason = f"auto: no usable GPU ({why}), using the CPU"
     log.info(reason)
-    from tricount.backends.cpu import CPU
-
     return CPU, reason

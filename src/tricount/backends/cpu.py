@@ -1,19 +1,22 @@
-"""The CPU backend: Numba kernels over the degree-oriented CSR (:mod:`tricount.cpu`)."""
+"""The CPU backend: the Numba kernels of :mod:`tricount.cpu` on the degree-oriented CSR.
+
+Each kernel module compiles (or loads cached) Numba code when imported, so it is
+imported when its operation first runs, never by ``import tricount``.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from tricount.backends._arrays import peel_aligned, support_aligned
+from tricount.backends._local import peel_aligned, support_aligned
+from tricount.cpu import engine
 
 
 class CpuBackend:
     name = "cpu"
 
     def count(self, graph, *, method: str = "auto", **options):
-        from tricount.cpu.engine import count
-
-        return count(graph.to_device(np), method=method, **options)
+        return engine.count(graph, method=method, **options)
 
     def per_vertex(self, graph) -> np.ndarray:
         from tricount.cpu.per_vertex import per_vertex_bitmap

@@ -1,10 +1,14 @@
-"""The GPU backend: CuPy and the CUDA kernels of :mod:`tricount.gpu` (imported on first use)."""
+"""The GPU backend: CuPy and the CUDA kernels of :mod:`tricount.gpu`.
+
+The GPU modules import CuPy and compile kernels, so each is imported when its
+operation first runs, never by ``import tricount`` or by choosing the CPU.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from tricount.backends._arrays import peel_aligned, support_aligned
+from tricount.backends._local import peel_aligned, support_aligned
 from tricount.prep.xp import to_host
 
 

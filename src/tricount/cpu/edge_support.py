@@ -9,13 +9,14 @@ Counted once: a triangle a < b < c in (degree, id) order is found only from
 the edge a -> b, as the common out-neighbour c met while merging N+(a) with
 N+(b). The merge stands at c's position in row a (the edge a -> c) and in row
 b (the edge b -> c), so all three edges are known without a search.
-Work: one parallel iteration per vertex u; for each v in N+(u), a two-pointer
-merge of N+(u) and N+(v). Roles decide who writes: the edges u -> v and
-u -> c lie in row u, which only this iteration touches in those roles, so
+Work: per vertex u, for each v in N+(u), a two-pointer merge of N+(u) and
+N+(v). Roles decide who writes: the edges u -> v and u -> c lie in row u,
+which only the thread working on u touches in those roles, so
 their credits are plain adds into ``support``; the edge v -> c lies in row v,
 which another thread may be crediting at the same time, so that credit is an
 atomic add into a second array, ``support_top``. The two are summed at the
-end. Dynamic chunks balance skewed rows; counts are int64.
+end. Rows go out in small chunks (:mod:`tricount.cpu._common`); counts are
+int64.
 """
 
 from __future__ import annotations
@@ -24,48 +25,49 @@ import numba
 import numpy as np
 
 from tricount.cpu._atomic import atomic_add
+from tricount.cpu._common import CHUNK_VERTICES, claim, run_chunked
 
-#: Vertices per work chunk (the provenance of :data:`tricount.cpu.merge.CHUNK_VERTICES`).
-CHUNK_VERTICES = 64
 
-__all__ = ["edge_support_merge"]
+@numba.njit(inline="always")
+def support_from_row(indptr, indices, u, support, support_top):
+    """Credit the three edges of every triangle found from row ``u`` (see the module doc)."""
+    u_begin, u_end = indptr[u], indptr[u + 1]
+    for k in range(u_begin, u_end):
+        v = indices[k]
+        a = u_begin
+        b = indptr[v]
+        b_end = indptr[v + 1]
+        on_uv = np.int64(0)
+        while a < u_end and b < b_end:
+            x = indices[a]
+            y = indices[b]
+            if x < y:
+                a += 1
+            elif x > y:
+                b += 1
+            else:  # c = x: the triangle u -> v -> c with u -> c
+                on_uv += 1
+                support[a] += 1              # u -> c: row u, this iteration's alone
+                atomic_add(support_top, b, 1)  # v -> c: row v, shared
+                a += 1
+                b += 1
+        support[k] += on_uv
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
-def _edge_support_merge(indptr, indices, support, support_top):
+def _edge_support_merge(indptr, indices, support, support_top, cursor, workers):
     n = indptr.shape[0] - 1
-    for u in numba.prange(n):
-        u_begin = indptr[u]
-        u_end = indptr[u + 1]
-        for k in range(u_begin, u_end):
-            v = indices[k]
-            a = u_begin
-            b = indptr[v]
-            b_end = indptr[v + 1]
-            on_uv = np.int64(0)
-            while a < u_end and b < b_end:
-                x = indices[a]
-                y = indices[b]
-                if x < y:
-                    a += 1
-                elif x > y:
-                    b += 1
-                else:  # c = x: the triangle u -> v -> c with u -> c
-                    on_uv += 1
-                    support[a] += 1              # u -> c: row u, this iteration's alone
-                    atomic_add(support_top, b, 1)  # v -> c: row v, shared
-                    a += 1
-                    b += 1
-            support[k] += on_uv
+    for _worker in numba.prange(workers):
+        begin, end = claim(cursor, n, CHUNK_VERTICES)
+        while begin < n:
+            for u in range(begin, end):
+                support_from_row(indptr, indices, u, support, support_top)
+            begin, end = claim(cursor, n, CHUNK_VERTICES)
 
 
 def edge_support_merge(oriented) -> np.ndarray:
     """Support of every edge (int64), indexed by position in a degree-oriented CSR."""
-    support = np.zeros(oriented.n_edges, dtype=np.int64)
-    if oriented.n_edges == 0:
-        return support
-    support_top = np.zeros(oriented.n_edges, dtype=np.int64)
-    with numba.parallel_chunksize(CHUNK_VERTICES):
-        _edge_support_merge(oriented.indptr, oriented.indices, support, support_top)
-    support += support_top
-    return support
+    support, support_top = np.zeros((2, oriented.n_edges), dtype=np.int64)  # see the module doc
+    if oriented.n_edges:
+        run_chunked(_edge_support_merge, oriented.indptr, oriented.indices, support, support_top)
+    return support + support_top

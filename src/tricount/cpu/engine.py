@@ -1,18 +1,24 @@
-"""The CPU backend: resolve a method, orient the graph, run the counter, time each phase."""
+"""The CPU backend's count: resolve a method, orient the graph, run the counter, time each phase."""
 
 from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from tricount.cpu import CPU_METHODS, GPU_ONLY_METHODS
 from tricount.errors import UnknownMethodError
 from tricount.result import EngineResult
+
+#: Why ``auto`` is ``bitmap``: measured on every graph of benchmarks/results/cpu*.md.
+AUTO_REASON = ("auto: bitmap beat merge on every measured CPU graph (1.4-2.4x, "
+               "docs/performance.md)")
 
 
 def resolve_method(method: str) -> tuple[str, str]:
     """Return ``(method, reason)`` for a requested CPU method name."""
     if method == "auto":
-        return "bitmap", "auto: bitmap beat merge on every measured CPU graph (1.4-2.4x, benchmarks/results/cpu*.md)"
+        return "bitmap", AUTO_REASON
     if method in CPU_METHODS:
         return method, "requested"
     if method in GPU_ONLY_METHODS:
@@ -25,23 +31,33 @@ def resolve_method(method: str) -> tuple[str, str]:
     )
 
 
+def _counter(name: str):
+    """The counting function of a CPU method (its module compiles Numba code or loads SciPy,
+    so it is imported only when that method runs)."""
+    if name == "merge":
+        from tricount.cpu.merge import count_merge
+
+        return count_merge
+    if name == "bitmap":
+        from tricount.cpu.bitmap import count_bitmap
+
+        return count_bitmap
+    from tricount.cpu.spgemm import count_spgemm
+
+    return count_spgemm
+
+
 def count(graph, *, method: str = "auto", **options) -> EngineResult:
     """Count the triangles of a :class:`~tricount.CSRGraph` on the CPU."""
     if options:
         raise UnknownMethodError(
             f"the CPU backend takes no method options, got {', '.join(sorted(options))}")
     name, reason = resolve_method(method)
-    graph = graph.to_device(__import__("numpy"))
+    graph = graph.to_device(np)
     t0 = time.perf_counter()
     oriented = graph.oriented()
     t1 = time.perf_counter()
-    if name == "merge":
-        from tricount.cpu.merge import count_merge as counter
-    elif name == "bitmap":
-        from tricount.cpu.bitmap import count_bitmap as counter
-    else:
-        from tricount.cpu.spgemm import count_spgemm as counter
-    n_triangles = counter(oriented)
+    n_triangles = _counter(name)(oriented)
     t2 = time.perf_counter()
     return EngineResult(n_triangles, name, reason,
                         {"preprocess_s": t1 - t0, "count_s": t2 - t1, "kernel_s": t2 - t1})

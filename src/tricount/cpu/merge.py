@@ -6,9 +6,9 @@ Precondition: the degree-oriented CSR of :func:`tricount.prep.orient_by_degree`
 Counted once: a triangle a < b < c in (degree, id) order is seen only from the
 edge a -> b, as the common out-neighbour c of a and b; no other oriented edge
 has both other corners in its two out-lists.
-Work: one parallel iteration per vertex u; for each out-neighbour v of u it
-merges the sorted lists N+(u) and N+(v) with two pointers, one comparison per
-step. Iterations are handed out in small chunks (dynamic scheduling), because
+Work: per vertex u, for each out-neighbour v of u, a merge of the sorted lists
+N+(u) and N+(v) with two pointers, one comparison per step. Vertices are handed
+out to the threads in small chunks (:mod:`tricount.cpu._common`), because
 per-vertex work varies by orders of magnitude on skewed graphs.
 Counts are int64 in every thread and in the reduction.
 """
@@ -18,9 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-#: Vertices per work chunk; small chunks balance skewed rows. A chosen default,
-#: not yet tuned by measurement.
-CHUNK_VERTICES = 64
+from tricount.cpu._common import CHUNK_VERTICES, claim, run_chunked
 
 
 @numba.njit(inline="always")
@@ -41,21 +39,24 @@ def intersect_sorted(indices, a, a_end, b, b_end):
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
-def _count_merge(indptr, indices):
+def _count_merge(indptr, indices, cursor, workers):
     n = indptr.shape[0] - 1
     total = np.int64(0)
-    for u in numba.prange(n):
-        u_begin = indptr[u]
-        u_end = indptr[u + 1]
+    for _worker in numba.prange(workers):
         local = np.int64(0)
-        for k in range(u_begin, u_end):
-            v = indices[k]
-            local += intersect_sorted(indices, u_begin, u_end, indptr[v], indptr[v + 1])
+        begin, end = claim(cursor, n, CHUNK_VERTICES)
+        while begin < n:
+            for u in range(begin, end):
+                u_begin = indptr[u]
+                u_end = indptr[u + 1]
+                for k in range(u_begin, u_end):
+                    v = indices[k]
+                    local += intersect_sorted(indices, u_begin, u_end, indptr[v], indptr[v + 1])
+            begin, end = claim(cursor, n, CHUNK_VERTICES)
         total += local
     return total
 
 
 def count_merge(oriented) -> int:
     """Triangles of a degree-oriented CSR (NumPy arrays) by two-pointer merges."""
-    with numba.parallel_chunksize(CHUNK_VERTICES):
-        return int(_count_merge(oriented.indptr, oriented.indices))
+    return int(run_chunked(_count_merge, oriented.indptr, oriented.indices))

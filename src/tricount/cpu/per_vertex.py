@@ -7,13 +7,14 @@ Precondition: the degree-oriented CSR of :func:`tricount.prep.orient_by_degree`
 Counted once: a triangle a < b < c in (degree, id) order is found only with a
 as the anchor, b in N+(a) and c in both N+(a) and N+(b); at that moment the
 thread credits a, b and c once each.
-Work: one parallel iteration per anchor u, as in :mod:`tricount.cpu.bitmap`: the
-thread marks N+(u) in its own byte map, probes every w in N+(v) for each v in
+Work: per anchor u, as in :mod:`tricount.cpu.bitmap`: the thread marks N+(u)
+in its worker's byte map, probes every w in N+(v) for each v in
 N+(u), then clears its marks. Each hit credits w at once (one atomic add per
 triangle); v is credited once per (u, v) with its hits, and u once per anchor.
 Every corner may be credited by any thread (a vertex is anchor for some
 triangles and middle or top for others), so every credit is an atomic add.
-Dynamic chunks balance skewed anchors. Counts are int64 throughout.
+Anchors go out in small chunks (:mod:`tricount.cpu._common`). Counts are int64
+throughout.
 """
 
 from __future__ import annotations
@@ -22,40 +23,34 @@ import numba
 import numpy as np
 
 from tricount.cpu._atomic import atomic_add
-
-#: Anchors per work chunk (the provenance of :data:`tricount.cpu.merge.CHUNK_VERTICES`).
-CHUNK_VERTICES = 64
-
-__all__ = ["per_vertex_bitmap"]
+from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
 
 
-@numba.njit(parallel=True, cache=True, nogil=True)
-def _per_vertex_bitmap(indptr, indices, marks, per_vertex):
-    n = indptr.shape[0] - 1
-    for u in numba.prange(n):
-        u_begin = indptr[u]
-        u_end = indptr[u + 1]
-        if u_end - u_begin < 2:
-            continue  # a triangle needs two out-neighbours at its anchor
-        mark = marks[numba.get_thread_id()]
-        for k in range(u_begin, u_end):
-            mark[indices[k]] = 1
-        at_u = np.int64(0)
-        for k in range(u_begin, u_end):
-            v = indices[k]
-            at_v = np.int64(0)
-            for j in range(indptr[v], indptr[v + 1]):
-                w = indices[j]
-                if mark[w]:
-                    atomic_add(per_vertex, w, 1)
-                    at_v += 1
-            if at_v:
-                atomic_add(per_vertex, v, at_v)
-            at_u += at_v
-        for k in range(u_begin, u_end):
-            mark[indices[k]] = 0
-        if at_u:
-            atomic_add(per_vertex, u, at_u)
+@numba.njit(inline="always")
+def credit_at_anchor(indptr, indices, mark, u, per_vertex):
+    """Credit the corners of every triangle whose lowest corner is ``u`` (``mark`` zeroed)."""
+    u_begin = indptr[u]
+    u_end = indptr[u + 1]
+    if u_end - u_begin < 2:
+        return  # a triangle needs two out-neighbours at its anchor
+    for k in range(u_begin, u_end):
+        mark[indices[k]] = 1
+    at_u = np.int64(0)
+    for k in range(u_begin, u_end):
+        v = indices[k]
+        at_v = np.int64(0)
+        for j in range(indptr[v], indptr[v + 1]):
+            w = indices[j]
+            if mark[w]:
+                atomic_add(per_vertex, w, 1)
+                at_v += 1
+        if at_v:
+            atomic_add(per_vertex, v, at_v)
+        at_u += at_v
+    for k in range(u_begin, u_end):
+        mark[indices[k]] = 0
+    if at_u:
+        atomic_add(per_vertex, u, at_u)
 
 
 def per_vertex_bitmap(oriented) -> np.ndarray:
@@ -63,7 +58,18 @@ def per_vertex_bitmap(oriented) -> np.ndarray:
     per_vertex = np.zeros(oriented.n_vertices, dtype=np.int64)
     if oriented.n_edges == 0:
         return per_vertex
-    marks = np.zeros((numba.get_num_threads(), oriented.n_vertices), dtype=np.uint8)
-    with numba.parallel_chunksize(CHUNK_VERTICES):
-        _per_vertex_bitmap(oriented.indptr, oriented.indices, marks, per_vertex)
+    marks = np.zeros((n_workers(), oriented.n_vertices), dtype=np.uint8)
+    run_chunked(_per_vertex_bitmap, oriented.indptr, oriented.indices, marks, per_vertex)
     return per_vertex
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _per_vertex_bitmap(indptr, indices, marks, per_vertex, cursor, workers):
+    n = indptr.shape[0] - 1
+    for worker in numba.prange(workers):
+        mark = marks[worker]
+        begin, end = claim(cursor, n, CHUNK_VERTICES)
+        while begin < n:
+            for u in range(begin, end):
+                credit_at_anchor(indptr, indices, mark, u, per_vertex)
+            begin, end = claim(cursor, n, CHUNK_VERTICES)

@@ -1,7 +1,7 @@
 """CPU truss peeling: one frontier of edges removed in parallel (PKT's inner step).
 
 Computes: one step of the level-synchronous truss decomposition driven by
-:func:`tricount.local._truss.peel`. Every edge of the frontier ``curr`` has
+:func:`tricount.backends._local.peel`. Every edge of the frontier ``curr`` has
 support exactly ``level`` among the edges still present; removing the frontier
 destroys every triangle that contains one of its edges, and the step lowers
 the support of each surviving edge of those triangles by one per triangle.
@@ -9,7 +9,7 @@ An edge whose support falls from ``level + 1`` to ``level`` joins the next
 frontier; supports never fall below ``level`` (a decrement that would is
 undone), because an edge at ``level`` is removed at this level anyway.
 Preconditions: the symmetric CSR with an undirected edge id per entry
-(:func:`tricount.local._prep.adjacency_with_edge_ids`); ``processed`` marks the
+(:func:`tricount.prep.edge_ids.adjacency_with_edge_ids`); ``processed`` marks the
 edges removed in earlier steps and ``in_curr`` the frontier.
 Counted once: a destroyed triangle (e, e1, e2) with e in the frontier lowers
 e1 and e2 when neither is in the frontier; when e1 is in the frontier too,
@@ -30,6 +30,7 @@ import numba
 import numpy as np
 
 from tricount.cpu._atomic import atomic_add
+from tricount.cpu._common import claim, run_chunked
 
 #: Frontier edges per work chunk; small, because one hub edge can cost as much
 #: as thousands of others (same provenance as the merge counter's chunks).
@@ -41,8 +42,6 @@ CHUNK_EDGES = 16
 #: thread takes for a few thousand R-MAT frontier edges. Quiet machines start
 #: threads faster, so this errs towards fewer parallel regions.
 SERIAL_FRONTIER_EDGES = 4096
-
-__all__ = ["peel_frontier"]
 
 
 @numba.njit(inline="always")
@@ -67,61 +66,78 @@ def _lower(support, edge, level, next_buf, next_count):
         atomic_add(support, edge, 1)  # already at the level: it leaves at this level anyway
 
 
+@numba.njit(inline="always")
+def _peel_edge(i, adj_indptr, adj_cols, adj_eid, edge_lo, edge_hi, curr, level, support,
+               in_curr, processed, next_buf, next_count):
+    """Remove the triangles of frontier edge ``curr[i]`` from its neighbours' supports."""
+    e = curr[i]
+    u = edge_lo[e]
+    v = edge_hi[e]
+    a_begin = adj_indptr[u]
+    a_end = adj_indptr[u + 1]
+    b_begin = adj_indptr[v]
+    b_end = adj_indptr[v + 1]
+    if a_end - a_begin > b_end - b_begin:  # walk the shorter list, search the longer
+        a_begin, b_begin = b_begin, a_begin
+        a_end, b_end = b_end, a_end
+    # Binary search costs |short| log2 |long| reads, a merge |short| + |long|:
+    # take the cheaper one for this edge.
+    n_short = a_end - a_begin
+    n_long = b_end - b_begin
+    search = n_short * np.log2(n_long + 1) < n_short + n_long
+    p = a_begin
+    lo = b_begin
+    while p < a_end and lo < b_end:
+        w = adj_cols[p]
+        if search:
+            lo = _lower_bound(adj_cols, lo, b_end, w)
+            if lo == b_end:
+                break
+        elif adj_cols[lo] < w:
+            lo += 1
+            continue
+        if adj_cols[lo] != w:  # w is not in the longer list
+            p += 1
+            continue
+        e1 = adj_eid[p]
+        e2 = adj_eid[lo]
+        p += 1
+        lo += 1
+        if processed[e1] or processed[e2]:
+            continue  # destroyed in an earlier step
+        c1 = in_curr[e1]
+        c2 = in_curr[e2]
+        if not c1 and not c2:
+            _lower(support, e1, level, next_buf, next_count)
+            _lower(support, e2, level, next_buf, next_count)
+        elif c1 and not c2:
+            if e < e1:
+                _lower(support, e2, level, next_buf, next_count)
+        elif c2 and not c1:
+            if e < e2:
+                _lower(support, e1, level, next_buf, next_count)
+
+
 @numba.njit(parallel=True, cache=True, nogil=True)
 def _peel_frontier(adj_indptr, adj_cols, adj_eid, edge_lo, edge_hi, curr, level, support,
-                   in_curr, processed, next_buf, next_count):
-    for i in numba.prange(curr.shape[0]):
-        e = curr[i]
-        u = edge_lo[e]
-        v = edge_hi[e]
-        a_begin = adj_indptr[u]
-        a_end = adj_indptr[u + 1]
-        b_begin = adj_indptr[v]
-        b_end = adj_indptr[v + 1]
-        if a_end - a_begin > b_end - b_begin:  # walk the shorter list, search the longer
-            a_begin, b_begin = b_begin, a_begin
-            a_end, b_end = b_end, a_end
-        # Binary search costs |short| log2 |long| reads, a merge |short| + |long|:
-        # take the cheaper one for this edge.
-        n_short = a_end - a_begin
-        n_long = b_end - b_begin
-        search = n_short * np.log2(n_long + 1) < n_short + n_long
-        p = a_begin
-        lo = b_begin
-        while p < a_end and lo < b_end:
-            w = adj_cols[p]
-            if search:
-                lo = _lower_bound(adj_cols, lo, b_end, w)
-                if lo == b_end:
-                    break
-            elif adj_cols[lo] < w:
-                lo += 1
-                continue
-            if adj_cols[lo] != w:  # w is not in the longer list
-                p += 1
-                continue
-            e1 = adj_eid[p]
-            e2 = adj_eid[lo]
-            p += 1
-            lo += 1
-            if processed[e1] or processed[e2]:
-                continue  # destroyed in an earlier step
-            c1 = in_curr[e1]
-            c2 = in_curr[e2]
-            if not c1 and not c2:
-                _lower(support, e1, level, next_buf, next_count)
-                _lower(support, e2, level, next_buf, next_count)
-            elif c1 and not c2:
-                if e < e1:
-                    _lower(support, e2, level, next_buf, next_count)
-            elif c2 and not c1:
-                if e < e2:
-                    _lower(support, e1, level, next_buf, next_count)
+                   in_curr, processed, next_buf, next_count, cursor, workers):
+    n = curr.shape[0]
+    for _worker in numba.prange(workers):
+        begin, end = claim(cursor, n, CHUNK_EDGES)
+        while begin < n:
+            for i in range(begin, end):
+                _peel_edge(i, adj_indptr, adj_cols, adj_eid, edge_lo, edge_hi, curr, level,
+                           support, in_curr, processed, next_buf, next_count)
+            begin, end = claim(cursor, n, CHUNK_EDGES)
 
 
-# The same loop without threads, for frontiers too small to pay for waking them.
-_peel_frontier_serial = numba.njit(cache=True, nogil=True)(
-    getattr(_peel_frontier, "py_func", _peel_frontier))  # plain Python under NUMBA_DISABLE_JIT
+@numba.njit(cache=True, nogil=True)
+def _peel_frontier_serial(adj_indptr, adj_cols, adj_eid, edge_lo, edge_hi, curr, level, support,
+                          in_curr, processed, next_buf, next_count):
+    """The same step without threads, for frontiers too small to pay for waking them."""
+    for i in range(curr.shape[0]):
+        _peel_edge(i, adj_indptr, adj_cols, adj_eid, edge_lo, edge_hi, curr, level, support,
+                   in_curr, processed, next_buf, next_count)
 
 
 def peel_frontier(adjacency, edge_lo, edge_hi, curr, level, support, in_curr, processed,
@@ -138,6 +154,5 @@ def peel_frontier(adjacency, edge_lo, edge_hi, curr, level, support, in_curr, pr
     if curr.shape[0] < SERIAL_FRONTIER_EDGES:
         _peel_frontier_serial(*args)
     else:
-        with numba.parallel_chunksize(CHUNK_EDGES):
-            _peel_frontier(*args)
+        run_chunked(_peel_frontier, *args)
     return int(next_count[0])

@@ -6,33 +6,30 @@ CuPy), so a generator that uses it gives bit-identical arrays on both.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
-from tricount.errors import InvalidEdgesError
+from tricount.errors import InvalidArgumentError, check_count
 
 
-def check_int(name: str, value, *, low: int = 0, high: int | None = None) -> int:
-    """``value`` as a Python int in ``[low, high]``, or InvalidEdgesError naming it."""
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise InvalidEdgesError(f"{name} must be an integer, got {value!r}") from None
-    if value < low or (high is not None and value > high):
-        bound = f"{low} .. {high}" if high is not None else f">= {low}"
-        raise InvalidEdgesError(f"{name} must be {bound}, got {value}")
+def check_int(name: str, value, *, low: int | None = 0, high: int | None = None) -> int:
+    """``value`` as a Python int in ``[low, high]`` (None: unbounded), or
+    :class:`~tricount.InvalidArgumentError` naming it."""
+    value = check_count(value, name, minimum=None)
+    if (low is not None and value < low) or (high is not None and value > high):
+        bound = (f"{low} .. {high}" if low is not None and high is not None
+                 else f">= {low}" if low is not None else f"<= {high}")
+        raise InvalidArgumentError(f"{name} must be {bound}, got {value}")
     return value
 
 
 def check_probability(name: str, value) -> float:
-    """``value`` as a float in ``[0, 1]``, or InvalidEdgesError naming it."""
+    """``value`` as a float in ``[0, 1]``, or :class:`~tricount.InvalidArgumentError` naming it."""
     try:
         value = float(value)
     except (TypeError, ValueError):
-        raise InvalidEdgesError(f"{name} must be a number in [0, 1], got {value!r}") from None
+        raise InvalidArgumentError(f"{name} must be a number in [0, 1], got {value!r}") from None
     if not 0.0 <= value <= 1.0:
-        raise InvalidEdgesError(f"{name} must be in [0, 1], got {value}")
+        raise InvalidArgumentError(f"{name} must be in [0, 1], got {value}")
     return value
 
 

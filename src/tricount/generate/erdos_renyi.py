@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from tricount.errors import InvalidEdgesError
+from tricount.errors import InvalidArgumentError
 from tricount.generate._common import check_int, n_pairs, unrank_pairs
 from tricount.generate._hash import below, stream_key
 from tricount.prep.canonical import MAX_VERTICES
@@ -67,7 +67,7 @@ def erdos_renyi(n: int, m: int, *, seed: int = 1, xp=np):
     pairs = n_pairs(n)
     m = check_int("m", m)
     if m > pairs:
-        raise InvalidEdgesError(
+        raise InvalidArgumentError(
             f"G(n, m) with n = {n} has at most {pairs} edges, got m = {m}; lower m or raise n"
         )
     key = stream_key(seed, _RANK_STREAM)

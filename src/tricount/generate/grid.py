@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.errors import InvalidEdgesError
+from tricount.errors import InvalidArgumentError
 from tricount.generate._common import check_int
 from tricount.prep.canonical import MAX_VERTICES
 
@@ -48,9 +48,9 @@ def grid(rows: int, cols: int, *, periodic: bool = False, xp=np):
     rows = check_int("rows", rows)
     cols = check_int("cols", cols)
     if rows * cols > MAX_VERTICES:
-        raise InvalidEdgesError(f"a {rows} x {cols} grid has more than {MAX_VERTICES} vertices")
+        raise InvalidArgumentError(f"a {rows} x {cols} grid has more than {MAX_VERTICES} vertices")
     if periodic and min(rows, cols) < 3:
-        raise InvalidEdgesError(
+        raise InvalidArgumentError(
             f"a periodic grid needs both sides >= 3 (smaller sides repeat edges), "
             f"got {rows} x {cols}"
         )

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.errors import InvalidEdgesError
+from tricount.errors import InvalidArgumentError
+from tricount.generate._common import check_int, check_probability
 from tricount.generate._hash import splitmix64, stream_key, uniform
 
 #: graph500 initiator probabilities.
@@ -51,12 +52,12 @@ def rmat(scale: int, edge_factor: int = 16, *, seed: int = 1, a: float = GRAPH50
     >>> src.shape, int(src.max()) < 16
     ((32,), True)
     """
-    if not (0 <= scale <= 40):
-        raise InvalidEdgesError(f"scale must be in 0 .. 40, got {scale}")
-    if edge_factor < 0:
-        raise InvalidEdgesError(f"edge factor must be non-negative, got {edge_factor}")
-    if min(a, b, c) < 0 or a + b + c > 1:
-        raise InvalidEdgesError(f"need a, b, c >= 0 and a + b + c <= 1, got {a}, {b}, {c}")
+    scale = check_int("scale", scale, high=40)
+    edge_factor = check_int("edge_factor", edge_factor)
+    seed = check_int("seed", seed, low=None)
+    a, b, c = (check_probability(name, p) for name, p in (("a", a), ("b", b), ("c", c)))
+    if a + b + c > 1:
+        raise InvalidArgumentError(f"a + b + c must be at most 1, got {a} + {b} + {c}")
     n_edges = edge_factor << scale
     src = xp.empty(n_edges, dtype=xp.int64)
     dst = xp.empty(n_edges, dtype=xp.int64)

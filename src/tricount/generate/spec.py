@@ -19,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 
-from tricount.errors import InvalidEdgesError
+from tricount.errors import InvalidArgumentError
 from tricount.generate.barabasi_albert import barabasi_albert, barabasi_albert_name
 from tricount.generate.complete import complete, complete_name
 from tricount.generate.erdos_renyi import erdos_renyi, erdos_renyi_name
@@ -166,7 +166,7 @@ def _convert(param: Param, raw: str, spec: str):
             return _to_int(raw)
         return param.kind(raw)
     except ValueError:
-        raise InvalidEdgesError(
+        raise InvalidArgumentError(
             f"generator spec {spec!r}: {param.name}={raw!r} is not a valid {param.kind.__name__}"
         ) from None
 
@@ -176,12 +176,12 @@ def parse_spec(spec: str) -> tuple[Generator, dict]:
 
     Integers accept ``_`` separators and exact powers written like ``1e6``;
     booleans accept true/false, yes/no, on/off, 1/0. Unknown or missing keys
-    raise :class:`~tricount.InvalidEdgesError` naming the generator's keys.
+    raise :class:`~tricount.InvalidArgumentError` naming the generator's keys.
     """
     name, _, body = str(spec).partition(":")
     generator = find_generator(name.strip())
     if generator is None:
-        raise InvalidEdgesError(
+        raise InvalidArgumentError(
             f"unknown generator {name!r} in {spec!r}; generators: {', '.join(GENERATORS)}")
     keys = ", ".join(p.name for p in generator.params)
     kwargs = {}
@@ -189,13 +189,13 @@ def parse_spec(spec: str) -> tuple[Generator, dict]:
         key, sep, raw = item.partition("=")
         param = generator.param(key.strip())
         if not sep or param is None:
-            raise InvalidEdgesError(
+            raise InvalidArgumentError(
                 f"generator spec {spec!r}: expected key=value with a key among {keys}, "
                 f"got {item!r}")
         kwargs[param.name] = _convert(param, raw.strip(), spec)
     missing = [p.name for p in generator.params if p.required and p.name not in kwargs]
     if missing:
-        raise InvalidEdgesError(
+        raise InvalidArgumentError(
             f"generator spec {spec!r} lacks {', '.join(missing)} "
             f"(e.g. {generator.name}:{','.join(f'{m}=...' for m in missing)})")
     full = {p.name: kwargs.get(p.name, p.default) for p in generator.params}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.errors import InvalidEdgesError
+from tricount.errors import InvalidArgumentError
 from tricount.generate._common import check_int, check_probability
 from tricount.generate._hash import below, bernoulli, stream_key
 from tricount.prep.canonical import MAX_VERTICES
@@ -65,7 +65,7 @@ def watts_strogatz(n: int, k: int, p: float, *, seed: int = 1, xp=np):
     k = check_int("k", k)
     p = check_probability("p", p)
     if k % 2 or (k and k >= n):
-        raise InvalidEdgesError(f"k must be even and below n = {n}, got k = {k}")
+        raise InvalidArgumentError(f"k must be even and below n = {n}, got k = {k}")
     half = k // 2
     edge = xp.arange(n * half, dtype=xp.int64)
     src = edge // max(half, 1)

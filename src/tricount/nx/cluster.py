@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-import tricount
+from tricount import local
 from tricount.nx._decorators import networkx_algorithm
 from tricount.nx._engine import MULTIGRAPH_MESSAGE, engine_backend
 
@@ -46,7 +46,7 @@ def _undirected(G):
 def triangles(G, nodes=None):
     if nodes is not None and G.is_multigraph():
         raise nx.NetworkXNotImplemented(MULTIGRAPH_MESSAGE)
-    per_vertex = tricount.triangles(G.csr, backend=engine_backend())
+    per_vertex = local.triangles(G.csr, backend=engine_backend())
     return G.node_values(per_vertex, nodes)
 
 
@@ -58,7 +58,7 @@ def triangles(G, nodes=None):
 def clustering(G, nodes=None, weight=None):
     if G.is_multigraph():
         raise nx.NetworkXNotImplemented(MULTIGRAPH_MESSAGE)
-    values = tricount.clustering(G.csr, backend=engine_backend())
+    values = local.clustering(G.csr, backend=engine_backend())
     return G.node_values(values, nodes, zero=0)
 
 
@@ -82,5 +82,5 @@ def average_clustering(G, nodes=None, weight=None, count_zeros=True):
 def transitivity(G):
     if G.is_multigraph():
         raise nx.NetworkXNotImplemented(MULTIGRAPH_MESSAGE)
-    value = tricount.transitivity(G.csr, backend=engine_backend())
+    value = local.transitivity(G.csr, backend=engine_backend())
     return 0 if value == 0 else value

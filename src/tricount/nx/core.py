@@ -15,7 +15,7 @@ import math
 
 import networkx as nx
 
-import tricount
+from tricount import local
 from tricount.nx._decorators import networkx_algorithm
 from tricount.nx._engine import engine_backend
 from tricount.nx.graph import to_networkx
@@ -32,5 +32,5 @@ def k_truss(G, k):
             "Input graph has self loops which is not permitted; "
             "Consider using G.remove_edges_from(nx.selfloop_edges(G))."
         )
-    truss = tricount.k_truss(G.csr, math.ceil(k), backend=engine_backend())
+    truss = local.k_truss(G.csr, math.ceil(k), backend=engine_backend())
     return to_networkx(G.subgraph(truss))

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tricount.errors import InvalidEdgesError, UnsupportedGraphError
+from tricount.errors import InvalidEdgesError, UnsupportedGraphError, check_count
 from tricount.prep.accel import lookup
 from tricount.prep.xp import array_namespace, index_dtype
 
-MAX_VERTEX_ID = np.iinfo(np.int64).max
+MAX_INT64 = np.iinfo(np.int64).max
 # Keys pack (lo * n + hi) << 1 into 64 bits: n * n * 2 must stay below 2**64.
 MAX_VERTICES = 3_037_000_499
 # Use a presence array instead of a sort to compact ids when max id is at most
@@ -46,11 +46,14 @@ class CanonicalEdges:
 
 
 def validate_edge_arrays(src, dst):
-    """Check and convert edge endpoint arrays to int64 of the same namespace.
+    """Check edge endpoint arrays and convert them to one integer type of the same namespace.
 
+    Ids are any integers in ``0 .. 2**64-1``: both arrays come back as int64,
+    or as uint64 when an id is above 2**63-1 (ids are compacted, so their size
+    costs nothing later). Floating-point ids must be whole and below 2**63.
     Raises :class:`InvalidEdgesError` for mismatched lengths, non-1-D input,
-    non-numeric or boolean dtypes, negative ids, ids above 2**63-1, and
-    floating-point ids that are not whole numbers.
+    non-numeric or boolean values, negative or larger ids, and fractions: a
+    value is never truncated or wrapped.
     """
     xp = array_namespace(src, dst)
     src = xp.asarray(src) if xp is not np else _as_numpy(src, "src")
@@ -63,26 +66,47 @@ def validate_edge_arrays(src, dst):
         raise InvalidEdgesError(
             f"src and dst must have the same length, got {src.shape[0]} and {dst.shape[0]}"
         )
-    return _to_int64(src, "src", xp), _to_int64(dst, "dst", xp)
+    src, dst = _to_ids(src, "src", xp), _to_ids(dst, "dst", xp)
+    if src.dtype != dst.dtype:  # one holds ids above 2**63-1: both unsigned (all are >= 0)
+        src, dst = src.astype(xp.uint64), dst.astype(xp.uint64)
+    return src, dst
 
 
 def _as_numpy(a, name):
+    """``a`` as a NumPy array whose dtype holds every value exactly (see :func:`_exact_ids`)."""
     try:
         arr = np.asarray(a)
     except (OverflowError, ValueError, TypeError) as exc:
         raise InvalidEdgesError(f"{name} is not an array of vertex ids: {exc}") from None
+    if arr.ndim != 1:
+        return arr  # refused by the caller
     if arr.dtype == object:
-        # Python ints too large for int64, or mixed objects.
-        try:
-            arr = arr.astype(np.int64)
-        except (OverflowError, ValueError, TypeError):
-            raise InvalidEdgesError(
-                f"{name} holds values that are not vertex ids in 0 .. 2**63-1"
-            ) from None
+        return _exact_ids(arr.tolist(), name)
+    if arr.dtype.kind == "f" and not isinstance(a, np.ndarray):
+        return _exact_ids(list(a), name)  # NumPy reads Python ints past 2**63 as floats
     return arr
 
 
-def _to_int64(a, name, xp):
+def _exact_ids(values: list, name):
+    """An array of Python values: int64 or uint64 when every value is an integer, else
+    NumPy's own reading (floats are checked for fractions by :func:`_to_ids`)."""
+    if any(isinstance(v, (bool, np.bool_)) for v in values):
+        raise InvalidEdgesError(f"{name} must hold integer vertex ids, got a boolean")
+    if all(isinstance(v, (int, np.integer)) for v in values):
+        for dtype in (np.int64, np.uint64):
+            try:
+                return np.array(values, dtype=dtype)
+            except OverflowError:
+                continue
+        raise InvalidEdgesError(f"{name} holds values that are not vertex ids in 0 .. 2**64-1")
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "if":
+        raise InvalidEdgesError(f"{name} holds values that are not vertex ids in 0 .. 2**64-1")
+    return arr
+
+
+def _to_ids(a, name, xp):
+    """int64 ids, or uint64 when some id needs the 64th bit; refuse anything inexact."""
     kind = a.dtype.kind
     if a.size == 0:
         return a.astype(xp.int64)
@@ -101,13 +125,13 @@ def _to_int64(a, name, xp):
         if bool((a < 0).any()):
             raise InvalidEdgesError(f"{name} holds a negative vertex id ({float(a.min())})")
         if bool((a >= 2.0**63).any()):
-            raise InvalidEdgesError(f"{name} holds a vertex id above 2**63-1")
+            raise InvalidEdgesError(
+                f"{name} holds a floating-point vertex id of 2**63 or more; pass larger ids "
+                "as integers (uint64)")
         return a.astype(xp.int64)
     if kind == "u":
-        if a.dtype.itemsize == 8 and bool((a > MAX_VERTEX_ID).any()):
-            raise InvalidEdgesError(
-                f"{name} holds a vertex id above 2**63-1 ({int(a.max())})"
-            )
+        if a.dtype.itemsize == 8 and int(a.max()) > MAX_INT64:
+            return a
         return a.astype(xp.int64)
     lowest = int(a.min())  # one reduction, no temporary mask
     if lowest < 0:
@@ -118,7 +142,8 @@ def _to_int64(a, name, xp):
 def compact_ids(src, dst):
     """Map the ids that occur to ``0 .. n-1`` in increasing original order.
 
-    Returns ``(vertex_ids, src_compact, dst_compact)`` as int64 arrays.
+    Returns ``(vertex_ids, src_compact, dst_compact)``: the ids that occur, sorted, in the
+    input's dtype (int64 or uint64), and the compact ids as int64.
     """
     xp = array_namespace(src, dst)
     if src.shape[0] == 0:
@@ -168,14 +193,18 @@ def canonical_edges(src, dst, *, n_vertices: int | None = None,
                     fused: bool = True) -> CanonicalEdges:
     """Build the undirected simple graph of an edge list (see module doc).
 
-    ``src`` and ``dst`` must already be validated int64 arrays (NumPy or CuPy).
+    ``src`` and ``dst`` must already be validated (:func:`validate_edge_arrays`: int64, or
+    uint64 for ids past 2**63-1; NumPy or CuPy).
     With ``n_vertices`` the ids are taken as already compact: the graph has
     exactly the vertices ``0 .. n_vertices-1``, isolated ones included. On
     arrays whose namespace has a registered twin (:mod:`tricount.prep.accel`)
     the twin computes the same result unless ``fused`` is False.
     """
     xp = array_namespace(src, dst)
-    twin = lookup(xp, "canonical_edges") if fused else None
+    if n_vertices is not None:
+        n_vertices = check_count(n_vertices, "n_vertices")
+    # The twins take int64 ids; uint64 ids (past 2**63-1) take the portable path.
+    twin = lookup(xp, "canonical_edges") if fused and src.dtype == xp.int64 else None
     if twin is not None:
         canon = twin(src, dst, n_vertices=n_vertices)
         if canon is not None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 
+from tricount._threads import parallel_region
 from tricount.prep.orient import OrientedCSR
 from tricount.prep.xp import array_namespace
 
@@ -64,10 +65,11 @@ def coo_rows(indptr, dtype):
     if m == 0:
         return xp.zeros(0, dtype=dtype)
     if xp.__name__ == "numpy":
-        from tricount.prep._rows_cpu import fill_rows
+        from tricount.prep._rows_cpu import fill_rows  # Numba: loaded on first use
 
         rows = xp.empty(m, dtype=dtype)
-        fill_rows(indptr, rows)
+        with parallel_region():
+            fill_rows(indptr, rows)
         return rows
     return rows_by_steps(xp, indptr, m, dtype)
 

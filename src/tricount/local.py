@@ -17,12 +17,11 @@ to read the alignment (for a ``(src, dst)`` pair it is the sorted distinct ids).
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from tricount.api import as_graph, count
 from tricount.backends import get_backend
+from tricount.errors import InvalidArgumentError, check_count
 from tricount.graph import CSRGraph
 from tricount.prep.xp import array_namespace, to_host
 
@@ -40,8 +39,8 @@ __all__ = [
 
 
 def _prepare(graph, backend):
-    g, _ = as_graph(graph)
-    engine, _reason = get_backend(backend)
+    engine, _reason = get_backend(backend)  # a bad backend name fails before any file is read
+    g, _ = as_graph(graph, device="gpu" if engine.name == "gpu" else "cpu")
     return g, engine
 
 
@@ -240,7 +239,7 @@ def k_truss(graph, k: int, *, backend: str = "auto") -> CSRGraph:
     >>> tricount.k_truss(g, 5, backend="cpu").n_vertices
     0
     """
-    k = operator.index(k)
+    k = check_count(k, "k", minimum=None)
     g, chosen = _prepare(graph, backend)
     if k <= 2 or g.n_edges == 0:
         keep = np.ones(g.n_edges, dtype=bool)
@@ -268,6 +267,19 @@ def _edge_subgraph(g, keep, name) -> CSRGraph:
                     int(vertices.shape[0]), vertex_ids=vertex_ids, name=name)
 
 
+def _aligned(graph, values, what: str) -> list:
+    """``values`` as a list, when ``graph`` is a graph and ``values`` has one entry per ``what``."""
+    if not isinstance(graph, CSRGraph):
+        raise InvalidArgumentError(
+            f"graph must be a tricount.Graph, got {type(graph).__name__}")
+    length = graph.n_vertices if what == "vertex" else graph.n_edges
+    values = to_host(values)
+    if values.ndim != 1 or values.shape[0] != length:
+        raise InvalidArgumentError(
+            f"values must have one entry per {what} ({length}), got shape {values.shape}")
+    return values.tolist()
+
+
 def vertex_dict(graph: CSRGraph, values) -> dict:
     """``{original vertex id: value}`` for an array aligned with ``graph.vertex_ids``.
 
@@ -275,8 +287,16 @@ def vertex_dict(graph: CSRGraph, values) -> dict:
     >>> g = tricount.Graph.from_edges([7, 8, 9], [8, 9, 7])
     >>> tricount.vertex_dict(g, tricount.triangles(g, backend="cpu"))
     {7: 1, 8: 1, 9: 1}
+
+    An array of another length is refused, not cut short:
+
+    >>> tricount.vertex_dict(g, [1, 2])
+    Traceback (most recent call last):
+        ...
+    tricount.errors.InvalidArgumentError: values must have one entry per vertex (3), got shape (2,)
     """
-    return dict(zip(to_host(graph.vertex_ids).tolist(), to_host(values).tolist()))
+    values = _aligned(graph, values, "vertex")
+    return dict(zip(to_host(graph.vertex_ids).tolist(), values))
 
 
 def edge_dict(graph: CSRGraph, values) -> dict:
@@ -285,6 +305,7 @@ def edge_dict(graph: CSRGraph, values) -> dict:
     Keys use the original ids, in the order ``graph.edges()`` stores them (the
     smaller compact id first).
     """
+    values = _aligned(graph, values, "edge")
     ids = to_host(graph.vertex_ids)
     lo, hi = (to_host(a) for a in graph.edges())
-    return dict(zip(zip(ids[lo].tolist(), ids[hi].tolist()), to_host(values).tolist()))
+    return dict(zip(zip(ids[lo].tolist(), ids[hi].tolist()), values))

@@ -1,6 +1,10 @@
-"""Level-synchronous truss peeling (PKT), written once for NumPy and CuPy.
+"""What the CPU and GPU backends share for local results, written once for NumPy and CuPy.
 
-Computes the trussness of every edge: the largest k such that the edge lies
+:func:`support_aligned` realigns a backend's per-edge counts to ``graph.edges()``;
+:func:`peel_aligned` runs the level-synchronous truss peeling (PKT, :func:`peel`)
+on a backend's two kernels.
+
+:func:`peel` computes the trussness of every edge: the largest k such that the edge lies
 in the k-truss, the maximal subgraph in which every edge is in at least k - 2
 triangles (Cohen's definition, as NetworkX's ``k_truss``). Every edge is in
 the 2-truss, so trussness is at least 2.
@@ -22,9 +26,10 @@ systems", HPEC 2017.
 
 from __future__ import annotations
 
-from tricount.prep.xp import array_namespace
+from tricount.prep.edge_ids import adjacency_with_edge_ids, oriented_edge_ids
+from tricount.prep.xp import array_namespace, to_host
 
-__all__ = ["peel"]
+__all__ = ["support_aligned", "peel_aligned", "peel"]
 
 
 #: Rebuild the symmetric CSR without removed edges once over half its entries
@@ -48,7 +53,7 @@ def peel(adjacency, edge_lo, edge_hi, support, *, peel_frontier, stop_level=None
     """Peel edges level by level; returns ``(trussness, removed)``.
 
     ``adjacency`` is ``(indptr, cols, eid)`` (see
-    :func:`tricount.local._prep.adjacency_with_edge_ids`); ``support`` (int32,
+    :func:`tricount.prep.edge_ids.adjacency_with_edge_ids`); ``support`` (int32,
     aligned with the edge ids) is consumed. ``trussness`` (int32) holds l + 2
     for every removed edge and 0 for the edges left when ``stop_level`` stopped
     the peeling; ``removed`` (uint8) marks the removed edges.
@@ -90,3 +95,24 @@ def peel(adjacency, edge_lo, edge_hi, support, *, peel_frontier, stop_level=None
             trussness[curr] = level + 2
             curr = next_buf[:n_next].copy()
     return trussness, removed
+
+
+def support_aligned(g, kernel):
+    """Edge support in ``g``'s namespace, aligned with ``g.edges()``; ``kernel`` counts
+    the support of every entry of the degree-oriented CSR."""
+    oriented = g.oriented()
+    by_position = kernel(oriented)
+    out = g.xp.empty_like(by_position)
+    out[oriented_edge_ids(g, oriented)] = by_position
+    return out
+
+
+def peel_aligned(g, support_kernel, peel_frontier, stop_level):
+    """``(trussness, removed)`` on the host, aligned with ``g.edges()``, from the backend's
+    support kernel and frontier step."""
+    support = support_aligned(g, support_kernel).astype(g.xp.int32)  # < max degree < 2**31
+    adjacency = adjacency_with_edge_ids(g)
+    lo, hi = g.edges()
+    trussness, removed = peel((adjacency.indptr, adjacency.cols, adjacency.eid), lo, hi,
+                              support, peel_frontier=peel_frontier, stop_level=stop_level)
+    return to_host(trussness), to_host(removed)

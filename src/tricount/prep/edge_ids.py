@@ -1,4 +1,4 @@
-"""Edge ids for the local kernels, written once for NumPy and CuPy.
+"""Edge ids for the per-edge and truss kernels, written once for NumPy and CuPy.
 
 The public results are aligned with ``graph.edges()``: undirected edge ``i`` is
 ``(lo[i], hi[i])``, sorted by ``(lo, hi)``. Kernels see the edges in other

@@ -1,0 +1,86 @@
+"""The CPU's parallel runtime survives fork and concurrent threads (tricount._threads).
+
+The scenario runs in a fresh interpreter, without NUMBA_THREADING_LAYER in its
+environment (so tricount makes the choice), because a failure there is the death
+of the process: "fork() called from a process already using GNU OpenMP" in the
+child, or the workqueue layer's abort on concurrent launches.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from math import comb
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tricount import _threads
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+
+#: K_60 has C(60, 3) = 34,220 triangles; the scenario counts it.
+assert comb(60, 3) == 34_220
+SETUP = """
+import os, sys, threading
+import numpy as np
+import tricount
+src, dst = np.triu_indices(60, k=1)
+EXPECTED = 34_220
+def count(method="bitmap"):
+    return tricount.count_triangles((src, dst), backend="cpu", method=method)
+"""
+
+
+def run(script: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_THREADING_LAYER"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, "-c", SETUP + script], capture_output=True,
+                          text=True, env=env, timeout=300)
+
+
+@needs_fork
+def test_threads_take_turns_and_a_forked_child_counts():
+    # One interpreter for both scenarios (each start costs seconds of imports):
+    # four threads count at once (the workqueue layer aborts on concurrent launches
+    # unless tricount serialises them), then a child forked after those parallel
+    # counts counts again and exits 0 only if its counts are right.
+    out = run("""
+results = []
+def work():
+    results.extend(count(m) for m in ("bitmap", "merge") * 10)
+threads = [threading.Thread(target=work) for _ in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(len(results), sorted(set(results)))
+pid = os.fork()
+if pid == 0:
+    os._exit(0 if count("merge") == EXPECTED and count("bitmap") == EXPECTED else 1)
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status))
+""")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["80 [34220]", "0"], out.stderr
+
+
+def test_the_fork_safe_layer_is_requested_unless_the_user_chose(monkeypatch):
+    # A stand-in for an already imported Numba, so the real one's layer is never touched.
+    numba = SimpleNamespace(config=SimpleNamespace(THREADING_LAYER="default"))
+    monkeypatch.setitem(sys.modules, "numba", numba)
+    monkeypatch.delenv("NUMBA_THREADING_LAYER", raising=False)
+    _threads.request_fork_safe_layer()
+    assert os.environ["NUMBA_THREADING_LAYER"] == "forksafe"
+    assert numba.config.THREADING_LAYER == "forksafe"
+    # The user's choice, through the environment or through numba.config, stays.
+    numba.config.THREADING_LAYER = "default"
+    monkeypatch.setenv("NUMBA_THREADING_LAYER", "tbb")
+    _threads.request_fork_safe_layer()
+    assert os.environ["NUMBA_THREADING_LAYER"] == "tbb" and numba.config.THREADING_LAYER == "default"
+    monkeypatch.delenv("NUMBA_THREADING_LAYER")
+    numba.config.THREADING_LAYER = "omp"
+    _threads.request_fork_safe_layer()
+    assert "NUMBA_THREADING_LAYER" not in os.environ and numba.config.THREADING_LAYER == "omp"
