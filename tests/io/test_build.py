@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tricount.graph import CSRGraph
-from tricount.io._build import build_graph
+from tricount.prep.build import build_graph
 
 
 def _chunked(src, dst, rng):

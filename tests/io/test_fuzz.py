@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from tricount.errors import GraphFormatError
 from tricount.graph import CSRGraph
-from tricount.io import _source, _text, load_graph, write_graph
+from tricount.io import _text, load_graph, write_graph, source as _source
 
 sys.path.insert(0, str(Path(__file__).parent))
 from io_support import (canonical, write_metis, write_mtx_symmetric,  # noqa: E402
@@ -32,19 +32,22 @@ FUZZ = settings(max_examples=150, deadline=None,
 
 
 def oracle(data: bytes):
-    """(src, dst) of a SNAP edge list, or the 1-based line of its first error."""
+    """(src, dst) of a SNAP edge list, or the 1-based line of its first error.
+
+    A line ends at LF, CR LF or a lone CR; blanks are spaces and tabs.
+    """
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     src, dst = [], []
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        rest = line.lstrip(b" \t\r")
+    for number, line in enumerate(re.split(rb"\r\n|\r|\n", data), start=1):
+        rest = line.lstrip(b" \t")
         if not rest or rest[:1] in (b"#", b"%"):
             continue
         ids = []
         for _ in range(2):
-            if not rest or rest[:1] == b"\r":
+            if not rest:
                 return number  # one column
-            token = re.match(rb"[^ \t\r]*", rest).group()
+            token = re.match(rb"[^ \t]*", rest).group()
             if not token.isdigit() or not token.isascii() or int(token) > MAX_ID:
                 return number
             ids.append(int(token))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tricount.errors import GraphFormatError
-from tricount.io import _source, _text, load_graph, read_edges
+from tricount.io import _text, load_graph, read_edges, source as _source
 
 sys.path.insert(0, str(Path(__file__).parent))
 from io_support import write_text  # noqa: E402
