@@ -88,11 +88,11 @@ def check_outputs(args, paths) -> None:
     from tricount.io.tables import table_format
 
     paths = [p for p in paths if p]
+    refuse_inputs(paths, [args.path])
     for path in paths:
         table_format(path)
     if len(set(paths)) < len(paths):
         raise OutputError(f"{paths[0]}: named twice as an output; give each table its own file")
-    refuse_inputs(paths, [args.path])
 
 
 def _load_device(args) -> str:

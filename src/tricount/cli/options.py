@@ -123,10 +123,12 @@ class _SigintGuard:
         raise KeyboardInterrupt
 
     def _deliver_later(self):
+        """Wait for the main thread to leave the compiler lock, then interrupt it."""
         import _thread
 
-        while self._numba_busy():
-            time.sleep(0.01)
+        with sys.modules["numba.core.compiler_lock"].global_compiler_lock:
+            pass  # acquired: the main thread has released it
+        self.pending = False  # if the main thread is back inside, the handler defers again
         _thread.interrupt_main(signal.SIGINT)
 
 

@@ -69,9 +69,9 @@ _MESSAGES = {
     _text.ERR_NEGATIVE: "vertex ids must be non-negative, found {token!r}",
     _text.ERR_TOO_LARGE: "vertex id {token!r} is larger than 2**63-1 = " f"{_text.MAX_ID}",
     _text.ERR_ONE_COLUMN: "expected two vertex ids (source and target), found one column",
-    _text.ERR_MISSING_VALUE: "expected a {value_name} in the third column, found only two "
+    _text.ERR_MISSING_VALUE: "expected {a} {value_name} in the third column, found only two "
                              "columns",
-    _text.ERR_BAD_VALUE: "expected a {value_name} in the third column, found {token!r}",
+    _text.ERR_BAD_VALUE: "expected {a} {value_name} in the third column, found {token!r}",
     _text.ERR_EXTRA_COLUMN: "expected nothing after {what}, found {token!r}",
 }
 
@@ -83,7 +83,8 @@ def edge_error(path, code: int, buf, offset: int, line: int, *, out_of_range=Non
         message = (out_of_range or "vertex id {token} is out of range").format(token=token)
     else:
         what = "the two indices" if value_kind == _text.VALUES_NONE else f"the {value_name}"
-        message = _MESSAGES[code].format(token=token, value_name=value_name, what=what)
+        a = "an" if value_name[:1] in "aeiou" else "a"
+        message = _MESSAGES[code].format(token=token, value_name=value_name, what=what, a=a)
     return GraphFormatError(path, message, line=line)
 
 

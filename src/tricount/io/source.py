@@ -151,19 +151,20 @@ class _ZstdReader(io.RawIOBase):
         self._dctx = zstandard.ZstdDecompressor()
         self._obj = None
         self._in = b""
-        self._out = b""
+        self._out = memoryview(b"")  # the last piece decompressed, handed out from _at
+        self._at = 0
         self._eof = False
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, view) -> int:
-        while not self._out:
+        while self._at >= len(self._out):
             if not self._more():
                 return 0
-        k = min(len(view), len(self._out))
-        view[:k] = self._out[:k]
-        self._out = self._out[k:]
+        k = min(len(view), len(self._out) - self._at)
+        view[:k] = self._out[self._at: self._at + k]
+        self._at += k
         return k
 
     def _more(self) -> bool:
@@ -181,13 +182,15 @@ class _ZstdReader(io.RawIOBase):
                     self._in = b""
                     continue
                 self._obj = self._dctx.decompressobj()
-            piece, self._in = self._in[:ZSTD_FEED], self._in[ZSTD_FEED:]
+            feed = ZSTD_FEED  # read at call time: tests shrink it
+            piece, self._in = self._in[:feed], self._in[feed:]
             out = self._obj.decompress(piece)
             if self._obj.eof:  # a frame ended: the rest of the piece starts the next
                 self._in = self._obj.unused_data + self._in
                 self._obj = None
             if out:
-                self._out = out
+                self._out = memoryview(out)
+                self._at = 0
                 return True
 
 
