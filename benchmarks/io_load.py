@@ -136,7 +136,8 @@ def versions() -> dict:
 
 
 def shared_files() -> list:
-    folder = REPO.parent / "shared" / "data" / "graphs"
+    """``(name, path)`` of the shared graphs: $TRICOUNT_DATA, else ../shared/data/graphs."""
+    folder = Path(os.environ.get("TRICOUNT_DATA") or REPO.parent / "shared" / "data" / "graphs")
     rows = json.loads((folder / "graphs.json").read_text())
     return [(r["name"], str(folder / r["file"])) for r in rows]
 
