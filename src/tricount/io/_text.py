@@ -99,6 +99,18 @@ def _read_id(buf, i, end):
 
 
 @numba.njit(inline="always")
+def _checked_id(buf, i, end, id_min, id_max):
+    """``(value, next index, error, error offset)`` of the id at ``buf[i]``, which must lie
+    in ``id_min .. id_max``."""
+    value, j, err = _read_id(buf, i, end)
+    if err != OK:
+        return value, j, err, j
+    if value < id_min or value > id_max:
+        return value, j, ERR_OUT_OF_RANGE, i
+    return value, j, OK, i
+
+
+@numba.njit(inline="always")
 def _plain_line(buf, i, end, id_min, max_src, max_dst):
     """``(u, v, end of v)`` of a line ``u<blanks>v...`` of short in-range ids at ``buf[i]``.
 
@@ -222,22 +234,16 @@ def parse_piece(buf, start, end, src, dst, out, id_min, max_src, max_dst, value_
             while i < end and buf[i] != _LF and buf[i] != _CR:
                 i += 1
             continue
-        u, j, err = _read_id(buf, i, end)
+        u, i, err, at = _checked_id(buf, i, end, id_min, max_src)
         if err != OK:
-            return m, err, line, j, max_id
-        if u < id_min or u > max_src:
-            return m, ERR_OUT_OF_RANGE, line, i, max_id
-        i = j
+            return m, err, line, at, max_id
         while i < end and _is_blank(buf[i]):
             i += 1
-        if i == end or buf[i] == _LF or buf[i] == _CR:
+        if _at_line_end(buf, i, end):
             return m, ERR_ONE_COLUMN, line, i, max_id
-        v, j, err = _read_id(buf, i, end)
+        v, i, err, at = _checked_id(buf, i, end, id_min, max_dst)
         if err != OK:
-            return m, err, line, j, max_id
-        if v < id_min or v > max_dst:
-            return m, ERR_OUT_OF_RANGE, line, i, max_id
-        i = j
+            return m, err, line, at, max_id
         if value_kind != VALUES_IGNORED:
             while i < end and _is_blank(buf[i]):
                 i += 1

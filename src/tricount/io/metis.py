@@ -110,6 +110,18 @@ def _weight_end(buf, i, end):
     return j
 
 
+@numba.njit(inline="always")
+def _after_weight(buf, i, end):
+    """Index after the weight at ``buf[i]`` and its blanks; ``-ERR_MISSING_WEIGHT`` at the
+    line's end, ``-ERR_BAD_WEIGHT`` for a token that is not one."""
+    if _at_line_end(buf, i, end):
+        return -ERR_MISSING_WEIGHT
+    j = _weight_end(buf, i, end)
+    if j < 0:
+        return -ERR_BAD_WEIGHT
+    return _skip_blanks(buf, j, end)
+
+
 @numba.njit(cache=True, nogil=True)
 def parse_adjacency(buf, vertex, n, skip_front, edge_weights, src, dst):
     """Parse adjacency lines, the first being vertex ``vertex`` (0-based).
@@ -138,12 +150,10 @@ def parse_adjacency(buf, vertex, n, skip_front, edge_weights, src, dst):
                 line += 1
             continue
         for _ in range(skip_front):  # vertex size and weights
-            if _at_line_end(buf, i, end):
-                return m, vertex, line, ERR_MISSING_WEIGHT, line, i
-            j = _weight_end(buf, i, end)
+            j = _after_weight(buf, i, end)
             if j < 0:
-                return m, vertex, line, ERR_BAD_WEIGHT, line, i
-            i = _skip_blanks(buf, j, end)
+                return m, vertex, line, -j, line, i
+            i = j
         while not _at_line_end(buf, i, end):
             u, j, err = _read_id(buf, i, end)
             if err != OK:
@@ -155,12 +165,10 @@ def parse_adjacency(buf, vertex, n, skip_front, edge_weights, src, dst):
             m += 1
             i = _skip_blanks(buf, j, end)
             if edge_weights:
-                if _at_line_end(buf, i, end):
-                    return m, vertex, line, ERR_MISSING_WEIGHT, line, i
-                j = _weight_end(buf, i, end)
+                j = _after_weight(buf, i, end)
                 if j < 0:
-                    return m, vertex, line, ERR_BAD_WEIGHT, line, i
-                i = _skip_blanks(buf, j, end)
+                    return m, vertex, line, -j, line, i
+                i = j
         vertex += 1
         if i < end:
             i = _after_line_end(buf, i, end)

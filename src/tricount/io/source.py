@@ -44,6 +44,7 @@ A UTF-8 byte-order mark at the start is skipped.
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import io
 import lzma
@@ -289,7 +290,7 @@ def line_end(data, start: int, end: int) -> int:
 class Source:
     """An input opened once: name, size, compression, and its bytes front to back.
 
-    Use as a context manager (or call :meth:`close`). ``path`` is the name
+    :func:`open_source` gives it as a context manager (or call :meth:`close`). ``path`` is the name
     errors use (``<stdin>`` for ``-``); ``size`` the bytes of a regular file
     (compressed size when compressed), None for a stream; ``identity`` the
     ``(device, inode)`` pair of what was opened, so outputs can refuse to be it.
@@ -333,13 +334,6 @@ class Source:
             self._pos = 3
 
     # -- lifetime ---------------------------------------------------------------------
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
 
     def close(self) -> None:
         if self._mm is not None:
@@ -665,6 +659,7 @@ def _first_line_end(data, start: int) -> int:
     return cr + 1
 
 
-def open_source(path) -> Source:
-    """Open ``path`` (a path, ``-`` for standard input, or a file descriptor) once."""
-    return Source(path)
+def open_source(path):
+    """Open ``path`` (a path, ``-`` for standard input, or a file descriptor) once: a
+    context manager giving the :class:`Source`, closed on leaving."""
+    return contextlib.closing(Source(path))

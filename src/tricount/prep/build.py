@@ -105,6 +105,16 @@ def hash_compact(chunks):
 
 # -- 2. row counts and marks --------------------------------------------------------------
 
+@numba.njit(inline="always")
+def _ends(src, dst, i, base):
+    """``(lo, hi, reversed)`` of line ``i``: its ends ordered, and 1 if written ``hi lo``."""
+    u = np.int64(src[i]) - base
+    v = np.int64(dst[i]) - base
+    # min/max, not a branch on u < v: on shuffled input that branch is a coin
+    # toss, and its mispredictions cost more than the loop (2026-11-22).
+    return min(u, v), max(u, v), np.int64(u > v)
+
+
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _count_rows(src, dst, base, counts, seen, mark):
     """Add each non-loop line to ``counts[t, min(u, v)]``; return the loops seen.
@@ -119,12 +129,7 @@ def _count_rows(src, dst, base, counts, seen, mark):
     loops = np.zeros(n_threads, dtype=np.int64)
     for t in prange(n_threads):
         for i in range(t * m // n_threads, (t + 1) * m // n_threads):
-            u = np.int64(src[i]) - base
-            v = np.int64(dst[i]) - base
-            # min/max, not a branch on u < v: on shuffled input that branch is a coin
-            # toss, and its mispredictions cost more than the loop (2026-11-22).
-            lo = min(u, v)
-            hi = max(u, v)
+            lo, hi, _ = _ends(src, dst, i, base)
             if mark:
                 seen[t, hi] = 1
             if lo == hi:
@@ -160,13 +165,10 @@ def _scatter(src, dst, base, cursor, vals):
     m = src.shape[0]
     for t in prange(n_threads):
         for i in range(t * m // n_threads, (t + 1) * m // n_threads):
-            u = np.int64(src[i]) - base
-            v = np.int64(dst[i]) - base
-            lo = min(u, v)
-            hi = max(u, v)
+            lo, hi, flipped = _ends(src, dst, i, base)
             if lo == hi:
                 continue
-            vals[cursor[t, lo]] = (hi << 1) | np.int64(u > v)
+            vals[cursor[t, lo]] = (hi << 1) | flipped
             cursor[t, lo] += 1
 
 
