@@ -348,3 +348,30 @@ def test_standard_input_through_the_cli(tmp_path, capfd, monkeypatch):
         sys.stdin.close()
     out, err = capfd.readouterr()
     assert out == "1\n" and "4 vertices, 4 edges" in err
+
+
+@pytest.mark.slow
+def test_one_megabyte_gzip_bomb_in_a_process(tmp_path):
+    """The issue's case at full size: a 1 MB .gz of one repeated edge (about a billion
+    lines) is counted, at a peak under 1.5 GB."""
+    import json
+    import subprocess
+
+    path = tmp_path / "bomb.txt.gz"
+    with gzip.open(path, "wb", compresslevel=9) as f:
+        block = b"0 1\n" * (1 << 20)
+        while path.stat().st_size < 1_000_000:
+            for _ in range(64):
+                f.write(block)
+            f.flush()
+    code = ("import json, sys; from tricount.io import load_graph; g = load_graph(sys.argv[1]); "
+            "hwm = next(int(l.split()[1]) * 1024 for l in open('/proc/self/status') "
+            "if l.startswith('VmHWM:')); "
+            "print(json.dumps([g.n_edges, g.duplicates_dropped, hwm]))")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
+    proc = subprocess.run([sys.executable, "-c", code, str(path)], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    n_edges, duplicates, peak = json.loads(proc.stdout)
+    assert n_edges == 1 and duplicates > 10**8
+    assert peak < 1.5e9, peak

@@ -116,6 +116,32 @@ class TestReadOnce:
             writer.join()
             os.close(read_end)
 
+    @pytest.mark.parametrize("kind", ["npy", "tcsr", "tcsr.gz"])
+    def test_binary_formats_through_a_pipe(self, tmp_path, kind):
+        import gzip
+
+        import numpy as np
+
+        from tricount.graph import CSRGraph
+        from tricount.io import write_graph
+
+        edges = np.array([[0, 1], [1, 2], [2, 0], [2, 3]])
+        if kind == "npy":
+            np.save(tmp_path / "g.npy", edges)
+            data = (tmp_path / "g.npy").read_bytes()
+        else:
+            write_graph(tmp_path / "g.tcsr", CSRGraph.from_edges(edges[:, 0], edges[:, 1]))
+            data = (tmp_path / "g.tcsr").read_bytes()
+            data = gzip.compress(data) if kind.endswith(".gz") else data
+        read_end, write_end = os.pipe()
+        writer = threading.Thread(target=_feed, args=(write_end, data, 5))
+        writer.start()
+        try:
+            assert self._count(f"/dev/fd/{read_end}") == (4, 4)
+        finally:
+            writer.join()
+            os.close(read_end)
+
     def test_a_fifo(self, tmp_path):
         fifo = tmp_path / "g.fifo"
         os.mkfifo(fifo)

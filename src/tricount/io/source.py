@@ -290,8 +290,8 @@ def line_end(data, start: int, end: int) -> int:
 class Source:
     """An input opened once: name, size, compression, and its bytes front to back.
 
-    :func:`open_source` gives it as a context manager (or call :meth:`close`). ``path`` is the name
-    errors use (``<stdin>`` for ``-``); ``size`` the bytes of a regular file
+    :func:`open_source` gives it as a context manager (or call :meth:`close`).
+    ``path`` is the name errors use (``<stdin>`` for ``-``); ``size`` the bytes of a regular file
     (compressed size when compressed), None for a stream; ``identity`` the
     ``(device, inode)`` pair of what was opened, so outputs can refuse to be it.
     """
@@ -411,7 +411,7 @@ class Source:
     def _fill_to(self, stop: int) -> None:
         """Keep decompressed bytes up to offset ``stop`` (or to the end) in ``_buf``."""
         while self._base + len(self._buf) < stop and not self._eof:
-            want = max(stop - self._base - len(self._buf), READ_BYTES)
+            want = min(max(stop - self._base - len(self._buf), READ_BYTES), CHUNK_BYTES)
             piece = bytearray(want)
             got = self._read_stream(memoryview(piece))
             if not got:
