@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -96,14 +95,6 @@ class TestReadOnce:
         g = load_graph(path)
         return g.n_vertices, g.n_edges
 
-    def test_dash_is_standard_input(self, tmp_path):
-        code = ("import sys; from tricount.io import load_graph; g = load_graph('-'); "
-                "print(g.n_vertices, g.n_edges)")
-        for data in (TRIANGLE_AND_PATH, __import__("gzip").compress(TRIANGLE_AND_PATH)):
-            proc = subprocess.run([sys.executable, "-c", code], input=data, capture_output=True,
-                                  timeout=60, env=_env())
-            assert proc.stdout.split() == [b"4", b"4"], proc.stderr
-
     def test_a_pipe_past_the_sniffed_bytes(self, tmp_path):
         # The first 64 KiB are blank: once read twice, they were lost (issue 23).
         data = b" \n" * 40_000 + TRIANGLE_AND_PATH
@@ -177,9 +168,3 @@ def _feed(fd, data, step):
     finally:
         os.close(fd)
 
-
-def _env():
-    env = dict(os.environ)
-    src = str(Path(__file__).resolve().parents[2] / "src")
-    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
-    return env

@@ -71,9 +71,9 @@ class TestAcrossChunks:
         assert info.value.line == bad_at
 
     def test_same_graph_whatever_the_chunking(self, tmp_path, monkeypatch):
-        path = write_text(tmp_path / "g.txt.gz", "\n".join(self._lines(3000)))
+        path = write_text(tmp_path / "g.txt.gz", "\n".join(self._lines(1500)))
         whole = load_graph(path)
-        monkeypatch.setattr(_source, "CHUNK_BYTES", 100)
+        monkeypatch.setattr(_source, "CHUNK_BYTES", 200)
         monkeypatch.setattr(_text, "MIN_PIECE_BYTES", 8)
         pieces = load_graph(path)
         np.testing.assert_array_equal(whole.indices, pieces.indices)

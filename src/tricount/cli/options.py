@@ -29,7 +29,6 @@ import os
 import signal
 import sys
 import threading
-import time
 
 from tricount.backends import BACKENDS
 from tricount.errors import BackendUnavailableError, TricountError
