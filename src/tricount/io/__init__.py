@@ -242,20 +242,27 @@ def read_edges(path, *, format: str = "auto"):
     Text and NumPy files give their lines as written (loops and repeats
     included); a native file gives each canonical edge once.
     """
+    with open_source(path) as source:
+        try:
+            return _read_edges(source, format)
+        except MemoryError:
+            raise out_of_memory(source.path) from None
+
+
+def _read_edges(source, format):
     from tricount.io._parse import EdgeText, concatenate
 
-    with open_source(path) as source:
-        fmt = resolve_format(format, source)
-        if fmt == "native" and source.peek(1):
-            from tricount.io.native import read as read_native
+    fmt = resolve_format(format, source)
+    if fmt == "native" and source.peek(1):
+        from tricount.io.native import read as read_native
 
-            g = read_native(source)
-            lo, hi = g.edges()
-            ids = np.asarray(g.vertex_ids)
-            return ids[lo].astype(np.int64), ids[hi].astype(np.int64)
-        sink = EdgeText(merge_repeats=False)
-        parse_into(source, fmt if source.peek(1) else "empty", sink)
-        return concatenate(sink.chunks)
+        g = read_native(source)
+        lo, hi = g.edges()
+        ids = np.asarray(g.vertex_ids)
+        return ids[lo].astype(np.int64), ids[hi].astype(np.int64)
+    sink = EdgeText(merge_repeats=False)  # the lines as written, repeats included
+    parse_into(source, fmt if source.peek(1) else "empty", sink)
+    return concatenate(sink.chunks)
 
 
 def output_format(path, requested=None) -> str:
@@ -283,14 +290,19 @@ def write_graph(path, graph: CSRGraph, *, format: str | None = None, comments=()
     output. Whole or not at all, and never over one of ``inputs``. Returns the
     format written.
     """
+    from tricount.io.output import OutputError
     from tricount.prep.xp import to_host
 
     fmt = output_format(path, format)
-    if fmt == "native":
-        write_native(path, graph, inputs=inputs)
-        return fmt
-    lo, hi = graph.edges()
-    ids = np.asarray(to_host(graph.vertex_ids))
-    lo, hi = to_host(lo), to_host(hi)
-    write_snap(path, ids[lo], ids[hi], comments=comments, inputs=inputs)
+    try:
+        if fmt == "native":
+            write_native(path, graph, inputs=inputs)
+            return fmt
+        lo, hi = graph.edges()
+        ids = np.asarray(to_host(graph.vertex_ids))
+        lo, hi = to_host(lo), to_host(hi)
+        write_snap(path, ids[lo], ids[hi], comments=comments, inputs=inputs)
+    except MemoryError:
+        raise OutputError(f"{path}: out of memory while writing the graph; free memory or "
+                          "use a machine with more memory") from None
     return fmt

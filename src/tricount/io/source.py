@@ -75,6 +75,8 @@ MAX_LINE_BYTES = 256 << 20
 SNIFF_BYTES = 1 << 16
 #: Compressed bytes given to zstd per call (bounds its output per call, see above).
 ZSTD_FEED = 1 << 12
+#: Times (of 50 ms) the reader thread is waited for when chunks stop early.
+JOIN_TRIES = 20
 #: Leading blank bytes examined when looking for the first content (format detection).
 MAX_BLANK_PREFIX = 16 << 20
 
@@ -595,7 +597,12 @@ class Source:
                 pool.put(buf)
         finally:
             stop.set()
-            while thread.is_alive():  # unblock a producer waiting on a full queue or pool
+            # Unblock a producer waiting on a full queue or pool. One blocked reading a
+            # silent pipe (Ctrl-C while waiting for input) is left behind: a daemon, it
+            # ends with the process or when close() closes its file.
+            for _ in range(JOIN_TRIES):
+                if not thread.is_alive():
+                    break
                 try:
                     ready.get_nowait()
                 except queue.Empty:
