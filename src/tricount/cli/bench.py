@@ -103,6 +103,11 @@ def output_paths(args) -> list:
     suffixes = (".jsonl", ".md") + (() if args.no_plot else (".png",))
     paths = [prefix.with_name(prefix.name + s) for s in suffixes]
     check_outputs(paths, [g for g in args.graphs if os.path.exists(g)])
+    try:  # the folder now, so that a file in its way is refused before the run
+        prefix.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{args.out}: cannot create its folder {prefix.parent}: "
+                          f"{exc.strerror or exc}") from None
     return paths
 
 
@@ -110,7 +115,6 @@ def write_outputs(paths, result, report, progress) -> None:
     """Write the JSON lines, the report and the plot, each whole or not at all."""
     from tricount.io.output import atomic_output, write_bytes
 
-    paths[0].parent.mkdir(parents=True, exist_ok=True)
     write_bytes(paths[0], "".join(json.dumps(r) + "\n" for r in result.records).encode())
     write_bytes(paths[1], report.encode())
     written = paths[:2]
