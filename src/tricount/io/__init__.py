@@ -156,8 +156,10 @@ def parse_into(source, fmt: str, sink, *, progress=None):
             dtype = np.int32 if max_id <= np.iinfo(np.int32).max else np.int64
             sink.max_id = max_id
             # Owned, writable copies: building relabels the chunks in place.
-            sink.add(int(src.shape[0]), dtype, lambda s, d: (np.copyto(s, src, casting="unsafe"),
-                                                             np.copyto(d, dst, casting="unsafe")))
+            sink.add(int(src.shape[0]), dtype,
+                     lambda s, d: (np.copyto(s, src, casting="unsafe"),
+                                   np.copyto(d, dst, casting="unsafe")),
+                     consumed=source.consumed)  # 16 bytes an edge: never merged
             sink.n_entries = int(src.shape[0])
         return Declared(n_vertices, 0)
     parser = importlib.import_module(f"tricount.io.{TEXT_PARSERS[fmt]}")
