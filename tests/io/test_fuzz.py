@@ -31,7 +31,7 @@ from io_support import (canonical, write_metis, write_mtx_symmetric,  # noqa: E4
                         write_text)
 
 MAX_ID = 2**63 - 1
-FUZZ = settings(max_examples=40, derandomize=True, deadline=None,
+FUZZ = settings(max_examples=25, derandomize=True, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
                                        HealthCheck.too_slow])
 

@@ -19,7 +19,7 @@ import tricount
 from tricount.graph import CSRGraph
 from tricount.io import _text, load_graph, source as _source, write_graph
 
-SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
                                            HealthCheck.too_slow])
 
