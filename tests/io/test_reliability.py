@@ -34,6 +34,13 @@ def count(path, **kwargs):
     return tricount.count_triangles(load_graph(path, **kwargs), backend="cpu")
 
 
+def refused(path, line, fragment):
+    """Reading ``path`` raises GraphFormatError at ``line`` saying ``fragment``."""
+    with pytest.raises(GraphFormatError) as info:
+        load_graph(path)
+    assert info.value.line == line and fragment in str(info.value)
+
+
 def lines(pairs, end="\n"):
     return end.join(f"{u} {v}" for u, v in pairs) + end
 
@@ -91,9 +98,7 @@ class TestRefusedWithTheLine:
         ("0\t1\t1\n", 1, "1-based"),
     ])
     def test_zero_id_in_graphchallenge(self, tmp_path, text, line, fragment):
-        with pytest.raises(GraphFormatError) as info:
-            load_graph(write_text(tmp_path / "g_adj.tsv", text))
-        assert info.value.line == line and fragment in str(info.value)
+        refused(write_text(tmp_path / "g_adj.tsv", text), line, fragment)
         assert count(write_text(tmp_path / "g.tsv", text)) == 0  # 0-based: as an edge list
 
     @pytest.mark.parametrize("name,text,line", [
@@ -141,9 +146,7 @@ class TestRefusedWithTheLine:
         ("3 3 001\n2 1.5 3 1\n1 1 3 1\n1 1 2 1\n", 2, "found '1.5'"),
     ])
     def test_metis_weights(self, tmp_path, text, line, fragment):
-        with pytest.raises(GraphFormatError) as info:
-            load_graph(write_text(tmp_path / "w.graph", text))
-        assert info.value.line == line and fragment in str(info.value)
+        refused(write_text(tmp_path / "w.graph", text), line, fragment)
 
     def test_metis_asymmetric_adjacency(self, tmp_path):
         # 2 m entries, but edge {1, 3} is listed by vertex 1 only and {2, 2}... by 2 only.

@@ -95,17 +95,19 @@ class TestReadOnce:
         g = load_graph(path)
         return g.n_vertices, g.n_edges
 
-    def test_a_pipe_past_the_sniffed_bytes(self, tmp_path):
-        # The first 64 KiB are blank: once read twice, they were lost (issue 23).
-        data = b" \n" * 40_000 + TRIANGLE_AND_PATH
+    def _count_through_a_pipe(self, data, step):
         read_end, write_end = os.pipe()
-        writer = threading.Thread(target=_feed, args=(write_end, data, 7))
+        writer = threading.Thread(target=_feed, args=(write_end, data, step))
         writer.start()
         try:
-            assert self._count(f"/dev/fd/{read_end}") == (4, 4)
+            return self._count(f"/dev/fd/{read_end}")
         finally:
             writer.join()
             os.close(read_end)
+
+    def test_a_pipe_past_the_sniffed_bytes(self, tmp_path):
+        # The first 64 KiB are blank: once read twice, they were lost (issue 23).
+        assert self._count_through_a_pipe(b" \n" * 40_000 + TRIANGLE_AND_PATH, 7) == (4, 4)
 
     @pytest.mark.parametrize("kind", ["npy", "tcsr", "tcsr.gz"])
     def test_binary_formats_through_a_pipe(self, tmp_path, kind):
@@ -124,14 +126,7 @@ class TestReadOnce:
             write_graph(tmp_path / "g.tcsr", CSRGraph.from_edges(edges[:, 0], edges[:, 1]))
             data = (tmp_path / "g.tcsr").read_bytes()
             data = gzip.compress(data) if kind.endswith(".gz") else data
-        read_end, write_end = os.pipe()
-        writer = threading.Thread(target=_feed, args=(write_end, data, 5))
-        writer.start()
-        try:
-            assert self._count(f"/dev/fd/{read_end}") == (4, 4)
-        finally:
-            writer.join()
-            os.close(read_end)
+        assert self._count_through_a_pipe(data, 5) == (4, 4)
 
     def test_a_fifo(self, tmp_path):
         fifo = tmp_path / "g.fifo"
