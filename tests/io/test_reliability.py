@@ -7,10 +7,8 @@ import bz2
 import gzip
 import lzma
 import os
-import signal
 import sys
 import threading
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -309,23 +307,34 @@ class TestNativeSafety:
         assert load_graph(path).n_edges == 2
 
 
+#: A command's signal handling in a child: an output half written, then a signal.
+SIGNAL_CHILD = r"""
+import os, signal, sys, time
+from tricount.cli.options import signals_end_the_process
+from tricount.io.output import atomic_output
+with signals_end_the_process():
+    with atomic_output(sys.argv[1]) as (f, tmp):
+        f.write(b"half")
+        f.flush()
+        os.kill(os.getpid(), getattr(signal, sys.argv[2]))
+        time.sleep(60)
+print("not reached")
+"""
+
+
 class TestInterrupts:
-    def test_sigint_inside_numba_compiler_lock_is_deferred(self):
-        from numba.core.compiler_lock import global_compiler_lock
+    @pytest.mark.parametrize("sig,code,line", [("SIGINT", 130, "tricount: interrupted\n"),
+                                               ("SIGTERM", 143, "tricount: terminated\n")])
+    def test_a_signal_ends_the_process_and_removes_its_outputs(self, tmp_path, sig, code, line):
+        import subprocess
 
-        from tricount.cli.options import _SigintGuard
-
-        previous = signal.signal(signal.SIGINT, _SigintGuard())
-        try:
-            with global_compiler_lock:
-                signal.raise_signal(signal.SIGINT)  # deferred: no exception here
-                reached = True
-            with pytest.raises(KeyboardInterrupt):
-                for _ in range(500):  # delivered once the lock is released
-                    time.sleep(0.01)
-        finally:
-            signal.signal(signal.SIGINT, previous)
-        assert reached
+        target = tmp_path / "out.bin"
+        target.write_bytes(b"old")
+        env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
+        proc = subprocess.run([sys.executable, "-c", SIGNAL_CHILD, str(target), sig], env=env,
+                              capture_output=True, timeout=120)
+        assert (proc.returncode, proc.stdout, proc.stderr.decode()) == (code, b"", line)
+        assert target.read_bytes() == b"old" and sorted(os.listdir(tmp_path)) == ["out.bin"]
 
     def test_ctrl_c_exits_130_with_one_line(self, capsys, monkeypatch, tmp_path):
         from tricount.cli import info

@@ -17,9 +17,14 @@ Exit codes (:func:`run`):
 Answers go to stdout (or one JSON object with ``--json``), context and
 errors to stderr (one ``tricount: error: ...`` line).
 
-Ctrl-C while Numba compiles or loads a cached kernel (under its global
-compiler lock) is deferred until the lock is released: interrupting Numba
-there could crash the interpreter (a SIGSEGV in about one run in three).
+Ctrl-C and SIGTERM are not turned into exceptions: an exception raised
+while Numba loads a cached kernel, starts its thread pool or runs a parallel
+region can crash the interpreter (a SIGSEGV in about one run in three, seen
+with ``tricount convert``). Instead Python's own C handler writes the signal
+to a wakeup pipe (:func:`signal.set_wakeup_fd`), and a watcher thread reading
+it removes the outputs being written (:func:`tricount.io.output.
+remove_temporaries`), prints one line and ends the process with 130 (143),
+at once, even while a long kernel holds the main thread.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from tricount.backends import BACKENDS
 from tricount.errors import BackendUnavailableError, TricountError
 from tricount.io import FORMATS
 from tricount.io.detect import ALIASES
-from tricount.io.output import Terminated, terminate_on_sigterm
+from tricount.io.output import remove_temporaries
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -96,46 +101,58 @@ def id_column(graph, index=None):
 # -- running a command ------------------------------------------------------------------
 
 
-class _SigintGuard:
-    """SIGINT raises KeyboardInterrupt, except inside Numba's compiler lock (deferred)."""
+#: What the watcher does on each signal: (exit code, the one line it prints).
+SIGNAL_EXITS = {signal.SIGINT: (EXIT_INTERRUPTED, "tricount: interrupted\n"),
+                signal.SIGTERM: (EXIT_TERMINATED, "tricount: terminated\n")}
 
-    def __init__(self):
-        self.pending = False
 
-    @staticmethod
-    def _numba_busy() -> bool:
-        if "numba.core.compiler_lock" not in sys.modules:
-            return False
-        lock = sys.modules["numba.core.compiler_lock"].global_compiler_lock
+def _watch(read_fd: int) -> None:
+    """Wait for a signal number on the wakeup pipe; clean up and end the process."""
+    while True:
         try:
-            return lock.is_locked()
-        except Exception:  # an internal API: if it changes, interrupt as usual
-            return False
-
-    def __call__(self, signum, frame):
-        if self._numba_busy():
-            if not self.pending:
-                self.pending = True
-                threading.Thread(target=self._deliver_later, daemon=True).start()
+            data = os.read(read_fd, 64)
+        except OSError:
             return
-        self.pending = False
-        raise KeyboardInterrupt
+        if not data:  # the pipe was closed: the command is over
+            return
+        for signum in data:
+            if signum in SIGNAL_EXITS:
+                code, line = SIGNAL_EXITS[signum]
+                remove_temporaries()
+                try:
+                    os.write(2, line.encode())
+                finally:
+                    os._exit(code)
 
-    def _deliver_later(self):
-        """Wait for the main thread to leave the compiler lock, then interrupt it."""
-        import _thread
 
-        with sys.modules["numba.core.compiler_lock"].global_compiler_lock:
-            pass  # acquired: the main thread has released it
-        self.pending = False  # if the main thread is back inside, the handler defers again
-        _thread.interrupt_main(signal.SIGINT)
+class signals_end_the_process:
+    """Within: Ctrl-C and SIGTERM end the process through the watcher (module doc).
+
+    Only in the main thread (elsewhere signals keep Python's behaviour)."""
+
+    def __enter__(self):
+        self.active = threading.current_thread() is threading.main_thread()
+        if not self.active:
+            return self
+        self.read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self.write_fd, False)
+        self.previous_fd = signal.set_wakeup_fd(self.write_fd, warn_on_full_buffer=False)
+        self.previous = {s: signal.signal(s, _ignore) for s in SIGNAL_EXITS}
+        threading.Thread(target=_watch, args=(self.read_fd,), name="tricount-signals",
+                         daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.active:
+            for s, handler in self.previous.items():
+                signal.signal(s, handler)
+            signal.set_wakeup_fd(self.previous_fd)
+            os.close(self.write_fd)  # the watcher reads the end of the pipe and returns
+        return False
 
 
-def _install_handlers() -> None:
-    if threading.current_thread() is not threading.main_thread():
-        return
-    signal.signal(signal.SIGINT, _SigintGuard())
-    terminate_on_sigterm()
+def _ignore(signum, frame):
+    """The Python-level handler: nothing (the watcher acts on the wakeup pipe)."""
 
 
 def _quiet_stdout() -> None:
@@ -154,8 +171,11 @@ def error(message) -> None:
 
 def run(args) -> int:
     """Run the parsed command ``args.run(args)``; map every failure to its exit code."""
-    handlers = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
-    _install_handlers()
+    with signals_end_the_process():
+        return _run(args)
+
+
+def _run(args) -> int:
     try:
         code = args.run(args)
         sys.stdout.flush()
@@ -172,19 +192,12 @@ def run(args) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT_BROKEN_PIPE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # raised by a caller's handler (in-process use)
         print("tricount: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except Terminated:
-        print("tricount: terminated", file=sys.stderr)
-        return EXIT_TERMINATED
     except OSError as exc:  # writing the answer to a full disk or a closed terminal
         if exc.errno == errno.EPIPE:
             _quiet_stdout()
             return EXIT_BROKEN_PIPE
         error(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
         return EXIT_BAD_INPUT
-    finally:
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, handlers[0])
-            signal.signal(signal.SIGTERM, handlers[1])

@@ -25,9 +25,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import signal
 import sys
 import tempfile
+import threading
 
 from tricount.errors import TricountError
 
@@ -38,17 +38,19 @@ class OutputError(TricountError):
     """An output that cannot or must not be written (the message names it)."""
 
 
-class Terminated(BaseException):
-    """Raised in the main thread on SIGTERM, so that outputs clean up as for Ctrl-C."""
+#: Temporaries being written, removed by :func:`remove_temporaries` on a signal.
+_LIVE: set = set()
+_LIVE_LOCK = threading.Lock()
 
 
-def terminate_on_sigterm() -> None:
-    """Make SIGTERM raise :class:`Terminated` (the command line installs this)."""
-
-    def handler(signum, frame):
-        raise Terminated(signum)
-
-    signal.signal(signal.SIGTERM, handler)
+def remove_temporaries() -> None:
+    """Remove every temporary being written (called just before the process ends on a
+    signal: the targets keep their old content)."""
+    with _LIVE_LOCK:
+        for tmp in list(_LIVE):
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        _LIVE.clear()
 
 
 def _identity(path):
@@ -156,6 +158,8 @@ def atomic_output(path, *, suffix_hint: bool = True):
                                    if suffix_hint else "", dir=folder)
     except OSError as exc:
         raise write_error(path, exc) from None
+    with _LIVE_LOCK:
+        _LIVE.add(tmp)
     try:
         with os.fdopen(fd, "wb") as f:
             yield f, tmp
@@ -174,6 +178,9 @@ def atomic_output(path, *, suffix_hint: bool = True):
         if isinstance(exc, OSError):
             raise write_error(path, exc) from None
         raise
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(tmp)
     _fsync_folder(folder)
 
 
