@@ -1,25 +1,25 @@
-"""How fast tricount reads a large edge list, against bare CSV parsers on the same file.
+"""How fast tricount reads graph files: this tree against a baseline tree and bare CSV parsers.
 
-    python benchmarks/io_load.py [--scale 20] [--edge-factor 16] [--rounds 5] [--out FILE]
+    python benchmarks/io_load.py [--scale 23] [--edge-factor 12] [--rounds 3]
+        [--baseline-src DIR] [--shared] [--out FILE]
 
-Generates (once) an R-MAT edge list as SNAP text (scale 20, edge factor 16:
-16.8 M lines, ~233 MB), then measures, in interleaved rounds so that a noisy
-machine hurts every reader alike:
+Generates (once, in ``--dir``, default /tmp) an R-MAT edge list as SNAP text
+(scale 23, edge factor 12: 100.7 M lines, 1.58 GB), then times, in
+interleaved rounds so that a noisy machine hurts every reader alike:
 
-* ``tricount``: ``read_graph(path)``, parse + canonicalise to a CSRGraph;
-* ``native``: ``read_graph(path.tcsr)``, map + verify, then to a CSRGraph
-  (whose COO rows are derived only when read);
-* ``polars``, ``pyarrow``, ``pandas``: their bare CSV parse of the same file
-  to two int64 columns (each skipped when not installed);
-* ``polars+from_edges``: polars' parse, then ``CSRGraph.from_edges`` (the same
-  canonical graph tricount builds, by the generic sort-based path).
+* ``tricount``: ``read_graph(path)`` of this tree (parse + canonicalise to a CSRGraph);
+* ``baseline``: the same call on the tree at ``--baseline-src`` (e.g. ``git archive
+  main src | tar -x -C /tmp/base``), when given;
+* ``native``: ``read_graph(path.tcsr)`` of this tree (read + verify the checksums + CSR);
+* ``polars``, ``pyarrow``: their bare CSV parse of the same file to two int64
+  columns (each skipped when not installed).
 
-Each round is timed after one untimed warm-up per reader; the best and the
-median round are reported, as MB/s of the file's size. Peak memory of the
-tricount load is the rise of the peak RSS in a fresh process (after a warm-up
-on a tiny file, so the Numba kernels are loaded), compared with the final
-CSRGraph arrays. One JSON line per timed round goes to stdout; ``--out``
-writes a Markdown summary.
+Every timed load runs in a fresh process, after an untimed load of a tiny file
+there (so Numba's cached kernels are loaded and the timing is the read alone);
+the file is in the page cache. The same process reports its peak RSS rise
+(VmHWM). With ``--shared`` the tricount readers are also timed on every file
+of ``../shared/data/graphs``. One JSON line per timing goes to stdout;
+``--out`` writes a Markdown table.
 """
 
 from __future__ import annotations
@@ -32,10 +32,64 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-import numpy as np
-
+REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DIR = "/tmp/tricount-io-bench"
+
+#: Timed in a fresh process: prints {"seconds", "cpu_seconds", "rows", "peak_rise_bytes"}.
+CHILD = r"""
+import json, os, sys, tempfile, time
+kind, path = sys.argv[1], sys.argv[2]
+def hwm():
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM:"))
+phases = {}
+if kind in ("tricount", "native"):
+    from tricount.io import read_graph
+    tiny = os.path.join(tempfile.mkdtemp(), "t.txt")
+    open(tiny, "w").write("0 1\n1 2\n")
+    read_graph(tiny)
+    if kind == "native":
+        from tricount.graph import CSRGraph
+        from tricount.io import write_graph
+        write_graph(tiny + ".tcsr", CSRGraph.from_edges([0, 1], [1, 2]))
+        read_graph(tiny + ".tcsr")
+    def run():
+        loaded = read_graph(path)
+        phases.update(loaded.timings)
+        return loaded.graph.n_edges
+elif kind == "polars":
+    import polars as pl
+    def run():
+        return pl.read_csv(path, separator="\t", has_header=False, comment_prefix="#",
+                           schema={"src": pl.Int64, "dst": pl.Int64}).height
+elif kind == "pyarrow":
+    import pyarrow as pa, pyarrow.csv as pacsv
+    skip = 0
+    with open(path, "rb") as f:
+        for line in f:
+            if not line.startswith(b"#"):
+                break
+            skip += 1
+    def run():
+        return pacsv.read_csv(path, read_options=pacsv.ReadOptions(skip_rows=skip,
+            column_names=["s", "d"]), parse_options=pacsv.ParseOptions(delimiter="\t"),
+            convert_options=pacsv.ConvertOptions(column_types={"s": pa.int64(),
+                                                               "d": pa.int64()})).num_rows
+base = hwm()
+c0, t0 = time.process_time(), time.perf_counter()
+rows = run()
+seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "rows": int(rows),
+                  "peak_rise_bytes": hwm() - base, **(phases if kind == "tricount" else {})}))
+"""
+
+WHAT = {"tricount": "canonical CSRGraph (parse + dedupe + CSR), this tree",
+        "baseline": "canonical CSRGraph, baseline tree",
+        "native": "CSRGraph from .tcsr (read + CRC + CSR check)",
+        "polars": "two int64 columns (bare parse)",
+        "pyarrow": "two int64 columns (bare parse)"}
 
 
 def make_file(scale: int, edge_factor: int, folder: str) -> str:
@@ -50,118 +104,33 @@ def make_file(scale: int, edge_factor: int, folder: str) -> str:
     return path
 
 
-def comment_lines(path) -> int:
-    n = 0
-    with open(path, "rb") as f:
-        for line in f:
-            if not line.startswith(b"#"):
-                return n
-            n += 1
-    return n
-
-
-def readers(path, native_path):
-    from tricount.io import read_graph
-
-    out = {}
-    timings = {}
-
-    def ours():
-        loaded = read_graph(path)
-        timings["tricount"] = dict(loaded.timings)
-        return loaded.graph.n_edges
-
-    def native():
-        loaded = read_graph(native_path)
-        timings["native"] = dict(loaded.timings)
-        return loaded.graph.n_edges
-
-    out["tricount"] = ours
-    out["native"] = native
-    try:
-        import polars as pl
-
-        def polars():
-            df = pl.read_csv(path, separator="\t", has_header=False, comment_prefix="#",
-                             schema={"src": pl.Int64, "dst": pl.Int64})
-            return df.height
-
-        out["polars"] = polars
-
-        def polars_graph():
-            from tricount.graph import CSRGraph
-
-            df = pl.read_csv(path, separator="\t", has_header=False, comment_prefix="#",
-                             schema={"src": pl.Int64, "dst": pl.Int64})
-            g = CSRGraph.from_edges(df["src"].to_numpy(), df["dst"].to_numpy())
-            return g.n_edges
-
-        out["polars+from_edges"] = polars_graph
-    except ImportError:
-        pass
-    try:
-        import pyarrow as pa
-        import pyarrow.csv as pacsv
-
-        skip = comment_lines(path)  # pyarrow has no comment option
-
-        def pyarrow():
-            table = pacsv.read_csv(
-                path, read_options=pacsv.ReadOptions(skip_rows=skip, column_names=["s", "d"]),
-                parse_options=pacsv.ParseOptions(delimiter="\t"),
-                convert_options=pacsv.ConvertOptions(column_types={"s": pa.int64(),
-                                                                   "d": pa.int64()}))
-            return table.num_rows
-
-        out["pyarrow"] = pyarrow
-    except ImportError:
-        pass
-    try:
-        import pandas as pd
-
-        def pandas():
-            df = pd.read_csv(path, sep="\t", comment="#", header=None, names=["s", "d"],
-                             dtype=np.int64, engine="c")
-            return len(df)
-
-        out["pandas"] = pandas
-    except ImportError:
-        pass
-    return out, timings
-
-
-def peak_memory(path) -> dict:
-    """Peak-RSS rise of a tricount load in a fresh process, and the final arrays' bytes."""
-    # VmHWM, not ru_maxrss: the latter keeps the forking parent's peak across exec.
-    code = f"""
-import json, os, tempfile
-from tricount.io import load_graph
-def hwm():
-    with open("/proc/self/status") as f:
-        return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM:"))
-tiny = os.path.join(tempfile.mkdtemp(), "t.txt")
-open(tiny, "w").write("0 1\\n1 2\\n")
-load_graph(tiny)
-base = hwm()
-g = load_graph({path!r})
-peak = hwm()
-lo, hi = g.edges()
-final = g.indptr.nbytes + lo.nbytes + hi.nbytes + g.vertex_ids.nbytes
-print(json.dumps({{"peak_rise_bytes": peak - base, "final_bytes": int(final)}}))
-"""
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+def timed(kind: str, path: str, src: Path) -> dict:
+    """One load of ``path`` by ``kind`` in a fresh process importing tricount from ``src``."""
+    env = dict(os.environ, PYTHONPATH=str(src))
+    child = "tricount" if kind == "baseline" else kind
+    proc = subprocess.run([sys.executable, "-c", CHILD, child, path], env=env,
+                          capture_output=True, text=True, check=True)
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def available(kind: str) -> bool:
+    if kind in ("polars", "pyarrow"):
+        try:
+            __import__(kind)
+        except ImportError:
+            return False
+    return True
 
 
 def versions() -> dict:
     import numba
+    import numpy as np
 
     import tricount
 
     out = {"python": platform.python_version(), "numpy": np.__version__,
            "numba": numba.__version__, "tricount": tricount.__version__}
-    for name in ("polars", "pyarrow", "pandas"):
+    for name in ("polars", "pyarrow", "zstandard"):
         try:
             out[name] = __import__(name).__version__
         except ImportError:
@@ -169,108 +138,122 @@ def versions() -> dict:
     return out
 
 
+def shared_files() -> list:
+    """``(name, path)`` of the shared graphs: $TRICOUNT_DATA, else ../shared/data/graphs."""
+    folder = Path(os.environ.get("TRICOUNT_DATA") or REPO.parent / "shared" / "data" / "graphs")
+    rows = json.loads((folder / "graphs.json").read_text())
+    return [(r["name"], str(folder / r["file"])) for r in rows]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=int, default=20)
-    parser.add_argument("--edge-factor", type=int, default=16)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--scale", type=int, default=23)
+    parser.add_argument("--edge-factor", type=int, default=12)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--dir", default=DEFAULT_DIR)
+    parser.add_argument("--baseline-src", help="a src/ folder of the tree to compare against")
+    parser.add_argument("--shared", action="store_true",
+                        help="also time both trees on every ../shared/data/graphs file")
     parser.add_argument("--out", help="write a Markdown summary here")
     args = parser.parse_args(argv)
 
-    from tricount.io import read_graph, write_graph
-
+    src = REPO / "src"
+    base = Path(args.baseline_src) if args.baseline_src else None
     path = make_file(args.scale, args.edge_factor, args.dir)
     native_path = path[: -len(".tsv")] + ".tcsr"
     if not os.path.exists(native_path):
+        from tricount.io import read_graph, write_graph
+
         write_graph(native_path, read_graph(path).graph)
-    size = os.path.getsize(path)
-    native_size = os.path.getsize(native_path)
-    with open(path, "rb") as f:
-        n_lines = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 24), b""))
-
-    load_before = os.getloadavg()
-    fns, split = readers(path, native_path)
-    for fn in fns.values():  # warm-up: JIT caches, page cache
-        fn()
-    seconds = {name: [] for name in fns}
-    phases = {name: [] for name in ("tricount", "native")}
+    kinds = ["tricount"] + (["baseline"] if base else []) + ["native", "polars", "pyarrow"]
+    kinds = [k for k in kinds if available(k)]
+    results = {k: [] for k in kinds}
+    load = [os.getloadavg()[0]]
     for r in range(args.rounds):
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            rows = fn()
-            dt = time.perf_counter() - t0
-            seconds[name].append(dt)
-            nbytes = native_size if name == "native" else size
-            record = {"reader": name, "round": r, "seconds": round(dt, 4),
-                      "mb_per_s": round(nbytes / 1e6 / dt, 1), "rows": int(rows)}
-            if name in split:
-                phases[name].append(split[name])
-                record.update({k: round(v, 4) for k, v in split[name].items()})
-            print(json.dumps(record), flush=True)
-    load_after = os.getloadavg()
-    memory = peak_memory(path)
-    print(json.dumps({"memory": memory, "loadavg_1min": [load_before[0], load_after[0]]}),
-          flush=True)
-
+        for kind in kinds:
+            got = timed(kind, native_path if kind == "native" else path,
+                        base if kind == "baseline" else src)
+            results[kind].append(got)
+            print(json.dumps({"reader": kind, "round": r, **got}), flush=True)
+    shared = {}
+    if args.shared:
+        for name, file in shared_files():
+            for kind in ["tricount"] + (["baseline"] if base else []):
+                runs = [timed(kind, file, base if kind == "baseline" else src)["seconds"]
+                        for _ in range(args.rounds)]
+                shared.setdefault(name, {})[kind] = min(runs)
+                print(json.dumps({"reader": kind, "graph": name, "best_s": min(runs)}),
+                      flush=True)
+    load.append(os.getloadavg()[0])
     if args.out:
-        write_summary(args, path, size, native_path, native_size, n_lines, seconds, phases,
-                      memory, (load_before[0], load_after[0]))
+        write_summary(args, path, native_path, results, shared, load)
     return 0
 
 
-def write_summary(args, path, size, native_path, native_size, n_lines, seconds, phases,
-                  memory, loadavg):
-    def rate(nbytes, s):
-        return f"{nbytes / 1e6 / s:.0f}"
-
+def write_summary(args, path, native_path, results, shared, load):
+    size, native_size = os.path.getsize(path), os.path.getsize(native_path)
+    rows = results["tricount"][0]["rows"]
+    command = ("python benchmarks/io_load.py " + " ".join(
+        a for a in sys.argv[1:]))
     lines = [
-        "# Loading a large edge list: tricount vs bare CSV parsers",
+        "# Reading graph files: tricount's streaming reader, its baseline and bare CSV parsers",
         "",
         f"- Date: {time.strftime('%Y-%m-%d')}. Machine: {os.cpu_count()} cores "
-        f"({platform.processor() or platform.machine()}), Linux, shared VM.",
+        f"({platform.processor() or platform.machine()}), Linux, shared VM (other work "
+        f"running: 1-minute load average {load[0]:.1f} before, {load[1]:.1f} after).",
         "- Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()) + ".",
-        f"- Command: `python benchmarks/io_load.py --scale {args.scale} --edge-factor "
-        f"{args.edge_factor} --rounds {args.rounds} --out benchmarks/results/io_load.md`",
-        f"- File: `{os.path.basename(path)}`, R-MAT (graph500 parameters, seed 1) as SNAP "
-        f"text: {size / 1e6:.1f} MB, {n_lines:,} lines (2 comment lines), tab-separated. "
-        f"Native binary `{os.path.basename(native_path)}`: {native_size / 1e6:.1f} MB.",
-        f"- Rounds: {args.rounds}, interleaved across readers after one warm-up each; "
-        "file in the page cache. MB/s = file bytes / wall seconds.",
-        f"- 1-minute load average before / after the rounds: {loadavg[0]:.2f} / "
-        f"{loadavg[1]:.2f} (the machine is shared; above ~0.5 other work was running).",
+        f"- Command: `{command}`",
+        f"- File: `{os.path.basename(path)}` (generated, not committed), R-MAT (graph500 "
+        f"parameters, seed 1) as SNAP text: {size / 1e6:.0f} MB, {rows:,} edge lines, "
+        f"tab-separated; its native binary `{os.path.basename(native_path)}`: "
+        f"{native_size / 1e6:.0f} MB.",
+        f"- Each timing is one load in a fresh process after an untimed tiny load there "
+        f"(Numba kernels loaded), file in the page cache; {args.rounds} rounds interleaved "
+        "across readers. Peak = rise of the process's peak RSS during the load.",
         "",
-        "| reader | what it produces | best s | best MB/s | median s | median MB/s |",
-        "|---|---|---|---|---|---|",
+        "| reader | what it produces | best s | median s | best MB/s | vs polars (best) "
+        "| CPU s (best) | peak MB |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    what = {"tricount": "canonical CSRGraph (parse + dedupe + CSR)",
-            "native": "CSRGraph from .tcsr (map + CRC + CSR check; COO rows on demand)",
-            "polars": "two int64 columns (bare parse)",
-            "polars+from_edges": "canonical CSRGraph (polars parse, then CSRGraph.from_edges)",
-            "pyarrow": "two int64 columns (bare parse)",
-            "pandas": "two int64 columns (bare parse, C engine)"}
-    for name, ts in seconds.items():
-        nbytes = native_size if name == "native" else size
-        best, med = min(ts), statistics.median(ts)
-        lines.append(f"| {name} | {what[name]} | {best:.3f} | {rate(nbytes, best)} | "
-                     f"{med:.3f} | {rate(nbytes, med)} |")
-    lines += ["", "Phases of the tricount readers (median of rounds):", ""]
-    for name, rows in phases.items():
-        if rows:
-            load = statistics.median(r["load_s"] for r in rows)
-            build = statistics.median(r["build_s"] for r in rows)
-            nbytes = native_size if name == "native" else size
-            lines.append(f"- {name}: load_s {load:.3f} ({rate(nbytes, load)} MB/s), "
-                         f"build_s {build:.3f}")
-    lines += [
-        "",
-        f"Peak memory of `load_graph` on the text file (fresh process): peak RSS rose by "
-        f"{memory['peak_rise_bytes'] / 1e6:.0f} MB; the final graph's arrays (indptr, indices, "
-        f"vertex_ids, and the COO rows it derives when first read) take "
-        f"{memory['final_bytes'] / 1e6:.0f} MB: "
-        f"{memory['peak_rise_bytes'] / memory['final_bytes']:.2f} x.",
-        "",
-    ]
+    polars = min(r["seconds"] for r in results["polars"]) if "polars" in results else None
+    for kind, runs in results.items():
+        secs = [r["seconds"] for r in runs]
+        nbytes = native_size if kind == "native" else size
+        best = min(secs)
+        ratio = f"{polars / best:.2f}x" if polars and kind != "native" else ""
+        peak = max(r["peak_rise_bytes"] for r in runs) / 1e6
+        cpu = min(r["cpu_seconds"] for r in runs)
+        lines.append(f"| {kind} | {WHAT[kind]} | {best:.2f} | {statistics.median(secs):.2f} | "
+                     f"{nbytes / 1e6 / best:.0f} | {ratio} | {cpu:.2f} | {peak:.0f} |")
+    for kind in ("tricount", "baseline"):
+        runs = [r for r in results.get(kind, ()) if "load_s" in r]
+        if runs:
+            best = min(runs, key=lambda r: r["seconds"])
+            ratio = f"; polars' bare parse / this parse = {polars / best['load_s']:.2f}x" \
+                if polars else ""
+            lines.append(f"- {kind}, its fastest load: parse (read + parse, `load_s`) "
+                         f"{best['load_s']:.2f} s, build (dedupe + CSR, `build_s`) "
+                         f"{best['build_s']:.2f} s{ratio}.")
+    lines += ["", "\"vs polars\" is polars' time over the reader's (above 1: faster than "
+                  "polars' bare parse, which builds no graph). CPU s is the process's CPU "
+                  "time (all threads) during the load: on a shared machine it is steadier "
+                  "than the wall time."]
+    if shared:
+        lines += ["", "The shared graphs (`../shared/data/graphs`, gzip), best of "
+                      f"{args.rounds} loads each, seconds:", "",
+                  "| graph | tricount | baseline | tricount / baseline |", "|---|---|---|---|"]
+        total = {"tricount": 0.0, "baseline": 0.0}
+        for name, row in shared.items():
+            base = row.get("baseline")
+            total["tricount"] += row["tricount"]
+            total["baseline"] += base or 0.0
+            ratio = f"{row['tricount'] / base:.2f}" if base else ""
+            lines.append(f"| {name} | {row['tricount']:.3f} | "
+                         f"{'' if base is None else f'{base:.3f}'} | {ratio} |")
+        if total["baseline"]:
+            lines.append(f"| all | {total['tricount']:.3f} | {total['baseline']:.3f} | "
+                         f"{total['tricount'] / total['baseline']:.2f} |")
+    lines.append("")
     with open(args.out, "w") as f:
         f.write("\n".join(lines))
 

@@ -157,7 +157,21 @@ def test_generate_writes_snap_text(capsys, tmp_path):
 def test_console_entry_point_runs_as_a_process(k4_file):
     proc = subprocess.run([sys.executable, "-m", "tricount", "count", str(k4_file), "--backend",
                            "cpu"], capture_output=True, text=True)
-    assert proc.returncode == 0 and proc.stdout == "4\n"
-    proc = subprocess.run([sys.executable, "-m", "tricount", "count", str(k4_file) + ".missing"],
-                          capture_output=True, text=True)
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.returncode == 0 and proc.stdout == "4\n" and "Traceback" not in proc.stderr
+
+
+def test_count_help_lists_the_methods_the_backends_declare(capsys):
+    from tricount.cpu import CPU_METHODS
+    from tricount.gpu import GPU_METHODS
+
+    with pytest.raises(SystemExit):
+        main(["count", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"CPU: {', '.join(CPU_METHODS)};" in text
+    assert f"GPU: {', '.join(GPU_METHODS)} " in text
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0 and capsys.readouterr().out.startswith("tricount ")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tricount.graph import CSRGraph
-from tricount.io._build import build_graph
+from tricount.prep.build import build_graph
 
 
 def _chunked(src, dst, rng):
@@ -31,7 +31,7 @@ def _assert_same(a: CSRGraph, b: CSRGraph):
 
 @pytest.mark.parametrize("id_range", [8, 1000, 10**7, 2**62], ids=["tiny", "dense", "sparse",
                                                                    "huge"])
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(3))
 def test_agrees_with_from_edges(id_range, seed):
     rng = np.random.default_rng(seed)
     m = int(rng.integers(0, 2000))

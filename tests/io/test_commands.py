@@ -1,9 +1,8 @@
-"""``tricount convert`` and ``tricount info`` (in-process, plus one real subprocess)."""
+"""``tricount convert`` and ``tricount info``, in-process (tests/test_cli.py runs a process)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -84,17 +83,6 @@ def test_count_reads_native(tmp_path, capsys):
     assert run(["convert", row["path"], out], capsys)[0] == 0
     code, stdout, _ = run(["count", out, "--backend", "cpu", "--json"], capsys)
     assert code == 0 and json.loads(stdout)["triangles"] == row["triangles"]
-
-
-def test_subprocess_exit_code_and_no_traceback(tmp_path):
-    path = write_text(tmp_path / "bad.graph", "3 3\n2 3\n1 3\n")
-    proc = subprocess.run([sys.executable, "-m", "tricount", "info", str(path)],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2
-    assert proc.stdout == ""
-    assert "Traceback" not in proc.stderr
-    assert "bad.graph, line 3: has 2 adjacency lines but the header (line 1) declares 3" \
-        in proc.stderr
 
 
 class TestProgress:

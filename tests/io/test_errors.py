@@ -21,7 +21,7 @@ import pytest
 from tricount.cli import main
 from tricount.errors import GraphFormatError
 from tricount.io import load_graph, write_graph
-from tricount.io import _source
+from tricount.io import source as _source
 from tricount.io.native import HEADER
 
 sys.path.insert(0, str(Path(__file__).parent))

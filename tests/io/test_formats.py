@@ -22,19 +22,24 @@ SMALL = ["karate", "lesmis", "dolphins", "ca-GrQc"]
 MEDIUM = ["email-Enron"]
 
 
-@pytest.fixture(scope="module", params=SMALL + MEDIUM)
+@pytest.fixture(scope="module", params=SMALL)
 def shared(request):
     (row,) = shared_rows([request.param])
     graph = load_graph(row["path"])
     return row, graph
 
 
-class TestSharedGraphs:
-    def test_snap_gz_as_shipped(self, shared):
-        row, graph = shared
-        assert graph.n_edges == row["edges"]
-        assert count(graph) == row["triangles"]
+@pytest.mark.parametrize("name", SMALL + MEDIUM)
+def test_snap_gz_as_shipped_and_native(name, tmp_path):
+    (row,) = shared_rows([name])
+    graph = load_graph(row["path"])
+    assert graph.n_edges == row["edges"]
+    assert count(graph) == row["triangles"]
+    write_graph(tmp_path / "g.tcsr", graph)
+    assert count(load_graph(tmp_path / "g.tcsr")) == row["triangles"]
 
+
+class TestSharedGraphs:
     @pytest.mark.parametrize("fname", sorted(TEXT_WRITERS))
     def test_text_formats(self, shared, fname, tmp_path):
         row, graph = shared

@@ -3,13 +3,18 @@
 Edge-list input is judged by a plain Python oracle of the documented line
 syntax (:func:`oracle`): the loader must fail exactly where the oracle fails
 (same line) and otherwise return the oracle's graph. Other formats, mangled by
-truncation and byte flips, must load or raise GraphFormatError.
+truncation and byte flips, must load or raise GraphFormatError. One seeded run
+in a separate process (:func:`test_fuzz_in_a_process`) also proves no hang (a
+timeout) and a bounded peak of memory.
 """
 
 from __future__ import annotations
 
 import gzip
+import json
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -19,32 +24,35 @@ from hypothesis import strategies as st
 
 from tricount.errors import GraphFormatError
 from tricount.graph import CSRGraph
-from tricount.io import _source, _text, load_graph, write_graph
+from tricount.io import _text, load_graph, write_graph, source as _source
 
 sys.path.insert(0, str(Path(__file__).parent))
 from io_support import (canonical, write_metis, write_mtx_symmetric,  # noqa: E402
                         write_text)
 
 MAX_ID = 2**63 - 1
-FUZZ = settings(max_examples=150, deadline=None,
+FUZZ = settings(max_examples=25, derandomize=True, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
                                        HealthCheck.too_slow])
 
 
 def oracle(data: bytes):
-    """(src, dst) of a SNAP edge list, or the 1-based line of its first error."""
+    """(src, dst) of a SNAP edge list, or the 1-based line of its first error.
+
+    A line ends at LF, CR LF or a lone CR; blanks are spaces and tabs.
+    """
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     src, dst = [], []
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        rest = line.lstrip(b" \t\r")
+    for number, line in enumerate(re.split(rb"\r\n|\r|\n", data), start=1):
+        rest = line.lstrip(b" \t")
         if not rest or rest[:1] in (b"#", b"%"):
             continue
         ids = []
         for _ in range(2):
-            if not rest or rest[:1] == b"\r":
+            if not rest:
                 return number  # one column
-            token = re.match(rb"[^ \t\r]*", rest).group()
+            token = re.match(rb"[^ \t]*", rest).group()
             if not token.isdigit() or not token.isascii() or int(token) > MAX_ID:
                 return number
             ids.append(int(token))
@@ -140,3 +148,52 @@ def test_mangled_files(name, cut, flips, tmp_path):
         assert g.n_edges == 7
     if not data:  # a zero-byte file is the empty graph, whatever its name
         assert g.n_edges == 0
+
+
+#: Run in a child: seeded random and mangled inputs of every reader, each read once; any
+#: exception but GraphFormatError fails. Prints {"inputs", "errors", "peak_bytes"}.
+FUZZ_CHILD = r"""
+import bz2, gzip, json, lzma, os, random, sys, tempfile
+from tricount.errors import GraphFormatError
+from tricount.io import load_graph
+rng = random.Random(int(sys.argv[1]))
+folder = tempfile.mkdtemp()
+seeds = [b"0 1\n1 2\r\n2 0\r3 4\n", b"%%MatrixMarket matrix coordinate real general\n"
+         b"3 3 2\n1 2 1.5\n2 3 -2\n", b"3 3 001\n2 1 3 1\n1 1 3 1\n1 1 2 1\n",
+         b"1\t2\t1\n2\t3\t1\n"]
+names = ["f.txt", "f.mtx", "f.graph", "f_adj.tsv", "f.tcsr", "f.npy", "f.npz", "f"]
+packers = [lambda b: b, gzip.compress, bz2.compress, lzma.compress]
+errors = 0
+n = int(sys.argv[2])
+for k in range(n):
+    if rng.random() < 0.5:
+        data = bytes(rng.getrandbits(8) for _ in range(rng.randrange(400)))
+    else:
+        data = bytearray(rng.choice(seeds) * rng.randrange(1, 4))
+        for _ in range(rng.randrange(4)):
+            data[rng.randrange(len(data))] = rng.choice(b"0123456789 \t\r\n%#-.x\xff")
+        data = bytes(data[: rng.randrange(len(data) + 1)])
+    data = rng.choice(packers)(data)
+    if rng.random() < 0.2:
+        data = data[: rng.randrange(len(data) + 1)]
+    path = os.path.join(folder, rng.choice(names))
+    with open(path, "wb") as f:
+        f.write(data)
+    try:
+        load_graph(path)
+    except GraphFormatError:
+        errors += 1
+with open("/proc/self/status") as f:
+    peak = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM:"))
+print(json.dumps({"inputs": n, "errors": errors, "peak_bytes": peak}))
+"""
+
+
+def test_fuzz_in_a_process():
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
+    proc = subprocess.run([sys.executable, "-c", FUZZ_CHILD, "2026", "150"], env=env,
+                          capture_output=True, text=True, timeout=300)  # a hang fails here
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["inputs"] == 150 and 0 < report["errors"] < 150
+    assert report["peak_bytes"] < 1 << 30

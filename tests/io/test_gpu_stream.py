@@ -18,7 +18,8 @@ import pytest
 
 import tricount
 from tricount.errors import BackendUnavailableError, TricountError
-from tricount.io import _source, _text, gpu_stream, load_graph
+from tricount.io import _text, gpu_stream, load_graph, parse_into, source as _source
+from tricount.io.source import open_source
 
 sys.path.insert(0, str(Path(__file__).parent))
 from io_support import TEXT_WRITERS, edge_lines, messy_edges, write_text  # noqa: E402
@@ -102,9 +103,13 @@ def small_chunks(monkeypatch):
 
 
 def _loaded_on_fake_gpu(path, fmt):
-    size = path.stat().st_size if not str(path).endswith(".gz") else None
-    graph, timings = gpu_stream.read_graph_gpu(path, fmt, name="g", file_bytes=size)
-    return graph, timings
+    with open_source(path) as source:
+        return gpu_stream.read_graph_gpu(source, fmt, name="g")
+
+
+def _parse_into(path, sink):
+    with open_source(path) as source:
+        parse_into(source, "snap", sink)
 
 
 def _assert_same_graph(got, want):
@@ -183,9 +188,7 @@ class TestDoubleBuffer:
         monkeypatch.setattr(gpu_stream, "grown_capacity",
                             lambda capacity, need: growths.append(capacity) or grow(capacity, need))
         sink = gpu_stream.DeviceEdges(file_bytes=path.stat().st_size)
-        from tricount.io import read_text
-
-        read_text(path, "snap", out=sink)
+        _parse_into(path, sink)
         src, dst = sink.take_edges()
         assert src.shape[0] == 5020 and growths
         want_src, want_dst = tricount.io.read_edges(path)
@@ -197,9 +200,7 @@ class TestDoubleBuffer:
         big = "\n".join(f"{2**40 + i} {i}" for i in range(300))
         path = write_text(tmp_path / "g.txt", small + "\n" + big + "\n" + small + "\n")
         sink = gpu_stream.DeviceEdges(file_bytes=path.stat().st_size)
-        from tricount.io import read_text
-
-        read_text(path, "snap", out=sink)
+        _parse_into(path, sink)
         assert sink.dtype == np.int64
         src, dst = sink.take_edges()
         want_src, want_dst = tricount.io.read_edges(path)

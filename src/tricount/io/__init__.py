@@ -4,32 +4,44 @@
 ``.mmio``, Matrix Market coordinate files, METIS/DIMACS10 ``.graph``, NumPy
 ``.npy``/``.npz`` edge arrays and tricount's native binary ``.tcsr``, each
 plain or compressed with gzip, bzip2, xz or zstd (zstd needs the optional
-``zstandard`` package). The format comes from the name, confirmed by the
-content (``detect``), or from ``format=``. Every malformed input raises
-:class:`~tricount.GraphFormatError` naming the file, the line (for text) and
-what was expected.
+``zstandard`` package), from a file, ``-`` (standard input), a pipe, a FIFO
+or a socket. The format comes from the name, confirmed by the content
+(``detect``), or from ``format=``. Every malformed input raises
+:class:`~tricount.GraphFormatError` naming the input, the line (for text) and
+what was expected. One path, walked forward::
 
-    path ─sniff─▶ format ─reader─▶ edge chunks ─_build.build_graph─▶ CSRGraph
-    path.tcsr ─native.read_native (mmap, verify)────────────────────▶ CSRGraph
-    device="gpu": text ─reader─▶ pinned double buffer ─▶ GPU ─canonical_edges─▶ CSRGraph
-                  (gpu_stream; other formats load as above, then move)
+    path ─source.open_source─▶ Source (opened once; compression by magic; kept head)
+         ─detect.resolve_format─▶ format
+         ─<format>.read─▶ EdgeText (edge chunks; repeats merged when memory asks)
+         ─prep.build.build_graph─▶ CSRGraph
+    .tcsr: ─native.read (copied, every block checksummed)─▶ CSRGraph
+    device="gpu", text: ─<format>.read into gpu_stream.DeviceEdges (pinned double
+         buffer) ─prep.canonical on the GPU─▶ CSRGraph
+
+Writers (:func:`write_graph`, :func:`write_snap`, :func:`write_native`,
+:mod:`tricount.io.tables`) write whole or not at all and never over an input
+(:mod:`tricount.io.output`).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from tricount.errors import BackendUnavailableError, GraphFormatError, TricountError
 from tricount.graph import CSRGraph
-from tricount.io._source import sniff
+from tricount.io._limits import out_of_memory
 from tricount.io.detect import FORMATS, resolve_format, strip_compression
 from tricount.io.snap import write_snap
+from tricount.io.source import open_source
 
 __all__ = ["load_graph", "read_graph", "read_edges", "write_graph", "write_snap",
-           "write_native", "graph_name", "FORMATS", "LoadedGraph"]
+           "write_native", "graph_name", "output_format", "FORMATS", "OUTPUT_FORMATS",
+           "LoadedGraph"]
 
 _NAME_SUFFIXES = (".txt", ".tsv", ".el", ".wel", ".edges", ".edgelist", ".snap", ".mtx",
                   ".mmio", ".mm", ".graph", ".metis", ".npy", ".npz", ".tcsr")
@@ -56,132 +68,124 @@ class LoadedGraph:
     format: str
     compression: str | None
     timings: dict = field(default_factory=dict)  # load_s (read + parse), build_s
+    on_device: bool = False  # built on the GPU
 
 
 #: Where :func:`load_graph` can put the graph.
 DEVICES = ("cpu", "gpu")
+#: The parser module of each text format (imported on first use: they load Numba).
+TEXT_PARSERS = {"snap": "snap", "graphchallenge": "graphchallenge",
+                "matrix-market": "mtx", "metis": "metis"}
 #: Formats the GPU path streams to the device as they are parsed.
-STREAMED_FORMATS = ("snap", "graphchallenge", "matrix-market", "metis")
+STREAMED_FORMATS = tuple(TEXT_PARSERS)
+#: Formats :func:`write_graph` writes.
+OUTPUT_FORMATS = ("native", "snap")
+_TEXT_SUFFIXES = (".txt", ".tsv", ".el", ".edges", ".edgelist", ".snap")
 
 
 def read_graph(path, *, format: str = "auto", progress=None, device: str = "cpu") -> LoadedGraph:
     """Read ``path`` like :func:`load_graph`; also report format, compression and timings."""
-    from tricount.io._progress import Progress
-
-    gpu = _check_device(device)
+    if device not in DEVICES:
+        raise TricountError(f"unknown device {device!r}; choose 'cpu' or 'gpu'")
     t0 = time.perf_counter()
-    source = sniff(path)
-    fmt = resolve_format(format, source)
-    name = graph_name(path)
-    timings = {}
-    # Zero bytes (or only blanks) after decompression: the empty graph, whatever the
-    # format; a file of only comments gets there through its reader.
-    empty = not source.head.strip() and (fmt != "native" or not source.head)
-    if gpu and fmt in STREAMED_FORMATS and not empty:
-        from tricount.io.gpu_stream import read_graph_gpu
-
-        graph, timings = read_graph_gpu(
-            path, fmt, name=name, progress=progress,
-            file_bytes=None if source.compression else source.size)
-        return LoadedGraph(graph, fmt, source.compression, timings)
-    if gpu:  # binary formats and the empty graph: load here, then move
-        loaded = read_graph(path, format=format, progress=progress)
+    with open_source(path) as source:
+        try:
+            loaded = _read(source, graph_name(path), format, progress, device, t0)
+        except MemoryError:
+            raise out_of_memory(source.path) from None
+    if device == "gpu" and not loaded.on_device:
         t1 = time.perf_counter()
         loaded.graph = _to_gpu(loaded.graph)
         loaded.timings["load_s"] += time.perf_counter() - t1
-        return loaded
-    bar = Progress(path, source.size, progress)
-    try:
-        if empty:
-            chunks, max_id, n_vertices, id_base = [], -1, None, 0
-        elif fmt == "native":
-            from tricount.io.native import read_native
+    return loaded
 
-            graph = read_native(path, timings=timings)
-            timings["load_s"] += time.perf_counter() - t0 - timings["load_s"] - timings["build_s"]
-            return LoadedGraph(graph, fmt, source.compression, timings)
-        else:
-            chunks, max_id, n_vertices, id_base = _read_chunks(path, fmt, bar)
+
+def _read(source, name, format, progress, device, t0) -> LoadedGraph:
+    """The walk of the module doc, on an opened source."""
+    fmt = resolve_format(format, source)
+    # No bytes at all: the empty graph, whatever the format.
+    fmt_read = fmt if source.peek(1) else "empty"
+    if fmt_read == "native":
+        from tricount.io.native import read as read_native
+
+        timings = {}
+        graph = read_native(source, timings=timings)
+        timings["load_s"] = time.perf_counter() - t0 - timings["build_s"]
+        return LoadedGraph(graph, fmt, source.compression, timings)
+    from tricount.io._progress import Progress
+
+    bar = Progress(source.path, source.size or 0, progress)
+    try:
+        if device == "gpu" and fmt_read in STREAMED_FORMATS:
+            from tricount.io.gpu_stream import read_graph_gpu
+
+            graph, timings = read_graph_gpu(source, fmt, name=name, progress=bar)
+            return LoadedGraph(graph, fmt, source.compression, timings, on_device=True)
+        from tricount.io._parse import EdgeText
+
+        sink = EdgeText()
+        declared = parse_into(source, fmt_read, sink, progress=bar)
     finally:
         bar.close()
     t1 = time.perf_counter()
-    from tricount.io._build import build_graph
+    from tricount.io._parse import check_symmetric
+    from tricount.prep.build import build_graph
 
-    graph = build_graph(chunks, max_id=max_id, n_vertices=n_vertices, id_base=id_base,
-                        name=name)
-    timings.update(load_s=t1 - t0, build_s=time.perf_counter() - t1)
-    return LoadedGraph(graph, fmt, source.compression, timings)
+    n_entries = sink.n_entries
+    graph = build_graph(sink.chunks, max_id=sink.max_id, n_vertices=declared.n_vertices,
+                        id_base=declared.id_base, name=name, loops_dropped=sink.loops_merged,
+                        duplicates_dropped=sink.duplicates_merged)
+    if declared.symmetric:
+        check_symmetric(source.path, graph, n_entries)
+    return LoadedGraph(graph, fmt, source.compression,
+                       {"load_s": t1 - t0, "build_s": time.perf_counter() - t1})
 
 
-def _check_device(device) -> bool:
-    """True for ``"gpu"`` (after checking one is usable), False for ``"cpu"``."""
-    from tricount.errors import BackendUnavailableError, TricountError
+def parse_into(source, fmt: str, sink, *, progress=None):
+    """Parse ``source`` (format ``fmt``, not native) into ``sink``; return its ``Declared``."""
+    from tricount.io._parse import Declared
 
-    if device not in DEVICES:
-        raise TricountError(f"unknown device {device!r}; choose 'cpu' or 'gpu'")
-    if device == "cpu":
-        return False
-    from tricount.gpu import probe
+    if fmt == "empty":
+        return Declared()
+    if fmt == "numpy":
+        from tricount.io.numpy_edges import read_numpy
 
-    usable, why = probe()
-    if not usable:
-        raise BackendUnavailableError(f"device 'gpu' is unavailable: {why}; "
-                                      "load with device='cpu'")
-    return True
+        (src, dst), n_vertices = read_numpy(source)
+        if src.shape[0]:
+            max_id = int(max(src.max(), dst.max()))
+            dtype = np.int32 if max_id <= np.iinfo(np.int32).max else np.int64
+            sink.max_id = max_id
+            # Owned, writable copies: building relabels the chunks in place.
+            sink.add(int(src.shape[0]), dtype,
+                     lambda s, d: (np.copyto(s, src, casting="unsafe"),
+                                   np.copyto(d, dst, casting="unsafe")),
+                     consumed=source.consumed)  # 16 bytes an edge: never merged
+            sink.n_entries = int(src.shape[0])
+        return Declared(n_vertices, 0)
+    parser = importlib.import_module(f"tricount.io.{TEXT_PARSERS[fmt]}")
+    return parser.read(source, sink, progress=progress)
 
 
 def _to_gpu(graph: CSRGraph) -> CSRGraph:
-    import cupy
-
-    g = graph.to_device(cupy)
+    try:
+        import cupy
+    except ImportError:
+        raise BackendUnavailableError("device 'gpu' is unavailable: CuPy is not installed; "
+                                      "load with device='cpu'") from None
+    try:
+        g = graph.to_device(cupy)
+    except cupy.cuda.runtime.CUDARuntimeError as exc:
+        raise BackendUnavailableError(f"device 'gpu' is unavailable ({exc}); load with "
+                                      "device='cpu'") from None
     g.vertex_ids = cupy.asarray(g.vertex_ids)  # as a graph built on the GPU has them
     return g
 
 
-def read_text(path, fmt, *, progress=None, out=None):
-    """Parse a text format into ``out`` (an ``EdgeText``, new by default).
-
-    Returns ``(text, n_vertices or None, id_base)``: ``n_vertices`` when the
-    file declares its vertices (``id_base`` .. ``id_base + n_vertices - 1``);
-    ``text`` is None for a Matrix Market or METIS file of only comments.
-    """
-    if fmt in ("snap", "graphchallenge"):
-        from tricount.io.snap import read_snap
-
-        return read_snap(path, progress=progress, out=out), None, 0
-    if fmt == "matrix-market":
-        from tricount.io.mtx import read_matrix_market
-
-        text, head = read_matrix_market(path, progress=progress, out=out)
-        return text, (head.n_rows if head is not None else None), 1
-    from tricount.io.metis import read_metis
-
-    text, head = read_metis(path, progress=progress, out=out)
-    return text, (head.n_vertices if head is not None else None), 1
-
-
-def _read_chunks(path, fmt, bar):
-    """``(chunks, max_id, n_vertices or None, id_base)`` of a text or NumPy file."""
-    if fmt in STREAMED_FORMATS:
-        text, n_vertices, id_base = read_text(path, fmt, progress=bar)
-        if text is None:  # only comments
-            return [], -1, None, 0
-        return text.chunks, text.max_id, n_vertices, id_base
-    from tricount.io.numpy_edges import read_numpy
-
-    (src, dst), n_vertices = read_numpy(path)
-    max_id = int(max(src.max(), dst.max())) if src.shape[0] else -1
-    dtype = np.int32 if max_id <= np.iinfo(np.int32).max else np.int64
-    # Owned, writable copies: building relabels the chunks in place.
-    chunks = [(np.array(src, dtype=dtype), np.array(dst, dtype=dtype))] if src.shape[0] else []
-    return chunks, max_id, n_vertices, 0
-
-
-def write_native(path, graph: CSRGraph) -> None:
+def write_native(path, graph: CSRGraph, *, inputs=()) -> None:
     """Write ``graph`` as tricount's native binary (see :mod:`tricount.io.native`)."""
     from tricount.io.native import write_native as write  # keeps Numba out of the import
 
-    write(path, graph)
+    write(path, graph, inputs=inputs)
 
 
 def load_graph(path, *, format: str = "auto", progress=None, device: str = "cpu") -> CSRGraph:
@@ -240,47 +244,67 @@ def read_edges(path, *, format: str = "auto"):
     Text and NumPy files give their lines as written (loops and repeats
     included); a native file gives each canonical edge once.
     """
-    source = sniff(path)
-    fmt = resolve_format(format, source)
-    if fmt == "native":
-        from tricount.io.native import read_native
+    with open_source(path) as source:
+        try:
+            return _read_edges(source, format)
+        except MemoryError:
+            raise out_of_memory(source.path) from None
 
-        g = read_native(path)
+
+def _read_edges(source, format):
+    from tricount.io._parse import EdgeText, concatenate
+
+    fmt = resolve_format(format, source)
+    if fmt == "native" and source.peek(1):
+        from tricount.io.native import read as read_native
+
+        g = read_native(source)
         lo, hi = g.edges()
         ids = np.asarray(g.vertex_ids)
         return ids[lo].astype(np.int64), ids[hi].astype(np.int64)
-    from tricount.io._parse import concatenate
-    from tricount.io._progress import Progress
-
-    if fmt == "numpy":
-        from tricount.io.numpy_edges import read_numpy
-
-        (src, dst), _ = read_numpy(path)
-        return np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
-    chunks, _, _, _ = _read_chunks(path, fmt, Progress(path, 0, False))
-    return concatenate(chunks)
+    sink = EdgeText(merge_repeats=False)  # the lines as written, repeats included
+    parse_into(source, fmt if source.peek(1) else "empty", sink)
+    return concatenate(sink.chunks)
 
 
-def write_graph(path, graph: CSRGraph, *, format: str | None = None, comments=()) -> str:
+def output_format(path, requested=None) -> str:
+    """``native`` or ``snap`` for an output path (or the ``--to`` choice)."""
+    if requested:
+        if requested not in OUTPUT_FORMATS:
+            raise GraphFormatError(path, f"unknown output format {requested!r}; expected "
+                                         f"{' or '.join(OUTPUT_FORMATS)}")
+        return requested
+    name = strip_compression(os.path.basename(os.fspath(path))).lower()
+    if name.endswith(".tcsr"):
+        return "native"
+    if name.endswith(_TEXT_SUFFIXES) or os.fspath(path) == "-":
+        return "snap"
+    raise GraphFormatError(path, "cannot tell the output format from the name; use .tcsr "
+                                 "(native binary) or .txt/.tsv/.el (SNAP text), or pass --to")
+
+
+def write_graph(path, graph: CSRGraph, *, format: str | None = None, comments=(),
+                inputs=()) -> str:
     """Write ``graph`` as native binary (``.tcsr``) or SNAP text (by suffix or ``format``).
 
     SNAP text lists each undirected edge once with the graph's ``vertex_ids``;
-    ``.gz``, ``.bz2``, ``.xz`` and ``.zst`` compress it. Returns the format written.
+    ``.gz``, ``.bz2``, ``.xz`` and ``.zst`` compress it; ``-`` is standard
+    output. Whole or not at all, and never over one of ``inputs``. Returns the
+    format written.
     """
-    from tricount.io.commands import output_format
+    from tricount.io.output import OutputError
     from tricount.prep.xp import to_host
 
     fmt = output_format(path, format)
-    if fmt == "native":
-        write_native(path, graph)
-        return fmt
-    lo, hi = graph.edges()
-    ids = np.asarray(to_host(graph.vertex_ids))
-    lo, hi = to_host(lo), to_host(hi)
     try:
-        write_snap(path, ids[lo], ids[hi], comments=comments)
-    except OSError as exc:
-        from tricount.errors import GraphFormatError
-
-        raise GraphFormatError(path, f"cannot write: {exc.strerror or exc}") from None
+        if fmt == "native":
+            write_native(path, graph, inputs=inputs)
+            return fmt
+        lo, hi = graph.edges()
+        ids = np.asarray(to_host(graph.vertex_ids))
+        lo, hi = to_host(lo), to_host(hi)
+        write_snap(path, ids[lo], ids[hi], comments=comments, inputs=inputs)
+    except MemoryError:
+        raise OutputError(f"{path}: out of memory while writing the graph; free memory or "
+                          "use a machine with more memory") from None
     return fmt

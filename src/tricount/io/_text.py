@@ -1,17 +1,23 @@
 """Numba kernels that turn edge-list text into id arrays, and id arrays into text.
 
 :func:`parse_chunk` splits a buffer of whole lines into one piece per thread at
-newlines and parses the pieces in parallel into scratch arrays, each piece
-stopping at its first malformed line and counting the newlines it passed. The
-first bad piece in file order decides the error, and its line is the newlines
+line starts and parses the pieces in parallel into scratch arrays, each piece
+stopping at its first malformed line and counting the line ends it passed. The
+first bad piece in file order decides the error, and its line is the line ends
 of the pieces before it plus its own, so the reported line is the one a
 sequential reader would report. :func:`gather_pieces` then packs the pieces'
 edges into arrays of the final (narrowest) dtype.
 
-Accepted lines: blank; starting (after blanks) with ``#`` or ``%`` (comments);
-otherwise ``min_cols`` or more columns separated by spaces or tabs, of which
-the first two are non-negative decimal ids (at most 2**63-1, leading zeros
-allowed) and the rest are ignored. CR before LF is tolerated.
+A line ends at LF, at CR LF, or at a CR not followed by LF (the buffers never
+split a CR LF: :func:`tricount.io.source.line_end`). Accepted lines: blank;
+starting (after blanks) with ``#`` or ``%`` (comments); otherwise two
+non-negative decimal ids (at most 2**63-1, leading zeros allowed) separated by
+spaces or tabs, then, by ``value_kind``:
+
+* ``VALUES_IGNORED`` (edge lists): anything, ignored;
+* ``VALUES_NONE`` (Matrix Market ``pattern``): nothing but blanks;
+* ``VALUES_INTEGER`` / ``VALUES_REAL`` (Matrix Market ``integer`` / ``real``):
+  one value of that kind (``-3``; ``1.5e-3``, ``.5``, ``2``), then nothing.
 """
 
 from __future__ import annotations
@@ -29,9 +35,14 @@ ERR_TOO_LARGE = 3
 ERR_ONE_COLUMN = 4
 ERR_OUT_OF_RANGE = 5
 ERR_MISSING_VALUE = 6
+ERR_BAD_VALUE = 7
+ERR_EXTRA_COLUMN = 8
+
+VALUES_IGNORED, VALUES_NONE, VALUES_INTEGER, VALUES_REAL = 0, 1, 2, 3
 
 _SPACE, _TAB, _LF, _CR = 32, 9, 10, 13
 _HASH, _PERCENT, _MINUS, _ZERO = 35, 37, 45, 48
+_PLUS, _DOT = 43, 46
 MAX_ID = np.iinfo(np.int64).max
 #: Pieces smaller than this are parsed by one thread (thread start-up costs more).
 MIN_PIECE_BYTES = 1 << 16
@@ -88,6 +99,18 @@ def _read_id(buf, i, end):
 
 
 @numba.njit(inline="always")
+def _checked_id(buf, i, end, id_min, id_max):
+    """``(value, next index, error, error offset)`` of the id at ``buf[i]``, which must lie
+    in ``id_min .. id_max``."""
+    value, j, err = _read_id(buf, i, end)
+    if err != OK:
+        return value, j, err, j
+    if value < id_min or value > id_max:
+        return value, j, ERR_OUT_OF_RANGE, i
+    return value, j, OK, i
+
+
+@numba.njit(inline="always")
 def _plain_line(buf, i, end, id_min, max_src, max_dst):
     """``(u, v, end of v)`` of a line ``u<blanks>v...`` of short in-range ids at ``buf[i]``.
 
@@ -111,17 +134,64 @@ def _plain_line(buf, i, end, id_min, max_src, max_dst):
     return u, v, j + k
 
 
-@numba.njit(cache=True, nogil=True)
-def count_newlines(buf, start, end):
-    """Number of LF bytes in ``buf[start:end]`` (vectorised by LLVM)."""
-    count = 0
-    for i in range(start, end):
-        count += buf[i] == _LF
-    return count
+@numba.njit(inline="always")
+def _at_line_end(buf, i, end):
+    return i == end or buf[i] == _LF or buf[i] == _CR
+
+
+@numba.njit(inline="always")
+def _after_line_end(buf, i, end):
+    """Index after the line end at ``buf[i]`` (LF, CR LF or CR); ``i`` when ``i == end``."""
+    if i < end:
+        if buf[i] == _CR and i + 1 < end and buf[i + 1] == _LF:
+            return i + 2
+        return i + 1
+    return i
+
+
+@numba.njit(inline="always")
+def _starts_line(buf, pos):
+    """True when a line starts at ``buf[pos]`` (0 < pos < len): after an LF or a lone CR."""
+    c = buf[pos - 1]
+    return c == _LF or (c == _CR and buf[pos] != _LF)
+
+
+@numba.njit(inline="always")
+def _digits_end(buf, i, end):
+    while i < end and _ZERO <= buf[i] <= _ZERO + 9:
+        i += 1
+    return i
 
 
 @numba.njit(cache=True, nogil=True)
-def parse_piece(buf, start, end, src, dst, out, id_min, max_src, max_dst, min_cols):
+def _value_end(buf, i, end, real):
+    """End of the integer (or, with ``real``, decimal number) token at ``buf[i]``; -1 if
+    the token is not one (``-3``, ``+7``; ``1.5``, ``.5``, ``2.``, ``1e-3``, ``1.5D+2``)."""
+    if i < end and (buf[i] == _MINUS or buf[i] == _PLUS):
+        i += 1
+    start = i
+    i = _digits_end(buf, i, end)
+    digits = i - start
+    if real:
+        if i < end and buf[i] == _DOT:
+            k = _digits_end(buf, i + 1, end)
+            digits += k - i - 1
+            i = k
+        if digits and i < end and (buf[i] | 32 == 101 or buf[i] | 32 == 100):  # E e D d
+            i += 1
+            if i < end and (buf[i] == _MINUS or buf[i] == _PLUS):
+                i += 1
+            k = _digits_end(buf, i, end)
+            if k == i:
+                return -1
+            i = k
+    if digits == 0 or not (i == end or _ends_token(buf[i])):
+        return -1
+    return i
+
+
+@numba.njit(cache=True, nogil=True)
+def parse_piece(buf, start, end, src, dst, out, id_min, max_src, max_dst, value_kind):
     """Parse the lines of ``buf[start:end]`` into ``src[out:]`` and ``dst[out:]``.
 
     Returns ``(n_edges, error, newlines_before_error, error_offset, max_id)``.
@@ -133,19 +203,17 @@ def parse_piece(buf, start, end, src, dst, out, id_min, max_src, max_dst, min_co
     max_id = np.int64(-1)
     while i < end:
         c = buf[i]
-        if min_cols <= 2 and _ZERO <= c <= _ZERO + 9:
+        if value_kind == VALUES_IGNORED and _ZERO <= c <= _ZERO + 9:
             u, v, j = _plain_line(buf, i, end, id_min, max_src, max_dst)
             if j >= 0:  # the common line, read in one go; anything else goes below
                 src[out + m] = u
                 dst[out + m] = v
                 m += 1
                 max_id = max(max_id, u, v)
-                while j < end and buf[j] != _LF:  # CR and extra columns
+                while j < end and buf[j] != _LF and buf[j] != _CR:  # extra columns
                     j += 1
-                if j < end:
-                    line += 1
-                    j += 1
-                i = j
+                i = _after_line_end(buf, j, end)
+                line += i > j
                 continue
         while c == _SPACE or c == _TAB:
             i += 1
@@ -159,33 +227,37 @@ def parse_piece(buf, start, end, src, dst, out, id_min, max_src, max_dst, min_co
             i += 1
             continue
         if c == _CR:
-            i += 1
+            i = _after_line_end(buf, i, end)
+            line += 1
             continue
         if c == _HASH or c == _PERCENT:
-            while i < end and buf[i] != _LF:
+            while i < end and buf[i] != _LF and buf[i] != _CR:
                 i += 1
             continue
-        u, j, err = _read_id(buf, i, end)
+        u, i, err, at = _checked_id(buf, i, end, id_min, max_src)
         if err != OK:
-            return m, err, line, j, max_id
-        if u < id_min or u > max_src:
-            return m, ERR_OUT_OF_RANGE, line, i, max_id
-        i = j
+            return m, err, line, at, max_id
         while i < end and _is_blank(buf[i]):
             i += 1
-        if i == end or buf[i] == _LF or buf[i] == _CR:
+        if _at_line_end(buf, i, end):
             return m, ERR_ONE_COLUMN, line, i, max_id
-        v, j, err = _read_id(buf, i, end)
+        v, i, err, at = _checked_id(buf, i, end, id_min, max_dst)
         if err != OK:
-            return m, err, line, j, max_id
-        if v < id_min or v > max_dst:
-            return m, ERR_OUT_OF_RANGE, line, i, max_id
-        i = j
-        if min_cols > 2:
+            return m, err, line, at, max_id
+        if value_kind != VALUES_IGNORED:
             while i < end and _is_blank(buf[i]):
                 i += 1
-            if i == end or buf[i] == _LF or buf[i] == _CR:
-                return m, ERR_MISSING_VALUE, line, i, max_id
+            if value_kind != VALUES_NONE:
+                if _at_line_end(buf, i, end):
+                    return m, ERR_MISSING_VALUE, line, i, max_id
+                j = _value_end(buf, i, end, value_kind == VALUES_REAL)
+                if j < 0:
+                    return m, ERR_BAD_VALUE, line, i, max_id
+                i = j
+                while i < end and _is_blank(buf[i]):
+                    i += 1
+            if not _at_line_end(buf, i, end):
+                return m, ERR_EXTRA_COLUMN, line, i, max_id
         src[out + m] = u
         dst[out + m] = v
         m += 1
@@ -193,7 +265,7 @@ def parse_piece(buf, start, end, src, dst, out, id_min, max_src, max_dst, min_co
             max_id = u
         if v > max_id:
             max_id = v
-        while i < end and buf[i] != _LF:  # CR and extra columns
+        while i < end and buf[i] != _LF and buf[i] != _CR:  # extra columns
             i += 1
     return m, OK, line, i, max_id
 
@@ -206,7 +278,7 @@ def _piece_bounds(buf, n_pieces):
     bounds[0] = 0
     for p in range(1, n_pieces):
         pos = max(p * n // n_pieces, bounds[p - 1], 1)
-        while pos < n and buf[pos - 1] != _LF:
+        while pos < n and not _starts_line(buf, pos):
             pos += 1
         bounds[p] = pos
     bounds[n_pieces] = n
@@ -219,7 +291,8 @@ def scratch_size(n_bytes: int, n_pieces: int) -> int:
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def parse_chunk(buf, n_pieces, scratch_src, scratch_dst, id_min, max_src, max_dst, min_cols):
+def parse_chunk(buf, n_pieces, scratch_src, scratch_dst, id_min, max_src, max_dst,
+                value_kind):
     """Parse a buffer of whole lines, one piece per thread, into the scratch arrays.
 
     Piece ``p`` writes at ``offsets[p]``, room for one edge per 4 bytes, so no
@@ -239,7 +312,7 @@ def parse_chunk(buf, n_pieces, scratch_src, scratch_dst, id_min, max_src, max_ds
     for p in prange(n_pieces):
         m, err, line, offset, mx = parse_piece(buf, bounds[p], bounds[p + 1], scratch_src,
                                                scratch_dst, offsets[p], id_min, max_src,
-                                               max_dst, min_cols)
+                                               max_dst, value_kind)
         counts[p] = m
         errs[p] = err
         err_lines[p] = line
@@ -278,27 +351,29 @@ def pieces_for(n_bytes: int) -> int:
 
 @numba.njit(cache=True, nogil=True)
 def nth_entry_line(buf, k):
-    """0-based line of the ``k``-th (0-based) edge line of ``buf``; -1 if fewer."""
+    """0-based line of the ``k``-th (0-based) entry line of ``buf``; -1 if fewer.
+
+    An entry line is one that is neither blank nor a comment (as parse_piece reads them).
+    """
     n = buf.shape[0]
     i = 0
     line = 0
     seen = 0
     while i < n:
-        while i < n and (_is_blank(buf[i]) or buf[i] == _CR):  # as parse_piece skips them
+        while i < n and _is_blank(buf[i]):
             i += 1
         if i == n:
             break
         c = buf[i]
-        if c == _LF:
-            line += 1
-            i += 1
-            continue
-        if c != _HASH and c != _PERCENT:
+        if c != _LF and c != _CR and c != _HASH and c != _PERCENT:
             if seen == k:
                 return line
             seen += 1
-        while i < n and buf[i] != _LF:
+        while i < n and buf[i] != _LF and buf[i] != _CR:
             i += 1
+        if i < n:
+            i = _after_line_end(buf, i, n)
+            line += 1
     return -1
 
 

@@ -1,11 +1,13 @@
-"""Which reader a file needs: the name's extension, confirmed by the content.
+"""Which parser an input needs: the name's extension, confirmed by the content.
 
 The extension (after any compression suffix) proposes a format; a content
-signature overrides it when the two disagree, because magic numbers do not
-lie and a misnamed file read by the wrong parser would give a wrong graph
-(a Matrix Market size line read as an edge, say). Files with no known
-extension and no signature are edge lists. METIS has no signature, so only
-its extension (or ``format="metis"``) selects it.
+signature, read from the bytes the :class:`~tricount.io.source.Source` keeps
+(never by reopening), overrides it when the two disagree, because magic
+numbers do not lie and a misnamed file read by the wrong parser would give a
+wrong graph (a Matrix Market size line read as an edge, say). A Matrix Market
+banner is recognised after any leading blank lines. Inputs with no known
+extension and no signature (standard input, say) are edge lists. METIS has no
+signature, so only its extension (or ``format="metis"``) selects it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import os
 
 from tricount.errors import GraphFormatError
-from tricount.io._source import COMPRESSION_SUFFIXES, Source
+from tricount.io.source import COMPRESSION_SUFFIXES, Source
 
 #: Canonical format names, in the order ``tricount info`` documents them.
 FORMATS = ("snap", "graphchallenge", "matrix-market", "metis", "numpy", "native")
@@ -53,13 +55,14 @@ def format_from_name(path) -> str | None:
     return fmt
 
 
-def format_from_content(head: bytes) -> str | None:
+def format_from_content(head: bytes, first_content: bytes) -> str | None:
+    """The format a signature names: ``head`` is the data's start, ``first_content``
+    its first bytes after leading blank lines."""
     if head.startswith(NATIVE_MAGIC):
         return "native"
     if head.startswith(b"\x93NUMPY") or head.startswith(b"PK\x03\x04"):
         return "numpy"
-    start = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
-    if start[:14].lower() == b"%%matrixmarket":
+    if first_content[:14].lower() == b"%%matrixmarket":
         return "matrix-market"
     return None
 
@@ -78,5 +81,5 @@ def resolve_format(fmt: str, source: Source) -> str:
         raise GraphFormatError(source.path, "is a GraphChallenge incidence file "
                                             "(vertex, edge id); read the matching *_adj.tsv "
                                             "adjacency file instead")
-    by_content = format_from_content(source.head)
+    by_content = format_from_content(source.peek(16), source.first_content())
     return by_content or format_from_name(source.path) or "snap"

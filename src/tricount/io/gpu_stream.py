@@ -5,8 +5,9 @@ the graph in GPU memory: one thread fills a double buffer from the file while
 another drains it into the device. Here the same pipeline has three stages,
 each busy at once:
 
-1. a reader thread (or the page cache, for a plain file) supplies line-aligned
-   chunks of text (:func:`tricount.io._source.stream_chunks`);
+1. the input's :class:`~tricount.io.source.Source`, opened once, supplies
+   line-aligned chunks of text (a reader thread, or the page cache for a
+   plain file);
 2. the host parses chunk ``k`` with the Numba parser on every core, and
    gathers its edges into pinned host buffer ``k % 2``;
 3. a non-blocking CUDA stream copies that buffer into a device edge list
@@ -22,7 +23,11 @@ of 64-bit keys), so loops, duplicates, vertex ids and the CSR are exactly
 those of the host loader. Files that declare their vertices (Matrix Market,
 METIS) keep all of them, ids ``1 .. n`` as on the host.
 
-CuPy is imported only when this runs; importing the module needs no GPU.
+CuPy is imported only when this runs; importing the module needs no GPU. This
+module uses CuPy directly and never imports :mod:`tricount.gpu` (a higher
+floor): the caller (``api``, through ``backends.get_backend``) has checked that
+the GPU is usable; a missing CuPy is still reported as
+``BackendUnavailableError``. Out of device memory is an error naming the input.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import time
 
 import numpy as np
 
-from tricount.errors import UnsupportedGraphError
+from tricount.errors import BackendUnavailableError, UnsupportedGraphError
 from tricount.io._parse import EdgeText
 
 __all__ = ["DeviceEdges", "read_graph_gpu"]
@@ -47,8 +52,11 @@ PINNED_SLACK = 1.25
 
 
 def _cupy():
-    import cupy
-
+    try:
+        import cupy
+    except ImportError:
+        raise BackendUnavailableError("device 'gpu' is unavailable: CuPy is not installed; "
+                                      "load with device='cpu'") from None
     return cupy
 
 
@@ -91,8 +99,9 @@ class DeviceEdges(EdgeText):
     :meth:`close`: it waits for every copy before the pinned buffers can go.
     """
 
-    def __init__(self, *, file_bytes: int | None = None):
-        super().__init__()
+    def __init__(self, *, file_bytes: int | None = None, path=None):
+        super().__init__(merge_repeats=False)  # device memory bounds it: see _too_big
+        self.path = path
         self._cp = _cupy()
         self.stream = self._cp.cuda.Stream(non_blocking=True)
         self.file_bytes = file_bytes
@@ -117,7 +126,7 @@ class DeviceEdges(EdgeText):
 
     # -- the double buffer ---------------------------------------------------------------
 
-    def add(self, m: int, dtype, fill, chunk_bytes: int = 0) -> None:
+    def add(self, m: int, dtype, fill, chunk_bytes: int = 0, consumed: int = 0) -> None:
         """Gather ``m`` parsed edges into a pinned buffer and queue its copy to the GPU."""
         if self.dtype is None or np.dtype(dtype).itemsize > self.dtype.itemsize:
             self._widen(np.dtype(dtype))
@@ -171,7 +180,7 @@ class DeviceEdges(EdgeText):
                     src[: self.n_edges] = self.src[: self.n_edges]
                     dst[: self.n_edges] = self.dst[: self.n_edges]
         except cp.cuda.memory.OutOfMemoryError:
-            raise _too_big(need, self.dtype) from None
+            raise _too_big(self.path, need, self.dtype) from None
         self.src, self.dst = src, dst
 
     def take_edges(self):
@@ -187,37 +196,35 @@ class DeviceEdges(EdgeText):
         return src, dst
 
 
-def _too_big(n_edges: int, dtype) -> UnsupportedGraphError:
+def _too_big(path, n_edges: int, dtype) -> UnsupportedGraphError:
     need = 2 * n_edges * np.dtype(dtype).itemsize
     return UnsupportedGraphError(
-        f"the edge list ({n_edges} edges, {need / 2**30:.2f} GiB) does not fit in GPU memory; "
-        "load it with device='cpu' (and count with backend='cpu')")
+        f"{path}: the edge list ({n_edges} edges, {need / 2**30:.2f} GiB) does not fit in GPU "
+        "memory; load it with device='cpu' (and count with backend='cpu')")
 
 
-def read_graph_gpu(path, fmt: str, *, name=None, file_bytes: int | None = None,
-                   progress=None):
-    """Parse a text graph file into a CSRGraph whose arrays live on the GPU.
+def read_graph_gpu(source, fmt: str, *, name=None, progress=None):
+    """Parse a text input (an opened :class:`~tricount.io.source.Source`) into a
+    CSRGraph whose arrays live on the GPU.
 
-    ``fmt`` is ``snap``, ``graphchallenge``, ``matrix-market`` or ``metis``;
-    ``file_bytes`` is the file's size when it is not compressed. Returns
-    ``(graph, timings)``: ``load_s`` (read, parse and copy, overlapped),
-    ``build_s`` (canonicalisation on the GPU), ``copy_wait_s`` (how long the
-    parser waited for a buffer's copy: near 0 when the copies hide behind it).
+    ``fmt`` is ``snap``, ``graphchallenge``, ``matrix-market`` or ``metis``.
+    Returns ``(graph, timings)``: ``load_s`` (read, parse and copy,
+    overlapped), ``build_s`` (canonicalisation on the GPU), ``copy_wait_s``
+    (how long the parser waited for a buffer's copy: near 0 when the copies
+    hide behind it).
     """
     from tricount.graph import CSRGraph
-    from tricount.io import read_text
-    from tricount.io._progress import Progress
+    from tricount.io import parse_into
+    from tricount.io._parse import check_symmetric
     from tricount.prep.canonical import canonical_edges
 
     cp = _cupy()
     t0 = time.perf_counter()
-    bar = Progress(path, file_bytes or 0, progress)
-    try:
-        with DeviceEdges(file_bytes=file_bytes) as sink:
-            _, n_vertices, id_base = read_text(path, fmt, progress=bar, out=sink)
-            src, dst = sink.take_edges()
-    finally:
-        bar.close()
+    file_bytes = source.size if source.compression is None else None
+    with DeviceEdges(file_bytes=file_bytes, path=source.path) as sink:
+        declared = parse_into(source, fmt, sink, progress=progress)
+        src, dst = sink.take_edges()
+    n_vertices, id_base = declared.n_vertices, declared.id_base
     t1 = time.perf_counter()
     try:
         if n_vertices is not None:
@@ -238,6 +245,8 @@ def read_graph_gpu(path, fmt: str, *, name=None, file_bytes: int | None = None,
             graph = CSRGraph.from_upper_csr(indptr, canon.hi, canon.n_vertices, **facts)
         cp.cuda.get_current_stream().synchronize()
     except cp.cuda.memory.OutOfMemoryError:
-        raise _too_big(sink.n_edges, np.int64) from None
+        raise _too_big(source.path, sink.n_edges, np.int64) from None
+    if declared.symmetric:
+        check_symmetric(source.path, graph, sink.n_entries)
     t2 = time.perf_counter()
     return graph, {"load_s": t1 - t0, "build_s": t2 - t1, "copy_wait_s": sink.wait_s}

@@ -12,9 +12,13 @@ the size and weights come first, and with ``c`` each neighbour is followed by
 its edge weight. A blank line is a vertex with no neighbours. Each edge
 appears in both endpoints' lines and ``m`` counts it once.
 
-Checked, each with the line: the header; exactly ``n`` adjacency lines (blank
-lines after the last one are allowed); every neighbour within 1 .. n; the
-weights the format promises; ``2 m`` adjacency entries in all.
+Checked, each with the line where one applies: the header (ASCII digits
+only); that the rest of the input can hold ``n`` lines and the memory ``n``
+vertices, before anything is allocated; exactly ``n``
+adjacency lines (blank lines after the last one are allowed); every neighbour
+within 1 .. n; every weight the format promises, a non-negative integer;
+``2 m`` adjacency entries in all; and, once built, that the lists are
+symmetric (every edge listed at both ends).
 
 The body is parsed by one thread (a line's vertex is its rank among the
 non-comment lines, which a split buffer would have to count first).
@@ -29,17 +33,19 @@ import numba
 import numpy as np
 
 from tricount.errors import GraphFormatError
-from tricount.io._header import HeaderLines
-from tricount.io._parse import EdgeText, token_at
-from tricount.io._source import stream_chunks
-from tricount.io._text import _LF, _CR, OK, _is_blank, _read_id
+from tricount.io._limits import check_declared
+from tricount.io._parse import Declared, token_at
+from tricount.io._text import (OK, _after_line_end, _at_line_end, _digits_end, _ends_token,
+                               _is_blank, _read_id)
+from tricount.io.mtx import is_ascii_int
 
+ERR_NEGATIVE = 2
+ERR_TOO_LARGE = 3
 ERR_NEIGHBOUR_RANGE = 10
 ERR_TOO_MANY_LINES = 11
 ERR_MISSING_WEIGHT = 12
 ERR_BAD_NUMBER = 13
-ERR_NEGATIVE = 2
-ERR_TOO_LARGE = 3
+ERR_BAD_WEIGHT = 14
 
 
 @dataclass
@@ -50,61 +56,77 @@ class MetisHeader:
     vertex_weights: int  # weights per vertex (ncon) when present, else 0
     edge_weights: bool
     header_line: int
-    body_offset: int
 
 
-def read_header(path) -> MetisHeader | None:
+def read_header(source) -> MetisHeader | None:
     """The checked header line; None for a file of only comments (the empty graph)."""
-    lines = HeaderLines(path)
+    path = source.path
     while True:
-        text = lines.next()
-        if text is None:
+        raw = source.readline()
+        if raw is None:
             return None
-        stripped = text.strip()
+        stripped = raw.decode("utf-8", errors="replace").strip()
         if stripped and not stripped.startswith("%"):
             break
+    line = source.line
     parts = stripped.split()
-    if not 2 <= len(parts) <= 4 or not all(p.isdigit() for p in parts):
+    if not 2 <= len(parts) <= 4 or not all(is_ascii_int(p) for p in parts):
         raise GraphFormatError(path, "malformed METIS header: expected 'vertices edges "
-                                     f"[fmt [ncon]]' (non-negative integers), found "
-                                     f"{stripped[:60]!r}", line=lines.line)
+                                     "[fmt [ncon]]' (non-negative integers in ASCII digits), "
+                                     f"found {stripped[:60]!r}", line=line)
     n, m = int(parts[0]), int(parts[1])
     fmt = parts[2] if len(parts) > 2 else "0"
     if len(fmt) > 3 or set(fmt) - {"0", "1"}:
         raise GraphFormatError(path, f"METIS fmt {fmt!r} is invalid; expected up to three "
                                      "digits 0 or 1 (vertex sizes, vertex weights, edge "
-                                     "weights)", line=lines.line)
+                                     "weights)", line=line)
     fmt = fmt.rjust(3, "0")
     ncon = int(parts[3]) if len(parts) > 3 else 1
     if len(parts) > 3 and fmt[1] != "1":
         raise GraphFormatError(path, "METIS header gives ncon but fmt has no vertex weights",
-                               line=lines.line)
-    if n >= 2**62 or m >= 2**62:
-        raise GraphFormatError(path, f"METIS header sizes {n} and {m} are too large",
-                               line=lines.line)
-    return MetisHeader(n, m, fmt[0] == "1", ncon if fmt[1] == "1" else 0, fmt[2] == "1",
-                       lines.line, lines.offset)
-
-
-@numba.njit(inline="always")
-def _skip_token(buf, i, end):
-    while i < end and not (_is_blank(buf[i]) or buf[i] == _LF or buf[i] == _CR):
-        i += 1
-    return i
+                               line=line)
+    if n >= 2**62 or m >= 2**62 or ncon >= 2**20:
+        raise GraphFormatError(path, f"METIS header sizes {n} and {m} are too large", line=line)
+    # n vertices are allocated for and need n lines, so at least n - 1 line ends; m
+    # allocates nothing and is checked against the entries read (with the line).
+    check_declared(source, what=f"{n} vertices", min_bytes=max(n - 1, 0), n_vertices=n,
+                   line=line)
+    return MetisHeader(n, m, fmt[0] == "1", ncon if fmt[1] == "1" else 0, fmt[2] == "1", line)
 
 
 @numba.njit(inline="always")
 def _skip_blanks(buf, i, end):
-    while i < end and (_is_blank(buf[i]) or buf[i] == _CR):
+    while i < end and _is_blank(buf[i]):
         i += 1
     return i
+
+
+@numba.njit(inline="always")
+def _weight_end(buf, i, end):
+    """End of the non-negative integer token at ``buf[i]``, or -1."""
+    j = _digits_end(buf, i, end)
+    if j == i or not (j == end or _ends_token(buf[j])):
+        return -1
+    return j
+
+
+@numba.njit(inline="always")
+def _after_weight(buf, i, end):
+    """Index after the weight at ``buf[i]`` and its blanks; ``-ERR_MISSING_WEIGHT`` at the
+    line's end, ``-ERR_BAD_WEIGHT`` for a token that is not one."""
+    if _at_line_end(buf, i, end):
+        return -ERR_MISSING_WEIGHT
+    j = _weight_end(buf, i, end)
+    if j < 0:
+        return -ERR_BAD_WEIGHT
+    return _skip_blanks(buf, j, end)
 
 
 @numba.njit(cache=True, nogil=True)
 def parse_adjacency(buf, vertex, n, skip_front, edge_weights, src, dst):
     """Parse adjacency lines, the first being vertex ``vertex`` (0-based).
 
-    Returns ``(n_entries, next_vertex, newlines, error, error_line, error_offset)``;
+    Returns ``(n_entries, next_vertex, line_ends, error, error_line, error_offset)``;
     ``src``/``dst`` (1-based ids) need room for one entry per two bytes.
     """
     end = buf.shape[0]
@@ -114,25 +136,25 @@ def parse_adjacency(buf, vertex, n, skip_front, edge_weights, src, dst):
     while i < end:
         i = _skip_blanks(buf, i, end)
         if i < end and buf[i] == 37:  # '%': a comment, not a vertex
-            while i < end and buf[i] != _LF:
+            while not _at_line_end(buf, i, end):
                 i += 1
             if i < end:
-                i += 1
+                i = _after_line_end(buf, i, end)
                 line += 1
             continue
         if vertex >= n:
-            if i < end and buf[i] != _LF:
+            if not _at_line_end(buf, i, end):
                 return m, vertex, line, ERR_TOO_MANY_LINES, line, i
             if i < end:
-                i += 1
+                i = _after_line_end(buf, i, end)
                 line += 1
             continue
         for _ in range(skip_front):  # vertex size and weights
-            if i == end or buf[i] == _LF:
-                return m, vertex, line, ERR_MISSING_WEIGHT, line, i
-            i = _skip_token(buf, i, end)
-            i = _skip_blanks(buf, i, end)
-        while i < end and buf[i] != _LF:
+            j = _after_weight(buf, i, end)
+            if j < 0:
+                return m, vertex, line, -j, line, i
+            i = j
+        while not _at_line_end(buf, i, end):
             u, j, err = _read_id(buf, i, end)
             if err != OK:
                 return m, vertex, line, ERR_BAD_NUMBER if err == 1 else err, line, i
@@ -143,57 +165,56 @@ def parse_adjacency(buf, vertex, n, skip_front, edge_weights, src, dst):
             m += 1
             i = _skip_blanks(buf, j, end)
             if edge_weights:
-                if i == end or buf[i] == _LF:
-                    return m, vertex, line, ERR_MISSING_WEIGHT, line, i
-                i = _skip_token(buf, i, end)
-                i = _skip_blanks(buf, i, end)
+                j = _after_weight(buf, i, end)
+                if j < 0:
+                    return m, vertex, line, -j, line, i
+                i = j
         vertex += 1
         if i < end:
-            i += 1
+            i = _after_line_end(buf, i, end)
             line += 1
     return m, vertex, line, OK, 0, 0
 
 
-def read_metis(path, *, progress=None, out=None):
-    """Parse a METIS graph into edge chunks (ids 1 .. n) and check its counts.
+def read(source, out, *, progress=None) -> Declared:
+    """Parse a METIS graph into ``out`` (an ``EdgeText``; ids 1 .. n) and check its counts.
 
-    Returns ``(EdgeText, MetisHeader)``, or ``(None, None)`` for a file of only
-    comments (the empty graph). ``out``: the ``EdgeText`` to fill.
+    A file of only comments is the empty graph.
     """
-    head = read_header(path)
+    head = read_header(source)
     if head is None:
-        return None, None
-    out = EdgeText() if out is None else out
-    out.n_lines = head.header_line
+        return Declared()
+    out.n_lines = source.line
     vertex = 0
     skip_front = int(head.vertex_sizes) + head.vertex_weights
     scratch = None
-    for buf, _ in stream_chunks(path, skip=head.body_offset, progress=progress):
+    for buf, consumed in source.chunks(progress=progress):
         size = buf.shape[0] // 2 + 2
         if scratch is None or scratch[0].shape[0] < size:
             scratch = (np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64))
         m, vertex, newlines, err, err_line, offset = parse_adjacency(
             buf, vertex, head.n_vertices, skip_front, head.edge_weights, scratch[0], scratch[1])
         if err:
-            raise _error(path, head, err, buf, offset, out.n_lines + err_line + 1, vertex)
+            raise _error(source.path, head, err, buf, offset, out.n_lines + err_line + 1, vertex)
         out.n_lines += int(newlines)
         out.n_entries += int(m)
         if m:
             dtype = np.int32 if head.n_vertices <= np.iinfo(np.int32).max else np.int64
             out.add(m, dtype, functools.partial(_copy_pair, scratch[0][:m], scratch[1][:m]),
-                    buf.shape[0])
+                    buf.shape[0], consumed)
             out.max_id = head.n_vertices
+    source.line = out.n_lines
     if vertex < head.n_vertices:
         raise GraphFormatError(
-            path, f"has {vertex} adjacency lines but the header (line {head.header_line}) "
-                  f"declares {head.n_vertices} vertices; is the file truncated?",
-            line=max(out.n_lines, head.header_line))
+            source.path, f"has {vertex} adjacency lines but the header (line "
+                         f"{head.header_line}) declares {head.n_vertices} vertices; is the "
+                         "file truncated?", line=max(out.n_lines, head.header_line))
     if out.n_entries != 2 * head.n_edges:
         raise GraphFormatError(
-            path, f"the header (line {head.header_line}) declares {head.n_edges} edges, so "
-                  f"2 x {head.n_edges} = {2 * head.n_edges} adjacency entries, but the lines "
-                  f"hold {out.n_entries}")
-    return out, head
+            source.path, f"the header (line {head.header_line}) declares {head.n_edges} edges, "
+                         f"so 2 x {head.n_edges} = {2 * head.n_edges} adjacency entries, but "
+                         f"the lines hold {out.n_entries}")
+    return Declared(head.n_vertices, 1, symmetric=True)
 
 
 def _copy_pair(src_from, dst_from, src, dst):
@@ -213,6 +234,9 @@ def _error(path, head, err, buf, offset, line, vertex):
     elif err == ERR_MISSING_WEIGHT:
         message = (f"vertex {vertex + 1}: expected the weights the header's fmt promises, "
                    "found the end of the line")
+    elif err == ERR_BAD_WEIGHT:
+        message = (f"vertex {vertex + 1}: expected a weight (a non-negative integer, as the "
+                   f"header's fmt promises), found {token!r}")
     elif err == ERR_NEGATIVE:
         message = f"vertex {vertex + 1}: neighbour ids must be positive, found {token!r}"
     elif err == ERR_TOO_LARGE:

@@ -11,12 +11,16 @@ Accepted: field ``pattern``, ``integer``, ``real`` (or ``double``); symmetry
 ``general``, ``symmetric`` or ``skew-symmetric``. Every stored entry (i, j) is
 the undirected edge {i, j}; a symmetric file's lower triangle therefore gives
 the whole graph, and a general file listing both (i, j) and (j, i) gives each
-edge once. Values are not read (an explicit zero is still an edge, as in
-GAPBS). The graph has exactly N vertices, ``vertex_ids`` ``1 .. N``.
+edge once. The graph has exactly N vertices, ``vertex_ids`` ``1 .. N``. An
+explicit zero value is still an edge (as in GAPBS).
 
-Checked, each with the line: the banner; ``array`` (dense) files, complex and
-hermitian matrices (refused); the size line; M == N; every index within
-1 .. N; a value column unless ``pattern``; exactly NNZ entries.
+Checked, each with the line: the banner (blank lines may precede it); ``array``
+(dense) files, complex and hermitian matrices (refused); the size line (ASCII
+digits only); M == N; that the memory can hold N vertices, before anything
+is allocated; every index within 1 .. N;
+each entry's value against the declared field (none for ``pattern``, an integer
+for ``integer``, a decimal number for ``real``) and nothing after it; exactly
+NNZ entries.
 """
 
 from __future__ import annotations
@@ -24,11 +28,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tricount.errors import GraphFormatError
-from tricount.io._header import HeaderLines
-from tricount.io._parse import parse_edge_text
+from tricount.io import _text
+from tricount.io._limits import check_declared
+from tricount.io._parse import Declared, parse_edge_text
 
 BANNER = "%%matrixmarket"
-FIELDS = ("pattern", "integer", "real", "double")
+FIELDS = {"pattern": _text.VALUES_NONE, "integer": _text.VALUES_INTEGER,
+          "real": _text.VALUES_REAL, "double": _text.VALUES_REAL}
 SYMMETRIES = ("general", "symmetric", "skew-symmetric")
 EXPECTED_BANNER = "'%%MatrixMarket matrix coordinate <pattern|integer|real> <general|symmetric>'"
 
@@ -41,99 +47,114 @@ class MatrixMarketHeader:
     n_cols: int
     nnz: int
     size_line: int  # 1-based line of "M N NNZ"
-    body_offset: int  # bytes before the first entry line
 
 
-def read_header(path) -> MatrixMarketHeader | None:
-    """Parse and check the banner, comments and size line; None for a file of only comments."""
-    lines = HeaderLines(path)
-    banner = lines.next()
-    while banner is not None and (not banner.strip() or (banner.lstrip().startswith(("%", "#"))
-                                                         and not _is_banner(banner))):
-        banner = lines.next()  # blank and comment lines before any data
-    if banner is None:
-        return None
-    if lines.line > 1 and _is_banner(banner):
-        raise GraphFormatError(path, "the Matrix Market banner must be the first line",
-                               line=lines.line)
-    words = banner.split()
-    if not words or words[0].lower() != BANNER:
-        raise GraphFormatError(path, f"missing the Matrix Market banner: expected "
-                                     f"{EXPECTED_BANNER} on line 1, found {banner[:60]!r}",
-                               line=lines.line)
-    if len(words) != 5:
-        raise GraphFormatError(path, f"malformed Matrix Market banner {banner[:80]!r}: expected "
-                                     f"{EXPECTED_BANNER}", line=1)
-    obj, layout, field, symmetry = (w.lower() for w in words[1:])
-    if obj != "matrix":
-        raise GraphFormatError(path, f"Matrix Market object {words[1]!r} is not supported; "
-                                     "expected 'matrix'", line=1)
-    if layout == "array":
-        raise GraphFormatError(path, "is a dense 'array' Matrix Market file; tricount reads "
-                                     "sparse 'coordinate' files (rewrite it with "
-                                     "scipy.io.mmwrite of a sparse matrix)", line=1)
-    if layout != "coordinate":
-        raise GraphFormatError(path, f"Matrix Market format {words[2]!r} is unknown; expected "
-                                     "'coordinate'", line=1)
-    if field == "complex" or symmetry == "hermitian":
-        raise GraphFormatError(path, "complex and hermitian matrices are not graphs tricount "
-                                     "reads; expected field pattern, integer or real", line=1)
-    if field not in FIELDS:
-        raise GraphFormatError(path, f"Matrix Market field {words[3]!r} is unknown; expected "
-                                     "pattern, integer or real", line=1)
-    if symmetry not in SYMMETRIES:
-        raise GraphFormatError(path, f"Matrix Market symmetry {words[4]!r} is unknown; expected "
-                                     "general, symmetric or skew-symmetric", line=1)
-    while True:
-        text = lines.next()
-        if text is None:
-            return None  # a banner and comments only: no entries, the empty graph
-        stripped = text.strip()
-        if stripped and not stripped.startswith("%"):
-            break
-    parts = stripped.split()
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
-        raise GraphFormatError(path, "malformed size line: expected 'rows columns entries' "
-                                     f"(three non-negative integers), found {stripped[:60]!r}",
-                               line=lines.line)
-    n_rows, n_cols, nnz = (int(p) for p in parts)
-    if n_rows != n_cols:
-        raise GraphFormatError(path, f"is a {n_rows} x {n_cols} matrix; an adjacency matrix "
-                                     "must be square", line=lines.line)
-    if n_rows >= 2**63:
-        raise GraphFormatError(path, f"declares {n_rows} rows, more than 2**63-1",
-                               line=lines.line)
-    return MatrixMarketHeader(field, symmetry, n_rows, n_cols, nnz, lines.line, lines.offset)
+def is_ascii_int(word: str) -> bool:
+    """True for a non-negative decimal integer written in ASCII digits (not '²' or '٣')."""
+    return word.isascii() and word.isdigit()
 
 
 def _is_banner(line: str) -> bool:
     return line.lstrip()[:14].lower() == BANNER
 
 
-def read_matrix_market(path, *, progress=None, out=None):
-    """Parse a coordinate Matrix Market file into edge chunks (ids 1 .. N).
+def _next_text(source):
+    """The next line as text (None at the end)."""
+    raw = source.readline()
+    return None if raw is None else raw.decode("utf-8", errors="replace")
 
-    Returns ``(EdgeText, MatrixMarketHeader)``, or ``(None, None)`` for a file of
-    only comments (the empty graph). ``out``: the ``EdgeText`` to fill.
+
+def read_header(source) -> MatrixMarketHeader | None:
+    """Parse and check banner, comments and size line; None for a file of only comments."""
+    path = source.path
+    banner = _next_text(source)
+    while banner is not None and not banner.strip():
+        banner = _next_text(source)  # blank lines before the banner
+    first = source.line
+    while banner is not None and (banner.lstrip().startswith(("%", "#"))
+                                  and not _is_banner(banner)):
+        banner = _next_text(source)  # a file of only comments is the empty graph
+    if banner is None:
+        return None
+    if source.line > first and _is_banner(banner):
+        raise GraphFormatError(path, "the Matrix Market banner must be the first line",
+                               line=source.line)
+    words = banner.split()
+    line = source.line
+    if not words or words[0].lower() != BANNER:
+        raise GraphFormatError(path, f"missing the Matrix Market banner: expected "
+                                     f"{EXPECTED_BANNER} on line 1, found {banner[:60]!r}",
+                               line=line)
+    if len(words) != 5:
+        raise GraphFormatError(path, f"malformed Matrix Market banner {banner[:80]!r}: expected "
+                                     f"{EXPECTED_BANNER}", line=line)
+    obj, layout, field, symmetry = (w.lower() for w in words[1:])
+    if obj != "matrix":
+        raise GraphFormatError(path, f"Matrix Market object {words[1]!r} is not supported; "
+                                     "expected 'matrix'", line=line)
+    if layout == "array":
+        raise GraphFormatError(path, "is a dense 'array' Matrix Market file; tricount reads "
+                                     "sparse 'coordinate' files (rewrite it with "
+                                     "scipy.io.mmwrite of a sparse matrix)", line=line)
+    if layout != "coordinate":
+        raise GraphFormatError(path, f"Matrix Market format {words[2]!r} is unknown; expected "
+                                     "'coordinate'", line=line)
+    if field == "complex" or symmetry == "hermitian":
+        raise GraphFormatError(path, "complex and hermitian matrices are not graphs tricount "
+                                     "reads; expected field pattern, integer or real", line=line)
+    if field not in FIELDS:
+        raise GraphFormatError(path, f"Matrix Market field {words[3]!r} is unknown; expected "
+                                     "pattern, integer or real", line=line)
+    if symmetry not in SYMMETRIES:
+        raise GraphFormatError(path, f"Matrix Market symmetry {words[4]!r} is unknown; expected "
+                                     "general, symmetric or skew-symmetric", line=line)
+    while True:
+        text = _next_text(source)
+        if text is None:
+            return None  # a banner and comments only: no entries, the empty graph
+        stripped = text.strip()
+        if stripped and not stripped.startswith("%"):
+            break
+    parts = stripped.split()
+    if len(parts) != 3 or not all(is_ascii_int(p) for p in parts):
+        raise GraphFormatError(path, "malformed size line: expected 'rows columns entries' "
+                                     "(three non-negative integers in ASCII digits), found "
+                                     f"{stripped[:60]!r}", line=source.line)
+    n_rows, n_cols, nnz = (int(p) for p in parts)
+    if n_rows != n_cols:
+        raise GraphFormatError(path, f"is a {n_rows} x {n_cols} matrix; an adjacency matrix "
+                                     "must be square", line=source.line)
+    if n_rows >= 2**63 or nnz >= 2**62:
+        raise GraphFormatError(path, f"declares {n_rows} rows and {nnz} entries, more than "
+                                     "64-bit indices can hold", line=source.line)
+    # Isolated vertices take no lines, so only the memory bounds N; NNZ is checked
+    # against the entries found, with the line where they run out.
+    check_declared(source, what=f"{n_rows} vertices", min_bytes=0, n_vertices=n_rows,
+                   line=source.line)
+    return MatrixMarketHeader(field, symmetry, n_rows, n_cols, nnz, source.line)
+
+
+def read(source, out, *, progress=None) -> Declared:
+    """Parse a coordinate Matrix Market input into ``out`` (an ``EdgeText``; ids 1 .. N).
+
+    Declares N vertices, ids from 1; a file of only comments is the empty graph.
     """
-    head = read_header(path)
+    head = read_header(source)
     if head is None:
-        return None, None
-    text = parse_edge_text(
-        path, skip=head.body_offset, line_base=head.size_line, id_min=1,
-        max_src=head.n_rows, max_dst=head.n_cols, min_cols=2 if head.field == "pattern" else 3,
+        return Declared()
+    parse_edge_text(
+        source, out, id_min=1, max_src=head.n_rows, max_dst=head.n_cols,
+        value_kind=FIELDS[head.field],
         out_of_range=("entry index {token} is outside the declared size "
                       f"{head.n_rows} x {head.n_cols} (indices are 1-based)"),
         value_name=f"{head.field} value",
         max_entries=head.nnz,
         too_many=(f"more entries than the {head.nnz} declared on the size line "
                   f"(line {head.size_line})"),
-        progress=progress,
-        out=out,
-    )
-    if text.n_entries < head.nnz:
+        progress=progress)
+    if out.n_entries < head.nnz:
         raise GraphFormatError(
-            path, f"found {text.n_entries} entries but the size line (line {head.size_line}) "
-                  f"declares {head.nnz}; is the file truncated?",
-            line=max(text.n_lines, head.size_line))
-    return text, head
+            source.path, f"found {out.n_entries} entries but the size line (line "
+                         f"{head.size_line}) declares {head.nnz}; is the file truncated?",
+            line=max(out.n_lines, head.size_line))
+    return Declared(head.n_rows, 1)

@@ -1,4 +1,4 @@
-"""tricount's native binary graph (``.tcsr``): the canonical CSR, memory-mapped on load.
+"""tricount's native binary graph (``.tcsr``): the canonical CSR, checksummed.
 
 Written by ``tricount convert IN OUT.tcsr`` (or :func:`write_native`); reading
 it skips parsing and canonicalisation. Layout, little-endian::
@@ -10,18 +10,32 @@ it skips parsing and canonicalisation. Layout, little-endian::
              vertex_ids int64[n_vertices]       only when flag VERTEX_IDS
 
 ``indptr``/``indices`` are the strictly upper-triangular CSR of
-:class:`~tricount.CSRGraph` (row u holds its neighbours v > u, sorted).
+:class:`~tricount.CSRGraph` (row u holds its neighbours v > u, sorted). The
+header carries its own CRC-32 (of the header with that field zeroed).
+
+Writing goes through :func:`tricount.io.output.atomic_output`: a temporary
+beside the target, fsynced, renamed over it; a reader holding the old file
+keeps reading the old file (its open descriptor), never a mix.
 
 Reading checks, in order: the magic number, the version, the header's own
-CRC-32, the file size the header implies (truncation), the CRC-32 of every
-payload block (computed on two threads: zlib releases the GIL), and the CSR
+CRC-32, the sizes the header implies against the file and the memory
+(truncation, a corrupt size), the CRC-32 of every payload block, and the CSR
 structure itself (monotone ``indptr``, sorted in-range rows), so a file that
 passes cannot make a kernel read out of bounds.
+
+The payload is *copied* into memory the graph owns, never memory-mapped:
+the graph's arrays live for the whole count, and a mapped file truncated
+meanwhile (by another process) would kill the reader with SIGBUS when a
+kernel touched a vanished page. Reading a plain file is ``preadv`` of each
+8 MiB block into place followed by its CRC, the blocks spread over two
+threads (both calls release the GIL), so verification costs no extra pass
+over memory; a file that shrinks gives a short read, reported as an error.
+Measured on R-MAT 20 (73 MB, 2-core EPYC, 2026-11): see
+``benchmarks/results/io_load.md``.
 """
 
 from __future__ import annotations
 
-import mmap
 import os
 import struct
 import zlib
@@ -33,7 +47,8 @@ from numba import prange
 
 from tricount.errors import GraphFormatError
 from tricount.graph import CSRGraph
-from tricount.io._source import open_binary, read_all, sniff
+from tricount.io._limits import available_memory
+from tricount.io.output import atomic_output, check_outputs
 from tricount.prep.xp import index_dtype, to_host
 
 MAGIC = b"\x89TCSR\r\n\x1a"  # PNG-style: catches text-mode and 7-bit transfers
@@ -44,6 +59,8 @@ BLOCK_BYTES = 8 << 20
 ALIGN = 64
 FLAG_VERTEX_IDS = 1
 SUFFIX = ".tcsr"
+#: Largest header accepted (name, 4 KiB at most, and one CRC per 8 MiB block).
+MAX_HEADER_BYTES = 1 << 20
 
 
 def _pad(n: int) -> int:
@@ -60,9 +77,13 @@ def _layout(n_vertices, n_edges, index_bytes, has_ids):
     return indices_at, ids_at, size
 
 
-def write_native(path, graph: CSRGraph) -> None:
-    """Write ``graph`` as a native binary file (atomically: a temp file, then rename)."""
+def write_native(path, graph: CSRGraph, *, inputs=()) -> None:
+    """Write ``graph`` as a native binary file, whole or not at all.
+
+    ``inputs``: paths the output must not be (refused before writing).
+    """
     path = os.fspath(path)
+    check_outputs([path], inputs)
     indptr = np.ascontiguousarray(to_host(graph.indptr), dtype=np.int64)
     indices = np.ascontiguousarray(to_host(graph.indices))
     if indices.dtype not in (np.int32, np.int64):
@@ -98,18 +119,9 @@ def write_native(path, graph: CSRGraph) -> None:
     head[HEADER.size + len(name): HEADER.size + len(name) + crcs.nbytes] = crcs.tobytes()
     fields[-1] = zlib.crc32(head)
     HEADER.pack_into(head, 0, *fields)
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(head)
-            f.write(view)
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise GraphFormatError(path, f"cannot write: {exc.strerror or exc}") from None
+    with atomic_output(path) as (f, _):
+        f.write(head)
+        f.write(view)
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
@@ -134,44 +146,36 @@ def _check_csr(indptr, indices, n):
     return 0
 
 
-def _map(path):
-    """The file's bytes: memory-mapped (copy-on-write) when plain, else decompressed."""
-    if sniff(path).compression is not None:
-        return np.frombuffer(bytearray(read_all(path)), dtype=np.uint8), None
-    with open_binary(path) as f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
-            return np.zeros(0, dtype=np.uint8), None
-        try:
-            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
-        except (OSError, ValueError) as exc:
-            raise GraphFormatError(path, f"cannot map the file: {exc}") from None
-    return np.frombuffer(mm, dtype=np.uint8), mm
+def _not_native(path) -> GraphFormatError:
+    return GraphFormatError(path, "is not a tricount binary graph (wrong magic number); "
+                                  "expected a .tcsr file written by 'tricount convert'")
 
 
-def read_header(path, data):
-    """The checked header fields of a native file (magic, version, header CRC, size)."""
-    if data.shape[0] < HEADER.size:
-        if bytes(data[: len(MAGIC)]) != MAGIC[: data.shape[0]] or data.shape[0] < len(MAGIC):
-            raise GraphFormatError(path, "is not a tricount binary graph (wrong magic number); "
-                                         "expected a .tcsr file written by 'tricount convert'")
-        raise GraphFormatError(path, f"is truncated: {data.shape[0]} bytes, shorter than the "
+def read_header(path, head: bytes, file_size: int | None):
+    """The checked header fields of a native file (magic, version, header CRC, sizes).
+
+    ``head`` holds the file's first bytes (at least the whole header when the
+    file has one); ``file_size`` is the file's size when known.
+    """
+    if len(head) < HEADER.size:
+        if head[: len(MAGIC)] != MAGIC[: len(head)] or len(head) < len(MAGIC):
+            raise _not_native(path)
+        raise GraphFormatError(path, f"is truncated: {len(head)} bytes, shorter than the "
                                      f"{HEADER.size}-byte header")
-    fields = list(HEADER.unpack_from(bytes(data[: HEADER.size])))
+    fields = list(HEADER.unpack_from(head))
     (magic, version, header_bytes, n, m, loops, dups, max_degree, index_bytes, flags,
      block_bytes, n_blocks, name_len, header_crc) = fields
     if magic != MAGIC:
-        raise GraphFormatError(path, "is not a tricount binary graph (wrong magic number); "
-                                     "expected a .tcsr file written by 'tricount convert'")
+        raise _not_native(path)
     if version != VERSION:
         raise GraphFormatError(path, f"is native format version {version}; this tricount reads "
                                      f"version {VERSION} (rewrite it with 'tricount convert')")
-    if not (HEADER.size <= header_bytes <= data.shape[0]):
+    if not (HEADER.size <= header_bytes <= len(head)):
         raise GraphFormatError(path, f"is truncated or corrupt: header of {header_bytes} bytes, "
-                                     f"file of {data.shape[0]}")
-    head = bytearray(data[:header_bytes])
-    head[HEADER.size - 4: HEADER.size] = b"\x00\x00\x00\x00"
-    if zlib.crc32(head) != header_crc:
+                                     f"{len(head)} bytes read")
+    crc_head = bytearray(head[:header_bytes])
+    crc_head[HEADER.size - 4: HEADER.size] = b"\x00\x00\x00\x00"
+    if zlib.crc32(crc_head) != header_crc:
         raise GraphFormatError(path, "header checksum mismatch: the file is corrupt")
     if (n < 0 or m < 0 or index_bytes not in (4, 8) or block_bytes <= 0
             or HEADER.size + name_len + 4 * n_blocks > header_bytes):
@@ -181,14 +185,18 @@ def read_header(path, data):
     if n_blocks != -(-size // block_bytes):
         raise GraphFormatError(path, "header fields are inconsistent: the file is corrupt")
     expected = header_bytes + size
-    if data.shape[0] < expected:
-        raise GraphFormatError(path, f"is truncated: {data.shape[0]} bytes, expected {expected} "
+    if file_size is not None and file_size < expected:
+        raise GraphFormatError(path, f"is truncated: {file_size} bytes, expected {expected} "
                                      "(an incomplete copy?)")
-    if data.shape[0] > expected:
-        raise GraphFormatError(path, f"has {data.shape[0] - expected} unexpected bytes after the "
+    if file_size is not None and file_size > expected:
+        raise GraphFormatError(path, f"has {file_size - expected} unexpected bytes after the "
                                      "graph: the file is corrupt")
-    name = bytes(data[HEADER.size: HEADER.size + name_len]).decode("utf-8", errors="replace")
-    crcs = np.frombuffer(bytes(data[HEADER.size + name_len: HEADER.size + name_len + 4 * n_blocks]),
+    avail = available_memory()
+    if avail is not None and size > avail:
+        raise GraphFormatError(path, f"holds a graph of {size / 2**30:.1f} GiB, more than the "
+                                     f"{avail / 2**30:.1f} GiB of memory available")
+    name = head[HEADER.size: HEADER.size + name_len].decode("utf-8", errors="replace")
+    crcs = np.frombuffer(head[HEADER.size + name_len: HEADER.size + name_len + 4 * n_blocks],
                          dtype="<u4")
     return dict(header_bytes=header_bytes, n=n, m=m, loops=loops, dups=dups,
                 max_degree=max_degree, index_bytes=index_bytes, has_ids=has_ids,
@@ -196,38 +204,71 @@ def read_header(path, data):
                 indices_at=indices_at, ids_at=ids_at, size=size)
 
 
-def _verify_blocks(path, payload, block_bytes, crcs):
-    view = memoryview(payload)
-    starts = range(0, payload.shape[0], block_bytes)
+def _read_payload(source, h):
+    """The payload, read into memory the graph owns and checked block by block.
 
-    def crc(a):
-        return zlib.crc32(view[a: a + block_bytes])
+    A plain file: each worker ``preadv``\\s its blocks into place and checksums
+    them. A stream (pipe, compressed): the rest of it, then the checksums.
+    """
+    path, size, block_bytes, crcs = source.path, h["size"], h["block_bytes"], h["crcs"]
+    starts = range(0, size, block_bytes)
+    payload = np.empty(size, dtype=np.uint8)
+    view = memoryview(payload)
+    if source.mapped:
+        base = h["header_bytes"]
+
+        def block(a):
+            part = view[a: a + block_bytes]
+            if source.pread_into(part, base + a) < len(part):
+                raise GraphFormatError(path, "is truncated: the file shrank while it was read "
+                                             "(read it again once it is complete)")
+            return zlib.crc32(part)
+    else:
+        rest = source.read_rest()
+        if len(rest) != size:
+            raise GraphFormatError(path, f"is truncated: {h['header_bytes'] + len(rest)} bytes, "
+                                         f"expected {h['header_bytes'] + size}"
+                                   if len(rest) < size else
+                                   f"has {len(rest) - size} unexpected bytes after the graph: "
+                                   "the file is corrupt")
+        view[:] = rest
+        del rest
+
+        def block(a):
+            return zlib.crc32(view[a: a + block_bytes])
 
     if len(starts) > 1:
         with ThreadPoolExecutor(max_workers=numba.get_num_threads()) as pool:
-            got = list(pool.map(crc, starts))
+            got = list(pool.map(block, starts))
     else:
-        got = [crc(a) for a in starts]
+        got = [block(a) for a in starts]
     for k, (a, want) in enumerate(zip(starts, crcs)):
         if got[k] != int(want):
             raise GraphFormatError(path, f"checksum mismatch in bytes {a} .. "
-                                         f"{min(a + block_bytes, payload.shape[0]) - 1} of the "
-                                         "graph: the file is corrupt")
+                                         f"{min(a + block_bytes, size) - 1} of the graph: the "
+                                         "file is corrupt")
+    return payload
 
 
-def read_native(path, *, timings=None) -> CSRGraph:
-    """Load a native binary graph, verified, with arrays memory-mapped from the file.
+def read(source, *, timings=None) -> CSRGraph:
+    """Load a native binary graph from ``source``, verified, into memory it owns.
 
-    ``timings`` (a dict) receives ``load_s`` (map and verify) and ``build_s``
+    ``timings`` (a dict) receives ``load_s`` (read and verify) and ``build_s``
     (wrapping the arrays as a CSRGraph; its COO rows are derived only when read).
     """
     import time
 
     t0 = time.perf_counter()
-    data, _mm = _map(path)  # the arrays keep the mapping alive
-    h = read_header(path, data)
-    payload = data[h["header_bytes"]:]
-    _verify_blocks(path, payload, h["block_bytes"], h["crcs"])
+    path = source.path
+    head = source.peek(HEADER.size)
+    if len(head) >= HEADER.size and head[: len(MAGIC)] == MAGIC:
+        header_bytes = HEADER.unpack_from(head)[2]
+        if HEADER.size <= header_bytes <= MAX_HEADER_BYTES:
+            head = source.peek(header_bytes)
+    file_size = source.size if source.mapped else None
+    h = read_header(path, bytes(head), file_size)
+    source.skip(h["header_bytes"])
+    payload = _read_payload(source, h)
     n, m = h["n"], h["m"]
     idx = np.int32 if h["index_bytes"] == 4 else np.int64
     indptr = payload[: 8 * (n + 1)].view(np.int64)

@@ -7,6 +7,10 @@ either shape), or a SciPy sparse matrix saved with ``scipy.sparse.save_npz``
 (its stored non-zeros are the edges, as in :meth:`CSRGraph.from_scipy`). Ids
 are any non-negative integers; floats must be whole numbers. Pickled object
 arrays are refused (``allow_pickle=False``): loading a graph never runs code.
+
+The input is read once from its :class:`~tricount.io.source.Source`: a plain
+``.npy`` file's array is a view of its map (no copy), anything else (a pipe, a
+compressed file, a ``.npz``) is read into memory first.
 """
 
 from __future__ import annotations
@@ -17,7 +21,6 @@ import zipfile
 import numpy as np
 
 from tricount.errors import GraphFormatError, InvalidEdgesError
-from tricount.io._source import read_all, sniff
 from tricount.prep.canonical import validate_edge_arrays
 
 NPY_MAGIC = b"\x93NUMPY"
@@ -27,17 +30,31 @@ _SCIPY_KEYS = {"format", "shape"}
 _LOAD_ERRORS = (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile, TypeError)
 
 
-def _open(path):
-    """``np.load`` of the file, memory-mapped when it is a plain .npy."""
-    source = sniff(path)
+def _npy(data):
+    """The array of ``.npy`` bytes ``data``, a view of them (no copy)."""
+    f = io.BytesIO(bytes(data[: min(len(data), 1 << 20)]))  # the header is at most ~4 GiB
+    version = np.lib.format.read_magic(f)  # in theory, 64 KiB in practice
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+    else:
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+    if dtype.hasobject:
+        raise ValueError("object arrays are not edge ids (and would need pickle)")
+    count = int(np.prod(shape, dtype=np.int64))
+    arr = np.frombuffer(data, dtype=dtype, count=count, offset=f.tell())
+    return arr.reshape(shape, order="F" if fortran else "C")
+
+
+def _open(source):
+    """The array of a .npy input, or the ``NpzFile`` of a .npz one (read once)."""
+    data = source.read_rest()
     try:
-        if source.compression is None:
-            if source.head.startswith(NPY_MAGIC):
-                return np.load(path, mmap_mode="r", allow_pickle=False)
-            return np.load(path, allow_pickle=False)
-        return np.load(io.BytesIO(read_all(path)), allow_pickle=False)
+        if bytes(data[:6]) == NPY_MAGIC:
+            return _npy(data)
+        return np.load(io.BytesIO(data), allow_pickle=False)
     except _LOAD_ERRORS as exc:
-        raise GraphFormatError(path, f"is not a readable NumPy .npy/.npz file ({exc})") from None
+        raise GraphFormatError(source.path, f"is not a readable NumPy .npy/.npz file ({exc})") \
+            from None
 
 
 def _split(path, arr, what):
@@ -50,9 +67,10 @@ def _split(path, arr, what):
     return arr[0], arr[1]
 
 
-def read_numpy(path):
-    """Edge arrays of a .npy/.npz file: ``(src, dst, n_vertices or None)``."""
-    loaded = _open(path)
+def read_numpy(source):
+    """Edge arrays of a .npy/.npz input: ``((src, dst), n_vertices or None)``."""
+    path = source.path
+    loaded = _open(source)
     if isinstance(loaded, np.ndarray):
         src, dst = _split(path, loaded, "the array")
         return _checked(path, src, dst), None

@@ -1,10 +1,10 @@
-"""SNAP edge lists and GraphChallenge ``*_adj.tsv``: read and write.
+"""SNAP edge lists: read and write.
 
 One edge per line: a source id, blanks (spaces or tabs), a target id, then
-anything (GraphChallenge's weight column, SNAP's timestamps) which is ignored.
-Lines starting with ``#`` or ``%`` are comments, anywhere in the file; blank
-lines and CRLF line ends are accepted. Ids are any non-negative 64-bit
-integers, 0- or 1-based or sparse; ``vertex_ids`` keeps them.
+anything (SNAP's timestamps, a weight) which is ignored. Lines starting with
+``#`` or ``%`` are comments, anywhere in the file; blank lines are accepted;
+a line ends at LF, CR LF or CR. Ids are any non-negative 64-bit integers,
+0- or 1-based or sparse; ``vertex_ids`` keeps them.
 
 Directedness is never taken from the file's comments (SNAP writes "Directed
 graph" on undirected graphs): every line is an undirected edge.
@@ -13,6 +13,7 @@ graph" on undirected graphs): every line is an undirected edge.
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import lzma
 import os
@@ -20,55 +21,64 @@ import os
 import numpy as np
 
 from tricount.errors import GraphFormatError
+from tricount.io.output import atomic_output, check_outputs
 
 #: Edges formatted per call when writing; bounds the text buffer to 40 MiB.
 WRITE_CHUNK_EDGES = 1 << 20
 
 
-def read_snap(path, *, progress=None, out=None):
-    """Parse a SNAP or GraphChallenge TSV edge list (any compression) into an ``EdgeText``.
+def read(source, out, *, progress=None):
+    """Parse a SNAP edge list into ``out`` (an ``EdgeText``); the vertices are the ids used."""
+    from tricount.io._parse import Declared, parse_edge_text  # Numba loads on first use
 
-    ``out``: the ``EdgeText`` (or a subclass) to fill, else a new one.
-    """
-    from tricount.io._parse import parse_edge_text  # Numba loads on first use, not on import
-
-    return parse_edge_text(path, progress=progress, out=out)
+    parse_edge_text(source, out, progress=progress)
+    return Declared()
 
 
-def open_for_writing(path):
-    """Open ``path`` for writing bytes, compressed by its suffix (.gz .bz2 .xz .zst)."""
-    path = os.fspath(path)
-    if path.endswith(".gz"):
-        return gzip.open(path, "wb", compresslevel=6)
-    if path.endswith(".bz2"):
-        return bz2.open(path, "wb")
-    if path.endswith(".xz"):
-        return lzma.open(path, "wb")
-    if path.endswith((".zst", ".zstd")):
+@contextlib.contextmanager
+def compressed_writer(f, name: str):
+    """``f`` wrapped in the compressor ``name``'s suffix asks for (.gz .bz2 .xz .zst)."""
+    name = os.fspath(name).lower()
+    if name.endswith(".gz"):
+        w = gzip.GzipFile(fileobj=f, mode="wb", compresslevel=6, mtime=0)
+    elif name.endswith(".bz2"):
+        w = bz2.BZ2File(f, mode="wb")
+    elif name.endswith(".xz"):
+        w = lzma.LZMAFile(f, mode="wb", format=lzma.FORMAT_XZ)
+    elif name.endswith((".zst", ".zstd")):
         try:
             import zstandard
         except ImportError:
-            raise GraphFormatError(
-                path, "writing .zst needs the optional package 'zstandard' "
-                      "(pip install zstandard)") from None
-        return zstandard.open(path, "wb")
-    return open(path, "wb")
+            raise GraphFormatError(name, "writing .zst needs the optional package 'zstandard' "
+                                         "(pip install zstandard)") from None
+        # Frame checksums, so a reader detects corruption.
+        w = zstandard.ZstdCompressor(write_checksum=True).stream_writer(f, closefd=False)
+    else:
+        yield f
+        return
+    try:
+        yield w
+    finally:
+        w.close()  # writes the trailer; the file itself stays open
 
 
-def write_snap(path, src, dst, *, comments=()) -> None:
+def write_snap(path, src, dst, *, comments=(), inputs=()) -> None:
     """Write edges as SNAP text: ``#`` comment lines, then ``src<TAB>dst`` lines.
 
+    Whole or not at all (:mod:`tricount.io.output`); ``-`` is standard output.
     A path ending in ``.gz``, ``.bz2``, ``.xz`` or ``.zst`` is compressed.
+    ``inputs``: paths the output must not be.
     """
     from tricount.io._text import format_edge_pairs
 
+    check_outputs([path], inputs)
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
     out = np.empty(40 * min(max(src.shape[0], 1), WRITE_CHUNK_EDGES), dtype=np.uint8)
-    with open_for_writing(path) as f:
+    with atomic_output(path) as (f, _), compressed_writer(f, path) as w:
         for line in comments:
-            f.write(f"# {line}\n".encode())
+            w.write(f"# {line}\n".encode())
         for start in range(0, src.shape[0], WRITE_CHUNK_EDGES):
             stop = start + WRITE_CHUNK_EDGES
             n = format_edge_pairs(src[start:stop], dst[start:stop], out)
-            f.write(out[:n].tobytes())
+            w.write(out[:n])

@@ -6,7 +6,8 @@ by default becomes ``--no-NAME``). The file's format follows its name: SNAP text
 (``.txt``, ``.el``, ``.tsv``, ``.edges``, ``.snap`` or no suffix), optionally
 compressed (``.gz``, ``.bz2``, ``.xz``, ``.zst``), holds the edge lines exactly
 as generated; ``.tcsr`` (or ``--to native``) is tricount's native binary CSR,
-written by :func:`tricount.io.write_graph` (loops and repeats dropped).
+written by :func:`tricount.io.write_graph` (loops and repeats dropped). The
+file is written whole or not at all; ``-`` is standard output (SNAP text).
 """
 
 from __future__ import annotations
@@ -14,16 +15,15 @@ from __future__ import annotations
 import os
 import sys
 
-from tricount.errors import BackendUnavailableError, TricountError
+from tricount.cli import options
 from tricount.generate.spec import GENERATORS, Generator, call_generator
 
-EXIT_OK = 0
 #: Suffixes written as SNAP text (after any compression suffix is removed).
 TEXT_SUFFIXES = ("", ".txt", ".el", ".tsv", ".edges", ".snap")
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zstd")
 
 
-def add_command(subparsers) -> None:
+def add_parser(subparsers) -> None:
     """Register ``generate`` and one sub-subcommand per generator."""
     generate = subparsers.add_parser(
         "generate", help="write a generated graph (R-MAT, G(n, m), BA, WS, complete, star, grid)",
@@ -61,8 +61,9 @@ def _add_generator(sub, generator: Generator) -> None:
                           ".tcsr native binary)")
     cmd.add_argument("file", metavar="FILE",
                      help="output path; the suffix picks the format (.txt SNAP text, .tcsr "
-                          "native binary; .gz, .bz2, .xz, .zst compress text)")
-    cmd.set_defaults(run=run_generate, generator_spec=generator)
+                          "native binary; .gz, .bz2, .xz, .zst compress text; - standard "
+                          "output)")
+    cmd.set_defaults(run=run, generator_spec=generator)
 
 
 def _array_module(device: str):
@@ -70,20 +71,19 @@ def _array_module(device: str):
         import numpy
 
         return numpy
-    from tricount.gpu import probe
+    from tricount.backends import get_backend
 
-    usable, why = probe()
-    if not usable:
-        raise BackendUnavailableError(f"--device gpu is unavailable: {why}")
+    get_backend("gpu")  # BackendUnavailableError (exit 3) when no GPU is usable
     import cupy
 
     return cupy
 
 
-def run_generate(args) -> int:
+def run(args) -> int:
     from tricount.prep.xp import to_host
 
     generator = args.generator_spec
+    format_of(args.file, args.to)  # an unknown suffix is refused before generating
     kwargs = {p.name: getattr(args, p.name) for p in generator.params}
     xp = _array_module(args.device)
     src, dst = call_generator(generator, kwargs, xp)
@@ -99,19 +99,25 @@ def run_generate(args) -> int:
     dropped = "" if written == src.shape[0] else \
         f" ({src.shape[0]} generated lines; loops and repeats dropped)"
     print(f"wrote {written} edges{dropped} to {args.file}", file=sys.stderr)
-    return EXIT_OK
+    return options.EXIT_OK
 
 
 def format_of(path, requested=None) -> str:
-    """``"snap"`` for text suffixes (or ``--to snap``), else ``"other"``: tricount.io decides."""
+    """``"snap"`` for text suffixes, ``-`` or ``--to snap``; ``"native"`` for ``.tcsr``."""
+    from tricount.io import output_format
+
     if requested:
         return requested
+    if os.fspath(path) == "-":
+        return "snap"
     name = os.path.basename(os.fspath(path)).lower()
     for suffix in COMPRESSION_SUFFIXES:
         if name.endswith(suffix):
             name = name[: -len(suffix)]
             break
-    return "snap" if os.path.splitext(name)[1] in TEXT_SUFFIXES else "other"
+    if os.path.splitext(name)[1] in TEXT_SUFFIXES:
+        return "snap"
+    return output_format(path)  # .tcsr, or GraphFormatError naming the file
 
 
 def write_edges(path, src, dst, *, name=None, comments=(), to=None) -> int:
@@ -125,14 +131,11 @@ def write_edges(path, src, dst, *, name=None, comments=(), to=None) -> int:
     """
     import tricount.io as tio
 
-    try:
-        if format_of(path, to) == "snap":
-            tio.write_snap(path, src, dst, comments=comments)
-            return int(src.shape[0])
-        from tricount.graph import CSRGraph
+    if format_of(path, to) == "snap":
+        tio.write_snap(path, src, dst, comments=comments)
+        return int(src.shape[0])
+    from tricount.graph import CSRGraph
 
-        graph = CSRGraph.from_edges(src, dst, name=name)
-        tio.write_graph(path, graph, format=None if to in (None, "other") else to)
-        return graph.n_edges
-    except OSError as exc:
-        raise TricountError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    graph = CSRGraph.from_edges(src, dst, name=name)
+    tio.write_graph(path, graph, format="native")
+    return graph.n_edges

@@ -2,19 +2,22 @@
 
 Prints the Markdown report on stdout (or one JSON line per trial with
 ``--json``), progress and verdicts on stderr, and with ``--out PREFIX`` writes
-``PREFIX.jsonl``, ``PREFIX.md`` and ``PREFIX.png``. Exit codes: 0 every count
-verified, 2 bad input (or a side that failed to run), 3 backend unavailable,
-4 verification failed.
+``PREFIX.jsonl``, ``PREFIX.md`` and ``PREFIX.png`` (creating PREFIX's folder),
+each whole or not at all. ``--out`` is checked before the run: an existing
+folder, or a file that is one of the input graphs, is refused (exit 2) before
+anything is timed. Exit codes: 0 every count verified, 2 bad input (or a side
+that failed to run), 3 backend unavailable, 4 verification failed.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_VERIFY_FAILED = 0, 2, 4
+from tricount.cli import options
 
 
 def _split(values) -> tuple:
@@ -25,7 +28,7 @@ def _split(values) -> tuple:
     return tuple(out)
 
 
-def add_command(subparsers) -> None:
+def add_parser(subparsers) -> None:
     """Register ``bench`` on the ``tricount`` parser."""
     from tricount.bench.peers import PEERS
     from tricount.bench.runner import REFERENCE_MAX_EDGES
@@ -63,7 +66,7 @@ def add_command(subparsers) -> None:
     bench.add_argument("--no-plot", action="store_true", help="do not write PREFIX.png")
     bench.add_argument("--json", action="store_true", help="print one JSON line per trial")
     bench.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    bench.set_defaults(run=run_bench_command)
+    bench.set_defaults(run=run)
 
 
 def command_line(args) -> str:
@@ -87,12 +90,54 @@ def command_line(args) -> str:
     return shlex.join(words)
 
 
-def run_bench_command(args) -> int:
+def output_paths(args) -> list:
+    """``PREFIX.jsonl``, ``PREFIX.md`` (and ``PREFIX.png`` unless --no-plot); checked
+    before the run: PREFIX must not be an existing folder, no output an input graph."""
+    from tricount.io.output import OutputError, check_outputs
+
+    prefix = Path(args.out)
+    if args.out.endswith(os.sep) or prefix.is_dir():
+        raise OutputError(f"{args.out}: is an existing folder; --out takes a file prefix "
+                          f"(e.g. {os.path.join(args.out.rstrip(os.sep) or '.', 'run')}), "
+                          "and writes PREFIX.jsonl, PREFIX.md and PREFIX.png")
+    suffixes = (".jsonl", ".md") + (() if args.no_plot else (".png",))
+    paths = [prefix.with_name(prefix.name + s) for s in suffixes]
+    check_outputs(paths, [g for g in args.graphs if os.path.exists(g)])
+    try:  # the folder now, so that a file in its way is refused before the run
+        prefix.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{args.out}: cannot create its folder {prefix.parent}: "
+                          f"{exc.strerror or exc}") from None
+    return paths
+
+
+def write_outputs(paths, result, report, progress) -> None:
+    """Write the JSON lines, the report and the plot, each whole or not at all."""
+    from tricount.io.output import atomic_output, write_bytes
+
+    write_bytes(paths[0], "".join(json.dumps(r) + "\n" for r in result.records).encode())
+    write_bytes(paths[1], report.encode())
+    written = paths[:2]
+    if len(paths) > 2:
+        from tricount.bench.plot import matplotlib_available, plot
+
+        ok, why = matplotlib_available()
+        if ok:
+            with atomic_output(paths[2]) as (_, tmp):
+                plot(result.records, tmp)  # by name: the temporary keeps the .png suffix
+            written.append(paths[2])
+        else:
+            progress.note(f"plot not written: {why}")
+    progress.note("wrote " + ", ".join(str(p) for p in written))
+
+
+def run(args) -> int:
     from tricount.bench.peers import PEERS
     from tricount.bench.progress import make_progress
-    from tricount.bench.report import markdown, write_jsonl
+    from tricount.bench.report import markdown
     from tricount.bench.runner import BenchConfig, run_bench
 
+    paths = output_paths(args) if args.out else None
     peers = _split(args.peers)
     if "all" in peers:
         peers = tuple(PEERS)
@@ -116,30 +161,16 @@ def run_bench_command(args) -> int:
             print(json.dumps(r))
     else:
         sys.stdout.write(report)
-    if args.out:
-        prefix = Path(args.out)
-        prefix.parent.mkdir(parents=True, exist_ok=True)
-        paths = [prefix.with_name(prefix.name + ".jsonl"), prefix.with_name(prefix.name + ".md")]
-        write_jsonl(result.records, paths[0])
-        paths[1].write_text(report)
-        if not args.no_plot:
-            from tricount.bench.plot import matplotlib_available, plot
-
-            ok, why = matplotlib_available()
-            if ok:
-                paths.append(prefix.with_name(prefix.name + ".png"))
-                plot(result.records, paths[-1])
-            else:
-                progress.note(f"plot not written: {why}")
-        progress.note("wrote " + ", ".join(str(p) for p in paths))
+    if paths:
+        write_outputs(paths, result, report, progress)
     for line in result.mismatches:
         print(f"tricount: verification FAILED: {line}", file=sys.stderr)
     for line in result.errors:
         print(f"tricount: error: {line}", file=sys.stderr)
     if result.mismatches or not result.verified:
-        return EXIT_VERIFY_FAILED
+        return options.EXIT_VERIFY_FAILED
     if result.errors:
-        return EXIT_BAD_INPUT
+        return options.EXIT_BAD_INPUT
     print(f"verification: PASS ({len(result.records)} counts on {len(result.graphs)} graph"
           f"{'s' if len(result.graphs) != 1 else ''})", file=sys.stderr)
-    return EXIT_OK
+    return options.EXIT_OK

@@ -1,6 +1,7 @@
 """Parsed edge chunks -> :class:`~tricount.CSRGraph`, in O(lines) time and bounded memory.
 
-This is the loaders' CPU fast path to the same canonical graph that
+The builder of :mod:`tricount.io` (every text and NumPy reader ends here), and
+the loaders' CPU fast path to the same canonical graph that
 :func:`tricount.prep.canonical.canonical_edges` builds (a test checks they agree
 array for array). Instead of one sort of 64-bit keys it uses a counting sort
 by source row, then a short sort of each row:
@@ -18,7 +19,7 @@ by source row, then a short sort of each row:
    same share of lines as in step 2 and writes behind its own cursors (the
    lines earlier threads put in each row come first), so no two threads
    touch the same slot and no atomics are needed;
-5. sort each row and keep its distinct values (:mod:`tricount.io._rowsort`):
+5. sort each row and keep its distinct values (:mod:`tricount.prep.rowsort`):
    distinct ``(hi, reversed)`` are distinct directed lines, distinct ``hi``
    the undirected edges, as in ``canonical_edges``; each row is written packed,
    as compact ids ``rank[hi]``, into ``indices`` in place, and ``indptr`` is the
@@ -38,7 +39,7 @@ from numba import prange
 
 from tricount.errors import UnsupportedGraphError
 from tricount.graph import CSRGraph
-from tricount.io._rowsort import dedupe_rows, pack_parts, row_split
+from tricount.prep.rowsort import dedupe_rows, pack_parts, row_split
 from tricount.prep.canonical import MAX_VERTICES
 from tricount.prep.xp import index_dtype
 
@@ -104,6 +105,16 @@ def hash_compact(chunks):
 
 # -- 2. row counts and marks --------------------------------------------------------------
 
+@numba.njit(inline="always")
+def _ends(src, dst, i, base):
+    """``(lo, hi, reversed)`` of line ``i``: its ends ordered, and 1 if written ``hi lo``."""
+    u = np.int64(src[i]) - base
+    v = np.int64(dst[i]) - base
+    # min/max, not a branch on u < v: on shuffled input that branch is a coin
+    # toss, and its mispredictions cost more than the loop (2026-11-22).
+    return min(u, v), max(u, v), np.int64(u > v)
+
+
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _count_rows(src, dst, base, counts, seen, mark):
     """Add each non-loop line to ``counts[t, min(u, v)]``; return the loops seen.
@@ -118,12 +129,7 @@ def _count_rows(src, dst, base, counts, seen, mark):
     loops = np.zeros(n_threads, dtype=np.int64)
     for t in prange(n_threads):
         for i in range(t * m // n_threads, (t + 1) * m // n_threads):
-            u = np.int64(src[i]) - base
-            v = np.int64(dst[i]) - base
-            # min/max, not a branch on u < v: on shuffled input that branch is a coin
-            # toss, and its mispredictions cost more than the loop (2026-11-22).
-            lo = min(u, v)
-            hi = max(u, v)
+            lo, hi, _ = _ends(src, dst, i, base)
             if mark:
                 seen[t, hi] = 1
             if lo == hi:
@@ -159,26 +165,25 @@ def _scatter(src, dst, base, cursor, vals):
     m = src.shape[0]
     for t in prange(n_threads):
         for i in range(t * m // n_threads, (t + 1) * m // n_threads):
-            u = np.int64(src[i]) - base
-            v = np.int64(dst[i]) - base
-            lo = min(u, v)
-            hi = max(u, v)
+            lo, hi, flipped = _ends(src, dst, i, base)
             if lo == hi:
                 continue
-            vals[cursor[t, lo]] = (hi << 1) | np.int64(u > v)
+            vals[cursor[t, lo]] = (hi << 1) | flipped
             cursor[t, lo] += 1
 
 
 # -- the whole build ----------------------------------------------------------------------
 
 def build_graph(chunks, *, max_id: int, n_vertices: int | None = None, id_base: int = 0,
-                name=None) -> CSRGraph:
+                name=None, loops_dropped: int = 0, duplicates_dropped: int = 0) -> CSRGraph:
     """The canonical graph of edge ``chunks`` (a list of ``(src, dst)`` id arrays).
 
     With ``n_vertices`` the ids are ``id_base .. id_base + n_vertices - 1`` (checked
     by the caller) and every one of them is a vertex, isolated or not. Otherwise
     the vertices are the ids that occur. The chunks are consumed: the list is
-    emptied, and its arrays may be relabelled in place.
+    emptied, and its arrays may be relabelled in place. ``loops_dropped`` and
+    ``duplicates_dropped`` are lines already dropped before the build (repeats
+    a reader merged away), added to the graph's counts.
     """
     n_lines_in = sum(int(s.shape[0]) for s, _ in chunks)
     base = 0
@@ -251,5 +256,6 @@ def build_graph(chunks, *, max_id: int, n_vertices: int | None = None, id_base: 
     # The keys needed one bit more than a row-table id; the packed ids fit idx.
     indices = vals.view(idx) if vals.itemsize == np.dtype(idx).itemsize else vals.astype(idx)
     return CSRGraph.from_upper_csr(indptr, indices, n, vertex_ids=vertex_ids,
-                                   self_loops_dropped=n_loops,
-                                   duplicates_dropped=n_lines - n_directed, name=name)
+                                   self_loops_dropped=n_loops + loops_dropped,
+                                   duplicates_dropped=n_lines - n_directed + duplicates_dropped,
+                                   name=name)

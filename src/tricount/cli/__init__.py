@@ -1,0 +1,56 @@
+"""The ``tricount`` command line: one module per subcommand, shared options in ``options``.
+
+    tricount count [PATH] [--backend B] [--method M] [--per-vertex OUT] [--per-edge OUT]
+    tricount info PATH                 format, sizes, what was dropped
+    tricount convert IN OUT            to native binary (.tcsr) or SNAP text
+    tricount generate NAME ... FILE    a seeded generated graph
+    tricount clustering PATH           average clustering and transitivity
+    tricount ktruss PATH               the k-truss, or every edge's trussness
+    tricount bench GRAPH...            time methods, backends and peers
+
+Each subcommand module has ``add_parser(subparsers)``, which registers it and
+sets ``run``; :func:`main` parses and hands the command to
+:func:`tricount.cli.options.run`, which turns every failure into its exit
+code (0 ok, 2 bad input or usage, 3 backend unavailable, 4 verification
+failed, 130 Ctrl-C). The subcommands reach the library through the public
+API (``tricount.count``, ``tricount.triangles``, ...), ``tricount.backends``
+and ``tricount.io``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from tricount.cli import options
+
+__all__ = ["main", "build_parser"]
+
+#: The subcommands, in the order ``tricount --help`` lists them (module = name).
+SUBCOMMANDS = ("count", "info", "convert", "generate", "clustering", "ktruss", "bench")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from tricount import __version__
+
+    parser = argparse.ArgumentParser(prog="tricount", description="Exact triangle counting.")
+    parser.add_argument("--version", action="version", version=f"tricount {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        importlib.import_module(f"tricount.cli.{name}").add_parser(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run ``tricount`` with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:
+        print("tricount: interrupted", file=sys.stderr)
+        return options.EXIT_INTERRUPTED
+    return options.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""``tricount clustering PATH``: average clustering coefficient and transitivity.
+
+    tricount clustering PATH [--per-vertex OUT] [--no-count-zeros] [--backend B] [--json]
+
+One per-vertex count gives all four numbers (average clustering, transitivity,
+triangles, wedges), by the API's own definitions. ``--per-vertex`` writes
+``vertex,degree,triangles,clustering`` (CSV or Parquet, original ids).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from tricount.cli import options
+from tricount.cli.count import check_outputs
+
+
+def add_parser(sub) -> None:
+    clustering = sub.add_parser(
+        "clustering", help="average clustering coefficient and transitivity of a graph")
+    options.add_input(clustering)
+    options.add_backend(clustering)
+    options.add_json(clustering)
+    clustering.add_argument("--per-vertex", metavar="OUT",
+                            help="also write vertex,degree,triangles,clustering to OUT "
+                                 "(.csv or .parquet)")
+    clustering.add_argument("--count-zeros", action=argparse.BooleanOptionalAction, default=True,
+                            help="average over every vertex (default), or with --no-count-zeros "
+                                 "only over those with clustering above 0")
+    clustering.set_defaults(run=run)
+
+
+def load_for(args):
+    """The graph and the backend a local command runs on: ``(graph, timings, name, reason)``."""
+    from tricount.backends import get_backend
+
+    backend, reason = get_backend(args.backend)  # exit 3 before reading when unavailable
+    loaded = options.load(args)
+    return loaded.graph, loaded.timings, backend.name, reason
+
+
+def run(args) -> int:
+    import tricount
+    from tricount.io.tables import write_table
+    from tricount.local import _average, _clustering_from, _n_wedges, _transitivity
+
+    t0 = time.perf_counter()
+    check_outputs(args, (args.per_vertex,))
+    graph, timings, backend, reason = load_for(args)
+    t1 = time.perf_counter()
+    per_vertex = tricount.triangles(graph, backend=backend)
+    values = _clustering_from(graph, per_vertex)
+    n_triangles = int(per_vertex.sum()) // 3
+    n_wedges = _n_wedges(graph)
+    try:
+        average = _average(values, args.count_zeros)
+    except ZeroDivisionError:
+        average = None
+    transitivity = _transitivity(n_triangles, n_wedges)
+    compute_s = time.perf_counter() - t1
+    report = {**graph.summary(), "average_clustering": average, "count_zeros": args.count_zeros,
+              "transitivity": transitivity, "triangles": n_triangles, "wedges": n_wedges,
+              "backend": backend, "backend_reason": reason,
+              "timings": {"load_s": timings["load_s"], "build_s": timings["build_s"],
+                          "compute_s": compute_s, "total_s": time.perf_counter() - t0}}
+    if args.per_vertex:
+        write_table(args.per_vertex, {"vertex": options.id_column(graph),
+                                      "degree": options.host(graph.degrees),
+                                      "triangles": per_vertex, "clustering": values})
+        report["per_vertex_file"] = args.per_vertex
+    if args.json:
+        print(json.dumps(report))
+        return options.EXIT_OK
+    shown = "undefined (no vertex to average over)" if average is None else repr(average)
+    print(f"average_clustering {shown}")
+    print(f"transitivity {transitivity!r}")
+    print(f"{graph.name}: {graph.n_vertices} vertices, {graph.n_edges} edges, {n_triangles} "
+          f"triangles, {n_wedges} wedges; {backend}, total {report['timings']['total_s']:.3f} s",
+          file=sys.stderr)
+    if args.per_vertex:
+        print(f"wrote clustering of {graph.n_vertices} vertices to {args.per_vertex}",
+              file=sys.stderr)
+    return options.EXIT_OK

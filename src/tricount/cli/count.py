@@ -1,0 +1,177 @@
+"""``tricount count [PATH]``: the number of triangles, and optionally per-vertex and
+per-edge tables.
+
+    tricount count PATH [--backend B] [--method M] [--verify] [--json]
+                        [--per-vertex OUT] [--per-edge OUT]
+
+``--method`` accepts the methods the backends offer (asked of them:
+:data:`tricount.cpu.CPU_METHODS`, :data:`tricount.gpu.GPU_METHODS`). With no
+PATH the built-in example (R-MAT scale 16) is counted. Output files are
+checked before anything is read: none may be the input, by any path.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from tricount.cli import options
+from tricount.errors import TricountError
+
+#: The built-in example `tricount count` runs with no PATH.
+EXAMPLE_SCALE, EXAMPLE_EDGE_FACTOR, EXAMPLE_SEED = 16, 16, 1
+
+
+def method_choices() -> dict:
+    """``{backend: methods}`` as the engines declare them (``auto`` aside)."""
+    from tricount.cpu import CPU_METHODS
+    from tricount.gpu import GPU_METHODS
+
+    return {"cpu": tuple(CPU_METHODS), "gpu": tuple(GPU_METHODS)}
+
+
+def add_parser(sub) -> None:
+    methods = method_choices()
+    count = sub.add_parser("count", help="count the triangles of a graph")
+    options.add_input(count, optional=True,
+                      help=f"{options.INPUT_HELP}; default: the built-in R-MAT example "
+                           f"(scale {EXAMPLE_SCALE}, edge factor {EXAMPLE_EDGE_FACTOR}, "
+                           f"seed {EXAMPLE_SEED})")
+    options.add_backend(count)
+    count.add_argument("--method", default="auto", metavar="NAME",
+                       help="counting method, default auto; " + "; ".join(
+                           f"{b.upper()}: {', '.join(m)}" for b, m in methods.items()))
+    count.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                       help="an option passed to the backend's count, e.g. orientation=id "
+                            "(GPU); repeatable")
+    options.add_json(count)
+    count.add_argument("--verify", action="store_true",
+                       help="also count with the reference oracle; exit 4 on a mismatch")
+    count.add_argument("--per-vertex", metavar="OUT",
+                       help="also write the triangles at every vertex (vertex,triangles) to OUT "
+                            "(.csv or .parquet)")
+    count.add_argument("--per-edge", metavar="OUT",
+                       help="also write the triangles on every edge (source,target,triangles) "
+                            "to OUT (.csv or .parquet)")
+    count.set_defaults(run=run)
+
+
+def example_edges():
+    from tricount.generate import rmat, rmat_name
+
+    src, dst = rmat(EXAMPLE_SCALE, EXAMPLE_EDGE_FACTOR, seed=EXAMPLE_SEED)
+    return src, dst, rmat_name(EXAMPLE_SCALE, EXAMPLE_EDGE_FACTOR, EXAMPLE_SEED)
+
+
+def parse_options(pairs) -> dict:
+    """``["sf=2", "variant=warp"]`` -> ``{"sf": 2, "variant": "warp"}`` (numbers parsed)."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise TricountError(f"--option expects KEY=VALUE, got {pair!r}")
+        for kind in (int, float):
+            try:
+                out[key] = kind(value)
+                break
+            except ValueError:
+                continue
+        else:
+            out[key] = value
+    return out
+
+
+def check_outputs(args, paths) -> None:
+    """Refuse, before any work, table outputs that are the input or of unknown format."""
+    from tricount.io.output import OutputError, check_outputs as refuse_inputs
+    from tricount.io.tables import table_format
+
+    paths = [p for p in paths if p]
+    refuse_inputs(paths, [args.path])
+    for path in paths:
+        table_format(path)
+    if len(set(paths)) < len(paths):
+        raise OutputError(f"{paths[0]}: named twice as an output; give each table its own file")
+
+
+def _load_device(args) -> str:
+    """Where to load a file: straight onto the GPU (reading overlapped with the copies,
+    :mod:`tricount.io.gpu_stream`) when the GPU backend is requested and only the total
+    is wanted; --verify and the tables read the graph on the host."""
+    if args.backend != "gpu" or args.verify or args.per_vertex or args.per_edge:
+        return "cpu"
+    from tricount.backends import get_backend
+
+    get_backend("gpu")  # BackendUnavailableError (exit 3) before any reading
+    return "gpu"
+
+
+def run(args) -> int:
+    import tricount
+    from tricount.graph import CSRGraph
+
+    check_outputs(args, (args.per_vertex, args.per_edge))
+    count_options = parse_options(args.option)
+    t0 = time.perf_counter()
+    if args.path is None:
+        src, dst, name = example_edges()
+        load_s = time.perf_counter() - t0
+        graph = CSRGraph.from_edges(src, dst, name=name)
+        build_s = time.perf_counter() - t0 - load_s
+    else:
+        loaded = options.load(args, device=_load_device(args))
+        graph = loaded.graph
+        load_s, build_s = loaded.timings["load_s"], loaded.timings["build_s"]
+    result = tricount.count(graph, backend=args.backend, method=args.method, **count_options)
+    result.timings["load_s"] = load_s
+    result.timings["preprocess_s"] += build_s
+    result.timings["total_s"] = time.perf_counter() - t0
+    status = options.EXIT_OK
+    report = result.to_dict()
+    report.update(write_tables(args, graph, result.backend))
+    if args.verify:
+        expected = tricount.count_triangles(graph, backend="reference")
+        report["verified"] = expected == result.n_triangles
+        report["reference_triangles"] = expected
+        if expected != result.n_triangles:
+            status = options.EXIT_VERIFY_FAILED
+    if args.json:
+        print(json.dumps(report))
+        return status
+    print(result.n_triangles)
+    empty = " (the graph is empty)" if graph.n_edges == 0 else ""
+    print(f"{graph.name}: {graph.n_vertices} vertices, {graph.n_edges} edges{empty}; "
+          f"{result.backend}/{result.method}, total {result.timings['total_s']:.3f} s, "
+          f"count {result.timings['count_s']:.3f} s", file=sys.stderr)
+    if args.verify:
+        verdict = ("PASS" if status == options.EXIT_OK
+                   else f"FAIL (reference says {report['reference_triangles']})")
+        print(f"verification: {verdict}", file=sys.stderr)
+    return status
+
+
+def write_tables(args, graph, backend: str) -> dict:
+    """Write the --per-vertex / --per-edge tables; returns fields for the report.
+
+    ``backend`` is the one the count ran on, so every number comes from one place.
+    """
+    import tricount
+    from tricount.io.tables import write_table
+
+    report = {}
+    if args.per_vertex:
+        per_vertex = tricount.triangles(graph, backend=backend)
+        write_table(args.per_vertex, {"vertex": options.id_column(graph),
+                                      "triangles": per_vertex})
+        report["per_vertex_file"] = args.per_vertex
+        options.say(args, f"wrote triangles at {graph.n_vertices} vertices to {args.per_vertex}")
+    if args.per_edge:
+        support = tricount.edge_support(graph, backend=backend)
+        lo, hi = graph.edges()
+        write_table(args.per_edge, {"source": options.id_column(graph, lo),
+                                    "target": options.id_column(graph, hi),
+                                    "triangles": support})
+        report["per_edge_file"] = args.per_edge
+        options.say(args, f"wrote triangles on {graph.n_edges} edges to {args.per_edge}")
+    return report

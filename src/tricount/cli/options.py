@@ -1,0 +1,203 @@
+"""What every subcommand shares: common options, loading, and errors as exit codes.
+
+Exit codes (:func:`run`):
+
+====  ==================================================================
+0     success
+2     bad input or usage: a malformed file (named, with its line), a bad
+      option, an output that is an input or cannot be written (a full disk)
+3     the requested backend is unavailable (``--backend gpu`` without a GPU)
+4     verification failed (``--verify``, ``bench``)
+130   interrupted (Ctrl-C): one line on stderr, no traceback, no partial output
+141   standard output was closed early (``| head -n 0``): quietly, as a
+      program killed by SIGPIPE
+143   terminated (SIGTERM): as Ctrl-C
+====  ==================================================================
+
+Answers go to stdout (or one JSON object with ``--json``), context and
+errors to stderr (one ``tricount: error: ...`` line).
+
+Ctrl-C and SIGTERM are not turned into exceptions: an exception raised
+while Numba loads a cached kernel, starts its thread pool or runs a parallel
+region can crash the interpreter (a SIGSEGV in about one run in three, seen
+with ``tricount convert``). Instead Python's own C handler writes the signal
+to a wakeup pipe (:func:`signal.set_wakeup_fd`), and a watcher thread reading
+it removes the outputs being written (:func:`tricount.io.output.
+remove_temporaries`), prints one line and ends the process with 130 (143),
+at once, even while a long kernel holds the main thread.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import sys
+import threading
+
+from tricount.backends import BACKENDS
+from tricount.errors import BackendUnavailableError, TricountError
+from tricount.io import FORMATS
+from tricount.io.detect import ALIASES
+from tricount.io.output import remove_temporaries
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+EXIT_BACKEND_UNAVAILABLE = 3
+EXIT_VERIFY_FAILED = 4
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+EXIT_TERMINATED = 143
+
+INPUT_HELP = ("graph file: SNAP/TSV edge list, GraphChallenge _adj.tsv/.mmio, Matrix Market, "
+              "METIS, .npy/.npz or .tcsr; plain or .gz/.bz2/.xz/.zst; - for standard input")
+
+
+def add_input(parser, *, optional: bool = False, help: str = INPUT_HELP) -> None:
+    """The input graph (PATH) and ``--format``."""
+    parser.add_argument("path", nargs="?" if optional else None, metavar="PATH", help=help)
+    parser.add_argument("--format", default="auto", choices=sorted(set(ALIASES)),
+                        metavar="FORMAT",
+                        help=f"input format: auto (default) or one of {', '.join(FORMATS)}")
+
+
+def add_backend(parser) -> None:
+    parser.add_argument("--backend", choices=BACKENDS, default="auto",
+                        help="where to compute: auto (the GPU when usable), cpu, gpu or "
+                             "reference (default auto)")
+
+
+def add_json(parser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def say(args, message: str) -> None:
+    """A context line on stderr (not with --json)."""
+    if not getattr(args, "json", False):
+        print(message, file=sys.stderr)
+
+
+def load(args, *, device: str = "cpu"):
+    """Read ``args.path`` (format ``args.format``); returns the ``LoadedGraph``."""
+    from tricount.io import read_graph
+
+    return read_graph(args.path, format=getattr(args, "format", "auto"), device=device)
+
+
+def host(a):
+    from tricount.prep.xp import to_host
+
+    return to_host(a)
+
+
+def id_column(graph, index=None):
+    """The graph's original vertex ids (of ``index`` when given), on the host."""
+    import numpy as np
+
+    ids = np.asarray(host(graph.vertex_ids))
+    return ids[host(index)] if index is not None else ids
+
+
+# -- running a command ------------------------------------------------------------------
+
+
+#: What the watcher does on each signal: (exit code, the one line it prints).
+SIGNAL_EXITS = {signal.SIGINT: (EXIT_INTERRUPTED, "tricount: interrupted\n"),
+                signal.SIGTERM: (EXIT_TERMINATED, "tricount: terminated\n")}
+
+
+def _watch(read_fd: int) -> None:
+    """Wait for a signal number on the wakeup pipe; clean up and end the process."""
+    while True:
+        try:
+            data = os.read(read_fd, 64)
+        except OSError:
+            return
+        if not data:  # the pipe was closed: the command is over
+            return
+        for signum in data:
+            if signum in SIGNAL_EXITS:
+                code, line = SIGNAL_EXITS[signum]
+                remove_temporaries()
+                try:
+                    os.write(2, line.encode())
+                finally:
+                    os._exit(code)
+
+
+class signals_end_the_process:
+    """Within: Ctrl-C and SIGTERM end the process through the watcher (module doc).
+
+    Only in the main thread (elsewhere signals keep Python's behaviour)."""
+
+    def __enter__(self):
+        self.active = threading.current_thread() is threading.main_thread()
+        if not self.active:
+            return self
+        self.read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self.write_fd, False)
+        self.previous_fd = signal.set_wakeup_fd(self.write_fd, warn_on_full_buffer=False)
+        self.previous = {s: signal.signal(s, _ignore) for s in SIGNAL_EXITS}
+        threading.Thread(target=_watch, args=(self.read_fd,), name="tricount-signals",
+                         daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.active:
+            for s, handler in self.previous.items():
+                signal.signal(s, handler)
+            signal.set_wakeup_fd(self.previous_fd)
+            os.close(self.write_fd)  # the watcher reads the end of the pipe and returns
+        return False
+
+
+def _ignore(signum, frame):
+    """The Python-level handler: nothing (the watcher acts on the wakeup pipe)."""
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's last flush cannot fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def error(message) -> None:
+    print(f"tricount: error: {message}", file=sys.stderr)
+
+
+def run(args) -> int:
+    """Run the parsed command ``args.run(args)``; map every failure to its exit code."""
+    with signals_end_the_process():
+        return _run(args)
+
+
+def _run(args) -> int:
+    try:
+        code = args.run(args)
+        sys.stdout.flush()
+        return code
+    except BackendUnavailableError as exc:
+        error(exc)
+        return EXIT_BACKEND_UNAVAILABLE
+    except TricountError as exc:
+        error(exc)
+        return EXIT_BAD_INPUT
+    except MemoryError:
+        error("out of memory; use a machine with more memory, or a smaller graph")
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:  # raised by a caller's handler (in-process use)
+        print("tricount: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except OSError as exc:  # writing the answer to a full disk or a closed terminal
+        if exc.errno == errno.EPIPE:
+            _quiet_stdout()
+            return EXIT_BROKEN_PIPE
+        error(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
+        return EXIT_BAD_INPUT

@@ -1,0 +1,190 @@
+"""Every output is written whole or not at all, and never over an input.
+
+:func:`atomic_output` is the one way tricount writes a file. It writes to a
+temporary file in the target's folder (so the final rename stays on one file
+system), flushes it, ``fsync``\\ s it, renames it over the target and
+``fsync``\\ s the folder. On any exception, ``KeyboardInterrupt`` (Ctrl-C) and
+:class:`Terminated` (SIGTERM, see :func:`terminate_on_sigterm`) included,
+the temporary is removed and the target is left as it was. A reader of the
+target therefore sees the old file or the new one, never a mix, and two
+writers of one path leave the one that renamed last. Only SIGKILL or a power
+cut can leave a temporary behind (named ``.NAME.tricount-*``, beside the
+target); the target is still whole.
+
+``-`` as a target means standard output (written directly: a stream cannot
+be renamed). A target that is a symbolic link is written through: the file
+it points to is replaced.
+
+:func:`check_outputs` refuses, before any work is done, an output that is one
+of the inputs by any path: the same name, a symbolic link either way, a hard
+link (same device and inode), or standard input redirected from it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import sys
+import tempfile
+import threading
+
+from tricount.errors import TricountError
+
+STDOUT = "-"
+
+
+class OutputError(TricountError):
+    """An output that cannot or must not be written (the message names it)."""
+
+
+#: Temporaries being written, removed by :func:`remove_temporaries` on a signal.
+_LIVE: set = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def remove_temporaries() -> None:
+    """Remove every temporary being written (called just before the process ends on a
+    signal: the targets keep their old content)."""
+    with _LIVE_LOCK:
+        for tmp in list(_LIVE):
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        _LIVE.clear()
+
+
+def _identity(path):
+    """``(device, inode)`` of what ``path`` names (links followed), or None."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino
+
+
+def input_identity(path):
+    """The identity of an input path (``-``: standard input's file), or None."""
+    if os.fspath(path) == "-":
+        try:
+            info = os.fstat(sys.stdin.fileno())
+        except (OSError, ValueError, AttributeError):
+            return None
+        return info.st_dev, info.st_ino
+    return _identity(os.fspath(path))
+
+
+def check_outputs(outputs, inputs) -> None:
+    """Refuse an output that is an input (any path to the same file), or a folder.
+
+    ``outputs`` and ``inputs`` are paths (None entries are ignored). Raises
+    :class:`OutputError` naming the output.
+    """
+    seen = {}
+    for path in inputs:
+        if path is None:
+            continue
+        ident = input_identity(path)
+        if ident is not None:
+            seen[ident] = os.fspath(path)
+        if os.fspath(path) != "-":
+            seen.setdefault(os.path.realpath(os.fspath(path)), os.fspath(path))
+    for out in outputs:
+        if out is None or os.fspath(out) == STDOUT:
+            continue
+        out = os.fspath(out)
+        source = seen.get(_identity(out)) or seen.get(os.path.realpath(out))
+        if source == out:
+            raise OutputError(f"{out}: is also the input; write to another file")
+        if source is not None:
+            raise OutputError(f"{out}: is the same file as the input {source} (a link); "
+                              "writing it would destroy the input: write to another file")
+        if os.path.isdir(out):
+            raise OutputError(f"{out}: is a directory; expected a file name to write")
+
+
+def _target(path: str) -> str:
+    """The file a write to ``path`` replaces: symbolic links followed."""
+    return os.path.realpath(path) if os.path.islink(path) else path
+
+
+def _fsync_folder(folder: str) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # some file systems cannot sync a folder; the rename is still atomic
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_error(path, exc: OSError) -> OutputError:
+    """A clear message for an OS error while writing ``path`` (a full disk, say)."""
+    if exc.errno == errno.ENOSPC:
+        why = "no space left on the device; free space or write elsewhere"
+    elif exc.errno == errno.EDQUOT:
+        why = "disk quota exceeded; free space or write elsewhere"
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        why = f"permission denied ({exc.strerror}); write elsewhere"
+    elif exc.errno == errno.ENOENT:
+        why = "the folder does not exist"
+    else:
+        why = exc.strerror or str(exc)
+    return OutputError(f"{path}: cannot write: {why}")
+
+
+@contextlib.contextmanager
+def atomic_output(path, *, suffix_hint: bool = True):
+    """Yield ``(file, name)``: a binary file to write and the temporary's name.
+
+    On success the temporary replaces ``path``; on any exception it is removed
+    and the exception propagates (an ``OSError`` as :class:`OutputError`).
+    ``name`` ends with ``path``'s own suffix, for writers that pick a format by
+    name (matplotlib). ``path == "-"`` yields standard output and None.
+    """
+    path = os.fspath(path)
+    if path == STDOUT:
+        out = sys.stdout.buffer
+        yield out, None
+        out.flush()
+        return
+    target = _target(path)
+    folder = os.path.dirname(os.path.abspath(target))
+    base = os.path.basename(target)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.tricount-", suffix=os.path.splitext(base)[1]
+                                   if suffix_hint else "", dir=folder)
+    except OSError as exc:
+        raise write_error(path, exc) from None
+    with _LIVE_LOCK:
+        _LIVE.add(tmp)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f, tmp
+            f.flush()
+            os.fsync(f.fileno())
+        try:  # keep the mode an existing target had, else the usual one for a new file
+            os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise write_error(path, exc) from None
+        raise
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(tmp)
+    _fsync_folder(folder)
+
+
+def write_bytes(path, data) -> None:
+    """Write ``data`` (bytes or a buffer) to ``path`` whole or not at all."""
+    with atomic_output(path) as (f, _):
+        f.write(data)

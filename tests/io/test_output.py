@@ -1,0 +1,277 @@
+"""Outputs are written whole or not at all, and never over an input (issue 23).
+
+The atomic writer (tricount.io.output) under failures injected at every
+write, Ctrl-C and a full disk; every command's outputs refused when they are
+the input by any path; a writer killed by a signal at random moments leaves
+the target absent or whole; two writers of one path leave one whole file.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tricount
+from tricount.cli import main
+from tricount.graph import CSRGraph
+from tricount.io import load_graph, output, write_graph
+from tricount.io.output import OutputError, atomic_output, check_outputs
+
+sys.path.insert(0, str(Path(__file__).parent))
+from io_support import write_text  # noqa: E402
+
+K4_TAIL = "# K4 + tail\n10 11\n10 12\n10 13\n11 12\n11 13\n12 13\n13 14\n"
+
+
+def run_cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def leftovers(folder) -> list:
+    return sorted(p.name for p in Path(folder).iterdir() if ".tricount-" in p.name)
+
+
+@pytest.fixture
+def k4(tmp_path):
+    return write_text(tmp_path / "k4.txt", K4_TAIL)
+
+
+class TestAtomicOutput:
+    def test_written_whole_with_no_temporary_left(self, tmp_path):
+        target = tmp_path / "out.bin"
+        with atomic_output(target) as (f, tmp):
+            f.write(b"abc")
+            assert Path(tmp).parent == tmp_path and not target.exists()
+        assert target.read_bytes() == b"abc" and leftovers(tmp_path) == []
+
+    @pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
+    def test_a_failure_keeps_the_old_file(self, tmp_path, error):
+        target = tmp_path / "out.bin"
+        target.write_bytes(b"old")
+        with pytest.raises(error):
+            with atomic_output(target) as (f, _):
+                f.write(b"new, half")
+                raise error()
+        assert target.read_bytes() == b"old" and leftovers(tmp_path) == []
+
+    def test_a_symlink_is_written_through(self, tmp_path):
+        real = tmp_path / "real.txt"
+        real.write_bytes(b"old")
+        (tmp_path / "link.txt").symlink_to(real)
+        with atomic_output(tmp_path / "link.txt") as (f, _):
+            f.write(b"new")
+        assert (tmp_path / "link.txt").is_symlink() and real.read_bytes() == b"new"
+
+    def test_full_disk_is_a_clear_error(self, tmp_path, monkeypatch):
+        def full(fd):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(output.os, "fsync", full)
+        with pytest.raises(OutputError, match="out.bin: cannot write: no space left"):
+            with atomic_output(tmp_path / "out.bin") as (f, _):
+                f.write(b"x")
+        assert not (tmp_path / "out.bin").exists() and leftovers(tmp_path) == []
+
+    @pytest.mark.parametrize("name", ["g.tcsr", "g.txt", "g.txt.gz", "g.txt.zst"])
+    def test_failure_injected_at_every_write(self, tmp_path, name, monkeypatch):
+        """Whatever write fails, the target keeps its old graph (or stays absent)."""
+        if name.endswith(".zst"):
+            pytest.importorskip("zstandard")
+        rng = np.random.default_rng(5)
+        old = CSRGraph.from_edges(*rng.integers(0, 300, (2, 3000)))
+        new = CSRGraph.from_edges(*rng.integers(0, 400, (2, 4000)))
+        target = tmp_path / name
+        write_graph(target, old)
+        want = tricount.count_triangles(old, backend="cpu")
+        real_fdopen = os.fdopen
+        for fail_at in range(1, 40):
+            calls = [0]
+
+            def fdopen(fd, mode, *a, fail_at=fail_at, calls=calls):
+                f = real_fdopen(fd, mode, *a)
+                write = f.write
+
+                def failing(data):
+                    calls[0] += 1
+                    if calls[0] == fail_at:
+                        raise OSError(errno.EIO, "injected")
+                    return write(data)
+
+                f.write = failing
+                return f
+
+            monkeypatch.setattr(output.os, "fdopen", fdopen)
+            try:
+                write_graph(target, new)
+            except OutputError:
+                assert tricount.count_triangles(load_graph(target), backend="cpu") == want
+                assert leftovers(tmp_path) == []
+                continue
+            monkeypatch.undo()
+            break  # every write passed: the new graph is whole
+        assert tricount.count_triangles(load_graph(target), backend="cpu") == \
+            tricount.count_triangles(new, backend="cpu")
+
+    def test_two_writers_last_rename_wins(self, tmp_path):
+        target = tmp_path / "g.tcsr"
+        graphs = [CSRGraph.from_edges(*np.random.default_rng(s).integers(0, 200, (2, 2000)))
+                  for s in (1, 2)]
+        counts = {tricount.count_triangles(g, backend="cpu") for g in graphs}
+
+        def writer(g):
+            for _ in range(15):
+                write_graph(target, g)
+
+        threads = [threading.Thread(target=writer, args=(g,)) for g in graphs]
+        for t in threads:
+            t.start()
+        for _ in range(30):  # a reader meanwhile sees one graph or the other, whole
+            if target.exists():
+                assert tricount.count_triangles(load_graph(target), backend="cpu") in counts
+        for t in threads:
+            t.join()
+        assert tricount.count_triangles(load_graph(target), backend="cpu") in counts
+        assert leftovers(tmp_path) == []
+
+
+class TestNeverOverTheInput:
+    """The nine ways of issue 23, refused before any work with exit 2, input untouched."""
+
+    def _paths(self, tmp_path, k4, how):
+        out = tmp_path / "out.csv"
+        if how == "same":
+            return k4, k4
+        if how == "symlink to input":
+            out.symlink_to(k4)
+        elif how == "hard link":
+            os.link(k4, out)
+        elif how == "input links to output":
+            out.write_text(K4_TAIL)
+            k4.unlink()
+            k4.symlink_to(out)
+        return k4, out
+
+    @pytest.mark.parametrize("how", ["same", "symlink to input", "hard link",
+                                     "input links to output"])
+    @pytest.mark.parametrize("argv", [
+        ["count", "{IN}", "--per-vertex", "{OUT}"],
+        ["count", "{IN}", "--per-edge", "{OUT}"],
+        ["clustering", "{IN}", "--per-vertex", "{OUT}"],
+        ["ktruss", "{IN}", "--decomposition", "{OUT}"],
+        ["ktruss", "{IN}", "--edges", "{OUT}"],
+        ["convert", "{IN}", "{OUT}", "--to", "snap"],
+    ])
+    def test_refused(self, tmp_path, k4, capsys, how, argv):
+        src, out = self._paths(tmp_path, k4, how)
+        before = Path(src).read_bytes()
+        code, stdout, err = run_cli(capsys, *[a.replace("{IN}", str(src))
+                                              .replace("{OUT}", str(out)) for a in argv])
+        assert code == 2 and stdout == ""
+        assert "the input" in err and "Traceback" not in err
+        assert Path(src).read_bytes() == before
+
+    def test_check_outputs_sees_stdin(self, tmp_path, k4, monkeypatch):
+        with open(k4, "rb") as f:
+            monkeypatch.setattr(sys, "stdin", f)
+            with pytest.raises(OutputError, match="the same file as the input -"):
+                check_outputs([k4], ["-"])
+
+    def test_convert_to_stdout(self, tmp_path, k4, capfdbinary):
+        assert main(["convert", str(k4), "-", "--to", "snap"]) == 0
+        out = capfdbinary.readouterr().out.decode()
+        assert not (Path.cwd() / "-").exists()
+        assert sorted(line for line in out.splitlines() if not line.startswith("#")) == \
+            sorted(line.replace(" ", "\t") for line in K4_TAIL.splitlines()[1:])
+
+    def test_bench_out_onto_a_folder_is_refused_before_the_run(self, tmp_path, capsys,
+                                                               monkeypatch):
+        from tricount.bench import runner
+
+        monkeypatch.setattr(runner, "run_bench", lambda *a, **k: pytest.fail("ran"))
+        code, _, err = run_cli(capsys, "bench", "complete:n=5", "--out", tmp_path)
+        assert code == 2 and "is an existing folder" in err
+
+
+def _cli(*argv, stdout=subprocess.PIPE):
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
+    return subprocess.Popen([sys.executable, "-m", "tricount", *map(str, argv)], env=env,
+                            stdout=stdout, stderr=subprocess.PIPE)
+
+
+class _Stdout:
+    """A standard output whose writes fail with ``error`` (a closed pipe, a full disk)."""
+
+    def __init__(self, error):
+        self.error = error
+        self.buffer = self
+
+    def write(self, data):
+        raise self.error
+
+    def flush(self):
+        pass
+
+
+def test_closed_stdout_exits_quietly(k4, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdout", _Stdout(BrokenPipeError(errno.EPIPE, "Broken pipe")))
+    assert main(["count", str(k4), "--backend", "cpu"]) == 141
+    assert capsys.readouterr().err == ""
+
+
+def test_full_disk_on_stdout_is_a_clear_error(k4, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdout", _Stdout(OSError(errno.ENOSPC, "No space left on device")))
+    assert main(["convert", str(k4), "-", "--to", "snap"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tricount: error: No space left") and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_writer_killed_at_random_moments(tmp_path):
+    """SIGINT, SIGTERM or SIGKILL at a seeded random moment of `tricount convert`: the
+    target is absent or whole; after SIGINT/SIGTERM no temporary is left and the exit
+    is 130/143 with one line."""
+    src = tmp_path / "g.txt"
+    rng = np.random.default_rng(11)
+    edges = rng.integers(0, 20_000, (200_000, 2))
+    src.write_text("".join(f"{u} {v}\n" for u, v in edges.tolist()))
+    want = tricount.count_triangles(load_graph(src), backend="cpu")
+    pick = random.Random(23)
+    for k, sig in enumerate([signal.SIGINT, signal.SIGTERM, signal.SIGKILL]):
+        target = tmp_path / f"out{k}.tcsr"
+        proc = _cli("convert", src, target)
+        time.sleep(pick.uniform(0.8, 2.5))
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=120)
+        if target.exists():
+            assert tricount.count_triangles(load_graph(target), backend="cpu") == want
+        if sig != signal.SIGKILL:
+            assert leftovers(tmp_path) == [], sig
+            code = {signal.SIGINT: 130, signal.SIGTERM: 143}[sig]
+            # 0: the signal came after the end; -sig: before the command started (importing)
+            assert proc.returncode in (0, code, -sig), (proc.returncode, err)
+            if proc.returncode == code:
+                assert len(err.splitlines()) == 1, err
+
+
+@pytest.mark.slow
+def test_closed_stdout_and_full_disk_in_a_process(tmp_path, k4):
+    proc = _cli("count", k4, "--backend", "cpu")
+    proc.stdout.close()  # | head -n 0
+    assert proc.wait(timeout=120) == 141
+    assert b"Traceback" not in proc.stderr.read()
+    with open("/dev/full", "wb") as full:
+        proc = _cli("convert", k4, "-", "--to", "snap", stdout=full)
+        _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and b"No space left" in err and b"Traceback" not in err
