@@ -5,11 +5,13 @@ graphs of ``../shared/data/graphs``), the rank-oriented CSR is built on the
 CPU and four ways of cutting the count into sub-problems are measured at
 several sizes, all in the same units:
 
-- ``apex``: k ranges of apex ranks (:mod:`tricount.partition.plan`), cut by
-  one of three work estimates (``edges``: in-degree; ``wedges``: in(c)
-  (in(c) - 1) / 2 + in(c); ``probes``: the exact two-paths a -> b -> c plus
-  in(c)). Resident: the column block; moved: the block and the pair stream
-  (rows below the range's end).
+- ``apex``: k ranges of apex ranks. ``apex/plan`` is what
+  :func:`tricount.partition.plan.plan_partitions` cuts (the larger of the
+  entry and work shares minimised, work = exact probes); the others cut so
+  that each range holds 1/k of one estimate (``edges``: in-degree;
+  ``wedges``: in(c) (in(c) - 1) / 2 + in(c); ``probes``: the exact two-paths
+  a -> b -> c plus in(c)). Resident: the column block; moved: the block and
+  the pair stream (rows below the range's end).
 - ``tiles``: 2D tiles (i <= j) of the oriented adjacency over q row parts of
   equal entries: pairs a in P_i -> b in P_j, resident row strips i and j.
 - ``triples``: block triples i <= j <= l after Suri and Vassilvitskii, q parts
@@ -40,7 +42,7 @@ import numpy as np
 from tricount import load_graph
 from tricount.generate import rmat
 from tricount.graph import CSRGraph
-from tricount.partition.plan import apex_work, cut_by_work
+from tricount.partition.plan import cut_by_work, plan_partitions
 from tricount.partition.ranked import apex_probes, in_degrees, rank_graph
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "graphs"
@@ -82,8 +84,11 @@ class Stats:
 
 
 def scheme_apex(s, k, estimate):
-    work = {"edges": s.inn, "wedges": apex_work(s.inn), "probes": apex_work(s.inn, s.probes)}
-    bounds = cut_by_work(_prefix(work[estimate]), k)
+    if estimate == "plan":
+        bounds = np.asarray(plan_partitions(s.inn, work=s.true, partitions=k).bounds)
+    else:
+        work = {"edges": s.inn, "wedges": s.inn * (s.inn - 1) // 2 + s.inn, "probes": s.true}
+        bounds = cut_by_work(_prefix(work[estimate]), k)
     cum_in, cum_true = _prefix(s.inn), _prefix(s.true)
     lo, hi = bounds[:-1], bounds[1:]
     block = cum_in[hi] - cum_in[lo]
@@ -154,7 +159,7 @@ def row(graph, s, scheme, size, result):
 def measure(graph, s, ks):
     out = []
     for k in ks:
-        for estimate in ("edges", "wedges", "probes"):
+        for estimate in ("plan", "edges", "probes", "wedges"):
             out.append(row(graph, s, f"apex/{estimate}", k, scheme_apex(s, k, estimate)))
         out.append(row(graph, s, "rows", k, scheme_rows(s, k)))
     for q in (2, 3, 4):

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import tricount
 from tricount import reference
-from tricount.partition import count_partitioned, plan_graph, ranked, split_anchors
+from tricount.partition import count_partitioned, plan_graph, ranked_csr, split_anchors
 from tricount.partition.blocks import column_block
 from tricount.partition.cpu import anchor_work, count_subproblem
 
@@ -32,7 +32,7 @@ BLOCK_COUNTS = range(1, 9)
 
 def per_range_counts(graph, k):
     """(plan, [count of each sub-problem]) with k forced apex ranges."""
-    r = ranked(graph)
+    r = ranked_csr(graph)
     plan = plan_graph(r, partitions=k)
     return plan, [count_subproblem(r, sub)["n_triangles"] for sub in plan.subproblems()]
 
@@ -57,7 +57,7 @@ class TestNamedGraphs:
         #   row 2: 3
         # Apex 2 closes {0,1,2}; apex 3 closes the other three.
         src, dst, _, _ = NAMED["K4"]
-        r = ranked(tricount.Graph.from_edges(src, dst))
+        r = ranked_csr(tricount.Graph.from_edges(src, dst))
         assert r.indptr.tolist() == [0, 3, 5, 6, 6]
         assert r.indices.tolist() == [1, 2, 3, 2, 3, 3]
         plan, counts = per_range_counts(tricount.Graph.from_edges(src, dst), 4)
@@ -78,7 +78,7 @@ def test_rmat_every_block_count_and_anchor_pieces():
     graph = tricount.Graph.from_edges(*rmat(9, 8, seed=5))
     expected = reference.count_triangles(*[a.tolist() for a in graph.edges()])
     by_apex = triangles_by_apex(graph)
-    r = ranked(graph)
+    r = ranked_csr(graph)
     for k in BLOCK_COUNTS:
         plan = plan_graph(r, partitions=k)
         total = 0
@@ -91,6 +91,24 @@ def test_rmat_every_block_count_and_anchor_pieces():
             assert sum(count_subproblem(r, p, block=block)["n_triangles"] for p in pieces) == got
             total += got
         assert total == expected
+
+
+def test_every_loop_on_all_threads(monkeypatch):
+    # Small inputs run on one thread (ranked.SERIAL_BELOW); here every loop takes all threads,
+    # so the atomic orientation, the per-thread byte maps and the reductions are exercised.
+    from tricount.generate import rmat
+    import tricount.partition.ranked as ranked_module
+    from tricount.prep.orient import orient_by_rank
+
+    monkeypatch.setattr(ranked_module, "SERIAL_BELOW", 0)
+    graph = tricount.Graph.from_edges(*rmat(10, 8, seed=8))
+    r = ranked_csr(graph)
+    lo, hi = graph.edges()
+    np.testing.assert_array_equal(r.indices, orient_by_rank(lo, hi, graph.n_vertices).indices)
+    by_apex = triangles_by_apex(graph)
+    for k in (1, 4, 8):
+        plan, counts = per_range_counts(graph, k)
+        assert counts == [in_range(by_apex, s.apex_lo, s.apex_hi) for s in plan.subproblems()]
 
 
 multigraphs = st.integers(min_value=1, max_value=30).flatmap(
@@ -134,7 +152,7 @@ class TestRealGraphs:
     def test_shared_graphs_every_block_count(self, shared_graphs):
         for row in shared_graphs:
             graph = tricount.load_graph(row["path"])
-            r = ranked(graph)
+            r = ranked_csr(graph)
             for k in BLOCK_COUNTS:
                 plan = plan_graph(r, partitions=k)
                 got = sum(count_subproblem(r, s)["n_triangles"] for s in plan.subproblems())

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import tricount
 from tricount.io.native import read_native, write_native
-from tricount.partition import count_partitioned, prepare_ranked, ranked
+from tricount.partition import count_partitioned, prepare_ranked, ranked_csr
 from tricount.partition.blocks import column_block, open_source
 from tricount.partition.ranked import apex_probes, in_degrees, open_ranked, rank_graph
 from tricount.prep.orient import orient_by_rank
@@ -82,7 +82,7 @@ class TestColumnBlock:
         #   row 3: 4
         # Column block [3, 4): rows 0..3 cut to the entries equal to 3.
         src, dst, _, _ = NAMED["K5-minus-edge"]
-        r = ranked(tricount.Graph.from_edges(src, dst))
+        r = ranked_csr(tricount.Graph.from_edges(src, dst))
         assert r.indptr.tolist() == [0, 3, 6, 8, 9, 9]
         block = column_block(r, 3, 4)
         assert block.indptr.tolist() == [0, 1, 2, 3, 3]

@@ -27,7 +27,7 @@ from tricount.partition.plan import (MAX_PARTITIONS, MemoryModel, PartitionPlan,
                                      plan_partitions, split_anchors)
 from tricount.partition.ranked import RankedCSR
 
-__all__ = ["count_partitioned", "PartitionReport", "plan_graph", "ranked", "prepare_ranked",
+__all__ = ["count_partitioned", "PartitionReport", "plan_graph", "ranked_csr", "prepare_ranked",
            "PartitionPlan", "SubProblem", "MemoryModel", "RankedCSR", "plan_partitions",
            "split_anchors", "EXECUTORS", "MAX_PARTITIONS"]
 
@@ -63,7 +63,7 @@ class PartitionReport:
                 "per_subproblem": [dict(s) for s in self.subproblems]}
 
 
-def ranked(graph) -> RankedCSR:
+def ranked_csr(graph) -> RankedCSR:
     """The rank-ordered CSR of a :class:`~tricount.CSRGraph`, a ``.tcsr`` path or any graph
     file (a ranked ``.tcsr`` is mapped as it is)."""
     from tricount.graph import CSRGraph
@@ -173,7 +173,7 @@ def count_partitioned(graph, *, partitions=None, max_memory=None, executor="cpu"
     if executor not in EXECUTORS:
         raise TricountError(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")
     t0 = time.perf_counter()
-    r = ranked(graph)
+    r = ranked_csr(graph)
     t1 = time.perf_counter()
     plan = plan_graph(r, partitions=partitions, max_memory=max_memory)
     subs = plan.subproblems()

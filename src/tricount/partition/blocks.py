@@ -55,19 +55,20 @@ class ColumnBlock:
 def column_block(ranked: RankedCSR, lo: int, hi: int) -> ColumnBlock:
     """The column block ``[lo, hi)`` of a ranked CSR (parallel binary searches, one copy)."""
     from tricount.partition import _kernels
-    from tricount.partition.ranked import chunked
+    from tricount.partition.ranked import parallel
 
     lo, hi = int(lo), int(hi)
     if lo == 0 and hi == ranked.n_vertices:
         return ColumnBlock(ranked.indptr, ranked.indices, 0, hi)
     lengths = np.empty(hi, dtype=np.int64)
-    with chunked():
+    size = int(ranked.indptr[hi])  # the entries of the rows searched
+    with parallel(size):
         _kernels.block_lengths(ranked.indptr, ranked.indices, lo, hi, lengths)
     indptr = np.zeros(hi + 1, dtype=np.int64)
     np.cumsum(lengths, out=indptr[1:])
     del lengths
     indices = np.empty(int(indptr[-1]), dtype=ranked.indices.dtype)
-    with chunked():
+    with parallel(size):
         _kernels.block_fill(ranked.indptr, ranked.indices, lo, indptr, indices)
     return ColumnBlock(indptr, indices, lo, hi)
 

@@ -48,7 +48,7 @@ def count_subproblem(source, sub: SubProblem, *, block: ColumnBlock | None = Non
     (plain Python values, so a Dask worker can send it back as it is).
     """
     from tricount.partition import _kernels
-    from tricount.partition.ranked import chunked
+    from tricount.partition.ranked import parallel
 
     t0 = time.perf_counter()
     ranked = open_source(source)
@@ -56,7 +56,7 @@ def count_subproblem(source, sub: SubProblem, *, block: ColumnBlock | None = Non
         block = column_block(ranked, sub.apex_lo, sub.apex_hi)
     t1 = time.perf_counter()
     row_lo, row_hi = sub.rows
-    with chunked():
+    with parallel(int(ranked.indptr[row_hi] - ranked.indptr[row_lo])):
         n = _kernels.count_block(ranked.indptr, ranked.indices, block.indptr, block.indices,
                                  block.lo, row_lo, row_hi, _marks(block.width))
     t2 = time.perf_counter()
@@ -68,9 +68,9 @@ def anchor_work(ranked, block: ColumnBlock) -> np.ndarray:
     """Per anchor below ``block.hi``: its marks plus its probes in this block (int64),
     for :func:`tricount.partition.plan.split_anchors`."""
     from tricount.partition import _kernels
-    from tricount.partition.ranked import chunked
+    from tricount.partition.ranked import parallel
 
     work = np.zeros(block.hi, dtype=np.int64)
-    with chunked():
+    with parallel(int(ranked.indptr[block.hi])):
         _kernels.anchor_work(ranked.indptr, ranked.indices, block.indptr, block.indices, work)
     return work

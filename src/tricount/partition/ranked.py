@@ -23,6 +23,7 @@ written to.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 
@@ -68,13 +69,26 @@ def _kernels():
 #: Rows per dynamic chunk of every parallel loop here; the CPU kernels' default
 #: (``tricount.cpu.bitmap.CHUNK_VERTICES``), not tuned separately.
 CHUNK_ROWS = 64
+#: A loop over fewer entries than this runs on the calling thread alone: waking the
+#: other threads cost 2-9 ms per launch on this 2-core machine under load, one thread
+#: 0.05 ms (2026-11-25), and a sub-problem makes three launches.
+SERIAL_BELOW = 1 << 16
 
 
-def chunked():
-    """Numba's dynamic scheduling with :data:`CHUNK_ROWS` rows per chunk (a context manager)."""
+@contextlib.contextmanager
+def parallel(size: int):
+    """Run the Numba loops inside on every thread, in dynamic chunks of
+    :data:`CHUNK_ROWS`, or on this thread alone when ``size`` (entries) is small."""
     import numba
 
-    return numba.parallel_chunksize(CHUNK_ROWS)
+    threads = numba.get_num_threads()
+    if size < SERIAL_BELOW:
+        numba.set_num_threads(1)  # a per-thread setting: other threads are not affected
+    try:
+        with numba.parallel_chunksize(CHUNK_ROWS):
+            yield
+    finally:
+        numba.set_num_threads(threads)
 
 
 def ranked_from_upper(indptr, indices, n_vertices: int, *, path=None, out=None) -> RankedCSR:
@@ -89,7 +103,7 @@ def ranked_from_upper(indptr, indices, n_vertices: int, *, path=None, out=None) 
     indptr = np.asarray(indptr)
     n, m = int(n_vertices), int(indices.shape[0])
     col = np.zeros(n, dtype=np.int64)
-    with chunked():
+    with parallel(m):
         k.column_counts(indptr, indices, col)
     deg = col + np.diff(indptr)
     if k.is_nondecreasing(deg):
@@ -101,7 +115,7 @@ def ranked_from_upper(indptr, indices, n_vertices: int, *, path=None, out=None) 
     rank = np.empty(n, dtype=dtype)
     k.rank_by_degree(deg, rank)
     counts = np.zeros(n, dtype=np.int64)
-    with chunked():
+    with parallel(m):
         k.oriented_counts(indptr, indices, rank, counts)
     if out is None:
         out = (np.empty(n + 1, dtype=np.int64), np.empty(m, dtype=dtype))
@@ -110,7 +124,7 @@ def ranked_from_upper(indptr, indices, n_vertices: int, *, path=None, out=None) 
     np.cumsum(counts, out=out_indptr[1:])
     cursor = counts  # reused: row starts, advanced as edges are written
     cursor[:] = out_indptr[:-1]
-    with chunked():
+    with parallel(m):
         k.oriented_fill(indptr, indices, rank, cursor, out_indices)
         k.sort_rows(out_indptr, out_indices)
     del cursor
@@ -163,7 +177,7 @@ def in_degrees(ranked: RankedCSR) -> np.ndarray:
     if ranked.in_degree is not None:
         return ranked.in_degree
     counts = np.zeros(ranked.n_vertices, dtype=np.int64)
-    with chunked():
+    with parallel(ranked.n_edges):
         _kernels().column_counts(ranked.indptr, ranked.indices, counts)
     return counts
 
@@ -173,6 +187,6 @@ def apex_probes(ranked: RankedCSR, in_degree=None) -> np.ndarray:
     if in_degree is None:
         in_degree = in_degrees(ranked)
     probes = np.zeros(ranked.n_vertices, dtype=np.int64)
-    with chunked():
+    with parallel(ranked.n_edges):
         _kernels().apex_probes(ranked.indptr, ranked.indices, in_degree, probes)
     return probes
