@@ -14,7 +14,7 @@ distributed = pytest.importorskip("distributed")
 import tricount  # noqa: E402
 from tricount.errors import TricountError  # noqa: E402
 from tricount.generate import rmat  # noqa: E402
-from tricount.io.native import write_native  # noqa: E402
+from tricount.io import write_native  # noqa: E402
 from tricount.partition import count_partitioned, prepare_ranked  # noqa: E402
 
 

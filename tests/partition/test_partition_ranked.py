@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tricount
-from tricount.io.native import read_native, write_native
+from tricount.io import write_native
 from tricount.partition import count_partitioned, prepare_ranked, ranked_csr
 from tricount.partition.blocks import column_block, open_source
 from tricount.partition.ranked import apex_probes, in_degrees, open_ranked, rank_graph
@@ -110,13 +110,13 @@ class TestFiles:
         plain, ranked_path = tmp_path / "g.tcsr", tmp_path / "g.ranked.tcsr"
         write_native(plain, graph)
         prepare_ranked(plain, ranked_path)
-        mapped = open_ranked(ranked_path)
-        assert mapped.rank is None and mapped.path == str(ranked_path)  # used as mapped
-        np.testing.assert_array_equal(mapped.indices, rank_graph(graph).indices)
+        opened = open_ranked(ranked_path)
+        assert opened.rank is None and opened.path == str(ranked_path)  # used as read
+        np.testing.assert_array_equal(opened.indices, rank_graph(graph).indices)
         # The same graph, renamed: the original ids travel with it.
-        again = read_native(ranked_path)
+        again = tricount.load_graph(ranked_path)
         assert sorted(again.vertex_ids.tolist()) == sorted(graph.vertex_ids.tolist())
         expected = tricount.count_triangles(graph, backend="cpu")
         for source in (plain, ranked_path):
             assert count_partitioned(source, partitions=3)[0] == expected
-        assert open_source(str(ranked_path)) is open_source(str(ranked_path))  # one mapping
+        assert open_source(str(ranked_path)) is open_source(str(ranked_path))  # read once

@@ -65,7 +65,7 @@ class PartitionReport:
 
 def ranked_csr(graph) -> RankedCSR:
     """The rank-ordered CSR of a :class:`~tricount.CSRGraph`, a ``.tcsr`` path or any graph
-    file (a ranked ``.tcsr`` is mapped as it is)."""
+    file (a ranked ``.tcsr`` is used as read, with no orientation)."""
     from tricount.graph import CSRGraph
     from tricount.partition.ranked import open_ranked, rank_graph
 
@@ -86,8 +86,8 @@ def ranked_csr(graph) -> RankedCSR:
 def prepare_ranked(source, path) -> RankedCSR:
     """Write ``source`` (a graph or a graph file) as a ``.tcsr`` in rank order, for counting again.
 
-    A ranked file is counted straight from its mapping, and Dask workers open
-    it themselves; the original vertex ids are kept in the file.
+    A ranked file is counted as read, with no orientation, and Dask workers
+    open it themselves; the original vertex ids are kept in the file.
     """
     from tricount.io import load_graph
     from tricount.partition.ranked import rank_graph, write_ranked
@@ -146,7 +146,7 @@ def count_partitioned(graph, *, partitions=None, max_memory=None, executor="cpu"
     ----------
     graph : CSRGraph, RankedCSR, str or os.PathLike
         The graph, or a graph file. A ``.tcsr`` in rank order
-        (:func:`prepare_ranked`) is counted from its mapping without a copy.
+        (:func:`prepare_ranked`) is counted as read, with no orientation.
     partitions : int, optional
         Force this many apex ranges (1 .. MAX_PARTITIONS). Default: one, or
         with ``max_memory`` the least number whose sub-problems fit.

@@ -12,9 +12,9 @@ A :class:`~tricount.partition.plan.SubProblem` names an apex range
 
 Every executor materialises its sub-problems here. Whoever counts a sub-problem
 opens the graph itself (:func:`open_source`): an in-memory graph is used as
-it is, a ``.tcsr`` path is memory-mapped in the counting process, so a Dask
-worker reads its own blocks from the file and nothing large travels through
-the scheduler.
+it is, a ``.tcsr`` path is read by the counting process itself
+(:func:`tricount.io.load_graph`), so a Dask worker cuts its own blocks from
+the file and nothing large travels through the scheduler.
 """
 
 from __future__ import annotations
@@ -74,10 +74,10 @@ def column_block(ranked: RankedCSR, lo: int, hi: int) -> ColumnBlock:
 
 
 def open_source(source) -> RankedCSR:
-    """The ranked CSR a sub-problem counts: ``source`` itself, or the mapped ``.tcsr`` it names.
+    """The ranked CSR a sub-problem counts: ``source`` itself, or the ``.tcsr`` it names.
 
-    A path is opened once per process (cached by path, size and modification
-    time), so the sub-problems one worker counts share one mapping.
+    A path is read once per process (cached by path, size and modification
+    time), so the sub-problems one worker counts share one copy.
     """
     if isinstance(source, RankedCSR):
         return source

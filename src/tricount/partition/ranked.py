@@ -9,16 +9,16 @@ is at the same time
 - a strictly upper-triangular CSR of an isomorphic graph, which is exactly what
   a ``.tcsr`` file stores. A file written in rank order (:func:`write_ranked`)
   therefore needs no preparation when it is counted again: its degrees are
-  non-decreasing in id order, which :func:`ranked_from_upper` checks in O(n)
-  and then uses the file's arrays as they are (memory-mapped, no copy).
+  non-decreasing in id order, which :func:`ranked_from_upper` checks in one
+  pass and then uses the arrays the file was read into as they are.
 
 Rank orientation here is CPU-parallel (Numba) and never holds the edge list
 twice or as 64-bit keys: one atomic pass counts every rank's out-degree, one
 writes each edge at its row's cursor, one sorts each row. Beyond the output
 (``indptr`` and ``indices``, the size of the input) it needs four arrays of n
 integers (degree, rank, cursor, counts). The input may be a memory-mapped
-``.tcsr``, and the output may be a writable mapping of the file it is being
-written to.
+``.tcsr``, and the output any writable arrays (e.g. a mapping of the file it is
+being written to).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class RankedCSR:
     """A graph relabelled by (degree, id) rank, each edge in the row of its lower rank.
 
     ``indptr`` (int64, n + 1) and ``indices`` (int32 while n fits, else int64)
-    are NumPy arrays, possibly memory-mapped; row ``r`` lists the ranks above
+    are NumPy arrays (possibly a file's mapping); row ``r`` lists the ranks above
     ``r`` adjacent to ``r``, sorted. ``rank[v]`` is the rank of the source
     graph's compact vertex ``v``, or None when the source already was in rank
     order (identity). ``path`` is the ``.tcsr`` file the arrays map, if any.
@@ -142,14 +142,14 @@ def rank_graph(graph) -> RankedCSR:
 
 
 def open_ranked(path) -> RankedCSR:
-    """Map a ``.tcsr`` file (verified by :func:`tricount.io.native.read_native`) and rank it.
+    """Read a ``.tcsr`` file (verified, by :func:`tricount.io.load_graph`) and rank it.
 
-    A file in rank order (:func:`write_ranked`) is used as mapped; any other
+    A file in rank order (:func:`write_ranked`) is used as read; any other
     is rank-oriented into memory.
     """
-    from tricount.io.native import read_native
+    from tricount.io import load_graph
 
-    g = read_native(path)
+    g = load_graph(path)
     return ranked_from_upper(g.indptr, g.indices, g.n_vertices, path=os.fspath(path))
 
 
@@ -160,7 +160,7 @@ def write_ranked(ranked: RankedCSR, path, *, vertex_ids=None, name=None) -> None
     rank order, so that the file still names the original vertices.
     """
     from tricount.graph import CSRGraph
-    from tricount.io.native import write_native
+    from tricount.io import write_native
 
     n = ranked.n_vertices
     ids = np.arange(n, dtype=np.int64) if vertex_ids is None else np.asarray(vertex_ids)
