@@ -11,21 +11,8 @@ with the CPU.
 from __future__ import annotations
 
 import importlib
-import threading
 
 __all__ = ["subproblem_counter"]
-
-# Numba's parallel kernels already use every core; sub-problems that threads of one
-# process (a Dask worker with several threads, a LocalCluster without processes) hand
-# in at once run one after another instead of oversubscribing the cores.
-_CPU_LOCK = threading.Lock()
-
-
-def _count_cpu(source, sub, *, block=None) -> dict:
-    from tricount.partition.cpu import count_subproblem
-
-    with _CPU_LOCK:
-        return count_subproblem(source, sub, block=block)
 
 
 def subproblem_counter(prefer: str = "auto"):
@@ -34,8 +21,13 @@ def subproblem_counter(prefer: str = "auto"):
     ``prefer``: ``"auto"`` (the GPU when the hook exists and a GPU is usable),
     ``"cpu"``, or ``"gpu"`` (raise when it cannot run).
     """
+    # Sub-problems that threads of one process hand in at once (a Dask worker with several
+    # threads, a LocalCluster without processes) take turns loop by loop, each loop on every
+    # core: tricount.partition.ranked.parallel holds the process's one parallel region.
+    from tricount.partition.cpu import count_subproblem as count_cpu
+
     if prefer == "cpu":
-        return _count_cpu, "cpu requested"
+        return count_cpu, "cpu requested"
     try:
         gpu = importlib.import_module("tricount.partition.gpu")
     except ImportError:
@@ -52,4 +44,4 @@ def subproblem_counter(prefer: str = "auto"):
         from tricount.errors import BackendUnavailableError
 
         raise BackendUnavailableError(f"cannot count sub-problems on a GPU here: {why}")
-    return _count_cpu, f"cpu: {why}"
+    return count_cpu, f"cpu: {why}"

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,20 +76,46 @@ CHUNK_ROWS = 64
 SERIAL_BELOW = 1 << 16
 
 
+_LOCK = threading.RLock()
+
+
+def _region(chunk: int):
+    """One parallel loop at a time per process, with ``chunk`` iterations per dynamic chunk.
+
+    Where tricount has its process-wide region (``tricount._threads``, issue 23: Numba's
+    fork-safe workqueue layer aborts on two loops launched at once) every loop takes
+    that lock; before it exists, a lock of this package's.
+    """
+    try:
+        from tricount._threads import parallel_region
+    except ImportError:
+        import numba
+
+        return _locked(numba.parallel_chunksize(chunk))
+    return parallel_region(chunk)
+
+
+@contextlib.contextmanager
+def _locked(inner):
+    with _LOCK, inner:
+        yield
+
+
 @contextlib.contextmanager
 def parallel(size: int):
     """Run the Numba loops inside on every thread, in dynamic chunks of
-    :data:`CHUNK_ROWS`, or on this thread alone when ``size`` (entries) is small."""
+    :data:`CHUNK_ROWS`, or on this thread alone when ``size`` (entries) is small;
+    one such block at a time per process (:func:`_region`)."""
     import numba
 
-    threads = numba.get_num_threads()
-    if size < SERIAL_BELOW:
-        numba.set_num_threads(1)  # a per-thread setting: other threads are not affected
-    try:
-        with numba.parallel_chunksize(CHUNK_ROWS):
+    with _region(CHUNK_ROWS):
+        threads = numba.get_num_threads()
+        if size < SERIAL_BELOW:
+            numba.set_num_threads(1)  # a per-thread setting: other threads are not affected
+        try:
             yield
-    finally:
-        numba.set_num_threads(threads)
+        finally:
+            numba.set_num_threads(threads)
 
 
 def ranked_from_upper(indptr, indices, n_vertices: int, *, path=None, out=None) -> RankedCSR:
