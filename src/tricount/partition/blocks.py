@@ -20,6 +20,7 @@ the file and nothing large travels through the scheduler.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -28,6 +29,8 @@ import numpy as np
 from tricount.partition.ranked import RankedCSR, open_ranked
 
 __all__ = ["ColumnBlock", "column_block", "open_source"]
+
+_OPEN_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,8 @@ def open_source(source) -> RankedCSR:
         return source
     path = os.fspath(source)
     st = os.stat(path)
-    return _open_cached(os.path.abspath(path), st.st_size, st.st_mtime_ns)
+    with _OPEN_LOCK:  # threads of one worker read a file once, not once each
+        return _open_cached(os.path.abspath(path), st.st_size, st.st_mtime_ns)
 
 
 @lru_cache(maxsize=4)

@@ -79,8 +79,9 @@ SERIAL_BELOW = 1 << 16
 _LOCK = threading.RLock()
 
 
-def _region(chunk: int):
-    """One parallel loop at a time per process, with ``chunk`` iterations per dynamic chunk.
+def _region(chunk: int = 0):
+    """One parallel loop at a time per process, with ``chunk`` iterations per dynamic chunk
+    (0: Numba's equal split). Also held around code that calls other modules' loops.
 
     Where tricount has its process-wide region (``tricount._threads``, issue 23: Numba's
     fork-safe workqueue layer aborts on two loops launched at once) every loop takes
@@ -172,11 +173,14 @@ def open_ranked(path) -> RankedCSR:
     """Read a ``.tcsr`` file (verified, by :func:`tricount.io.load_graph`) and rank it.
 
     A file in rank order (:func:`write_ranked`) is used as read; any other
-    is rank-oriented into memory.
+    is rank-oriented into memory. The read holds the process's parallel region
+    (:func:`_region`): the reader's own Numba loops then never meet another
+    thread's.
     """
     from tricount.io import load_graph
 
-    g = load_graph(path)
+    with _region():
+        g = load_graph(path)
     return ranked_from_upper(g.indptr, g.indices, g.n_vertices, path=os.fspath(path))
 
 
