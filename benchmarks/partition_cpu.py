@@ -83,6 +83,16 @@ def main(argv=None) -> int:
         t = statistics.median(times[k])
         print(f"| partitioned k={k} | {t:.3f} | {t / engine:.2f} | {plans[k].imbalance:.2f} "
               f"| {max(plans[k].memory) / 1e6:.1f} |")
+    # Does the work estimate predict time? Each sub-problem of the largest k alone, timed.
+    k = max(args.ks)
+    print(f"\nper sub-problem at k={k} (estimated work: probes + entries):")
+    print("| range | entries | estimated work | median s | ns per unit |")
+    print("|---|--:|--:|--:|--:|")
+    for sub in subs[k]:
+        t = statistics.median(timed(lambda: count_subproblem(ranked, sub))[1]
+                              for _ in range(args.trials))
+        print(f"| {sub.apex_lo}..{sub.apex_hi} | {sub.entries:,} | {sub.work:,} | {t:.4f} "
+              f"| {1e9 * t / max(sub.work, 1):.2f} |")
     print(json.dumps({"scale": args.scale, "trials": {str(k): v for k, v in times.items()}}))
     return 0
 

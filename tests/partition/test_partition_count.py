@@ -157,3 +157,14 @@ class TestRealGraphs:
                 plan = plan_graph(r, partitions=k)
                 got = sum(count_subproblem(r, s)["n_triangles"] for s in plan.subproblems())
                 assert got == row["triangles"], (row["name"], k)
+
+
+def test_subproblem_outside_the_graph_is_refused():
+    from tricount.errors import TricountError
+    from tricount.partition import SubProblem
+
+    r = ranked_csr(tricount.Graph.from_edges(*NAMED["K4"][:2]))
+    with pytest.raises(TricountError, match="do not fit"):
+        count_subproblem(r, SubProblem(0, 0, 4, 6, 0, 0, row_lo=0, row_hi=9))
+    with pytest.raises(TricountError, match="do not fit"):
+        count_subproblem(r, SubProblem(0, 2, 9, 0, 0, 0))

@@ -23,7 +23,7 @@ def client():
     # Threads, not processes: starts in milliseconds; the workers still get the sub-problems
     # as tasks and open files themselves.
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         with distributed.Client(cluster) as c:
             yield c
 
@@ -79,7 +79,7 @@ def test_worker_processes_open_the_file(graph, expected, tmp_path):
     path = tmp_path / "g.ranked.tcsr"
     prepare_ranked(graph, path)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         with distributed.Client(cluster) as c:
             n, report = count_partitioned(str(path), partitions=4, executor="dask", client=c)
     assert n == expected

@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 
+from tricount.errors import TricountError
 from tricount.partition.blocks import ColumnBlock, column_block, open_source
 from tricount.partition.plan import MemoryModel, SubProblem
 
@@ -52,10 +53,19 @@ def count_subproblem(source, sub: SubProblem, *, block: ColumnBlock | None = Non
 
     t0 = time.perf_counter()
     ranked = open_source(source)
+    row_lo, row_hi = sub.rows
+    if not (0 <= sub.apex_lo <= sub.apex_hi <= ranked.n_vertices
+            and 0 <= row_lo <= row_hi <= sub.apex_hi):
+        # The kernel does not check its bounds: refuse a sub-problem it would read past.
+        raise TricountError(f"sub-problem {sub.index}: anchors {row_lo}..{row_hi} and apexes "
+                            f"{sub.apex_lo}..{sub.apex_hi} do not fit a graph of "
+                            f"{ranked.n_vertices} ranks")
     if block is None:
         block = column_block(ranked, sub.apex_lo, sub.apex_hi)
+    elif (block.lo, block.hi) != (sub.apex_lo, sub.apex_hi):
+        raise TricountError(f"sub-problem {sub.index} counts apexes {sub.apex_lo}.."
+                            f"{sub.apex_hi}; the block given holds {block.lo}..{block.hi}")
     t1 = time.perf_counter()
-    row_lo, row_hi = sub.rows
     with parallel(int(ranked.indptr[row_hi] - ranked.indptr[row_lo])):
         n = _kernels.count_block(ranked.indptr, ranked.indices, block.indptr, block.indices,
                                  block.lo, row_lo, row_hi, _marks(block.width))
