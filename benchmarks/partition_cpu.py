@@ -21,6 +21,7 @@ import statistics
 import time
 
 import numba
+import numpy as np
 
 from tricount.cpu.bitmap import count_bitmap
 from tricount.generate import rmat
@@ -41,8 +42,16 @@ def main(argv=None) -> int:
     parser.add_argument("--scale", type=int, default=18)
     parser.add_argument("--trials", type=int, default=7)
     parser.add_argument("--ks", type=int, nargs="+", default=[1, 2, 4, 8])
+    parser.add_argument("--generate-on", choices=("cpu", "gpu"), default="cpu",
+                        help="draw and build the graph with NumPy or CuPy (then moved to the "
+                             "host); the counts always run on the CPU")
     args = parser.parse_args(argv)
-    graph = CSRGraph.from_edges(*rmat(args.scale, 16, seed=1))
+    if args.generate_on == "gpu":
+        import cupy
+
+        graph = CSRGraph.from_edges(*rmat(args.scale, 16, seed=1, xp=cupy)).to_device(np)
+    else:
+        graph = CSRGraph.from_edges(*rmat(args.scale, 16, seed=1))
     prep = {"orient": [], "rank": [], "plan": []}
     for _ in range(3):  # preparation: best of three (the first loads the compiled kernels)
         graph._oriented = None

@@ -130,18 +130,18 @@ def scheme_triples(s, q):
     pa, pc = part[s.rows], part[s.indices]
     block = np.bincount(pa * q + pc, minlength=q * q).reshape(q, q)
     in_hist = s.hist(pa, s.indices.astype(np.int64), q)      # in_i(b)
-    out_hist = s.hist(pc, s.rows, q)                         # out_l(b)
+    out_hist = s.hist(pc, s.rows, q)                         # out_h(b)
     resident, work = [], []
     for i in range(q):
         for j in range(i, q):
             sel = part == j
             pair = in_hist[sel].T.astype(np.float64) @ out_hist[sel].astype(np.float64)
-            for l in range(j, q):
-                blocks = {(i, j), (i, l), (j, l)}
+            for h in range(j, q):  # the apex part
+                blocks = {(i, j), (i, h), (j, h)}
                 entries = sum(int(block[x, y]) for x, y in blocks)
-                rows = size[i] + (size[j] if j != i else 0)
+                rows = size[i] + (size[j] if j != i else 0)  # one offset array per row part
                 resident.append(4 * entries + 8 * (rows + 2))
-                work.append(int(pair[i, l]) + int(block[i, l]))
+                work.append(int(pair[i, h]) + int(block[i, h]))
     resident = np.asarray(resident)
     return len(work), resident.max(), resident.sum(), np.asarray(work)
 

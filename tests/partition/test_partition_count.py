@@ -1,4 +1,4 @@
-"""Partitioned counts are exact for every block count 1-8, and each triangle lands in its apex's range.
+"""Partitioned counts are exact for every block count 1-8; each triangle lands in its apex's range.
 
 Judged by tricount.reference (sets of neighbours) and, per range, by the
 oracle of partition_support (ranks and apexes from the same sets).

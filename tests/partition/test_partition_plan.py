@@ -1,4 +1,4 @@
-"""The plan alone (pure NumPy): ranges cover the ranks, fit the budget, and balance what they should."""
+"""The plan alone (pure NumPy): ranges cover the ranks, fit the budget, balance what they should."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Partitioned counting: one plan of sub-problems, counted in sequence, on a cluster, or (later) on GPUs.
+"""Partitioned counting: one plan of sub-problems, counted in sequence, on a cluster, or on GPUs.
 
     graph / .tcsr path ─ranked─▶ RankedCSR (rank order; a ranked .tcsr maps as is)
         ─in_degrees, apex_probes─▶ statistics ─plan.plan_partitions─▶ PartitionPlan

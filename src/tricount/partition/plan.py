@@ -36,9 +36,10 @@ pass over the edges a -> b whose b lies below the range's end (the *pair
 stream*). An executor keeps the block where it counts (a GPU's memory, a
 worker's) and streams the pairs through. Block triples (Suri and
 Vassilvitskii) and 2D tiles of the adjacency were measured against it in
-``docs/partition.md``: they hold less per sub-problem at large k, but need
-k(k+1)(k+2)/6 or k(k+1)/2 sub-problems for the same memory, balance worse on
-skewed graphs and move more bytes at the k that matter here (2 to 8).
+``docs/partition.md``: for about the same number of sub-problems they hold two
+to three times more in the largest and balance worse on skewed graphs; they
+move fewer bytes (each block is loaded about q times, while every apex range
+rereads the pair stream below its end).
 
 Balance
 -------
@@ -55,10 +56,10 @@ then balances those k ranges under the budget.
 
 The work per apex c is a vector the caller passes: ``probes`` (the two-paths
 a -> b -> c, :func:`tricount.partition.ranked.apex_probes`, one pass over the
-edges) plus ``in(c)`` is exactly what the bitmap count does on c. Without it
-the plan balances entries alone. (The wedge estimate in(c)(in(c) - 1)/2,
-which needs only in-degrees, balances worse than entries do: measured and
-rejected in ``docs/partition.md``.)
+edges) plus ``in(c)`` is what the bitmap count does on c (less the pairs it
+skips: 10 % fewer on R-MAT 18). Without it the plan balances entries alone.
+(The wedge estimate in(c)(in(c) - 1)/2, which needs only in-degrees, balances
+worse than entries do: measured and rejected in ``docs/partition.md``.)
 
 Several devices: a range can also be split by *anchor* (the rows a whose
 pairs are streamed, :func:`split_anchors`); the pieces share the range's block,
@@ -169,8 +170,6 @@ class PartitionPlan:
                 f"largest block {mib:.1f} MiB, work imbalance {self.imbalance:.2f}; {self.reason}")
 
 
-
-
 def _prefix(values) -> np.ndarray:
     """Exclusive running sum (int64, one longer than ``values``)."""
     out = np.zeros(len(values) + 1, dtype=np.int64)
@@ -236,7 +235,8 @@ class _Costs:
         return np.asarray(bounds, dtype=np.int64)
 
     def balanced(self, k, budget):
-        """At most k ranges (under ``budget``) minimising the larger of the entry and work shares."""
+        """At most k ranges (under ``budget``) minimising the larger of their entry and work
+        shares."""
         entries, work = int(self.cum_in[-1]), int(self.cum_work[-1])
         # Bisect the share cap: hi is always feasible, the optimum is at least 1/k; a
         # thousandth of 1/k is finer than any balance a kernel can tell apart.

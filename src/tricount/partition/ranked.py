@@ -1,4 +1,4 @@
-"""The graph every partitioned count reads: relabelled by rank, so that id order *is* the orientation.
+"""The graph every partitioned count reads: renamed by rank, so that id order *is* the orientation.
 
 Vertex ``v`` is renamed ``rank(v)``, its position in (degree, id) order, and
 each undirected edge is stored once, in the row of its lower rank. The result
