@@ -168,3 +168,31 @@ def test_subproblem_outside_the_graph_is_refused():
         count_subproblem(r, SubProblem(0, 0, 4, 6, 0, 0, row_lo=0, row_hi=9))
     with pytest.raises(TricountError, match="do not fit"):
         count_subproblem(r, SubProblem(0, 2, 9, 0, 0, 0))
+
+
+class TestReport:
+    def test_budget_picks_k_and_the_report_says_why(self):
+        import json
+
+        from tricount.generate import rmat
+
+        graph = tricount.Graph.from_edges(*rmat(10, 8, seed=9))
+        expected = tricount.count_triangles(graph, backend="cpu")
+        n, report = count_partitioned(graph, max_memory=30_000)
+        assert n == expected and report.n_subproblems > 1
+        assert "max_memory=30000" in report.reason
+        assert all(s["memory"] <= 30_000 for s in report.subproblems)
+        assert sum(s["n_triangles"] for s in report.subproblems) == n
+        out = json.loads(json.dumps(report.to_dict()))  # plain values, for --json
+        assert out["subproblems"] == report.n_subproblems and out["where"] == ["cpu"]
+
+    def test_orientation_into_given_arrays(self):
+        from tricount.generate import rmat
+        from tricount.partition.ranked import rank_graph, ranked_from_upper
+
+        graph = tricount.Graph.from_edges(*rmat(9, 8, seed=3))
+        out = (np.empty(graph.n_vertices + 1, dtype=np.int64),
+               np.empty(graph.n_edges, dtype=graph.indices.dtype))
+        r = ranked_from_upper(graph.indptr, graph.indices, graph.n_vertices, out=out)
+        assert r.indptr is out[0] and r.indices is out[1]
+        np.testing.assert_array_equal(r.indices, rank_graph(graph).indices)
