@@ -42,7 +42,8 @@ def test_graph_in_memory_is_scattered(client, graph, expected):
     n, report = count_partitioned(graph, partitions=4, executor="dask", client=client)
     assert n == expected == count_partitioned(graph, partitions=4)[0]
     assert report.executor == "dask" and report.n_subproblems == 4
-    assert {s["where"] for s in report.subproblems} <= set(client.scheduler_info()["workers"])
+    assert {s["worker"] for s in report.subproblems} <= set(client.scheduler_info()["workers"])
+    assert {s["where"] for s in report.subproblems} == {"cpu"}
 
 
 def test_ranked_file_is_opened_by_the_workers(client, graph, expected, tmp_path):
@@ -83,4 +84,28 @@ def test_worker_processes_open_the_file(graph, expected, tmp_path):
         with distributed.Client(cluster) as c:
             n, report = count_partitioned(str(path), partitions=4, executor="dask", client=c)
     assert n == expected
-    assert len({s["where"] for s in report.subproblems}) >= 1
+    assert {s["where"] for s in report.subproblems} == {"cpu"}
+
+
+def test_workers_use_the_gpu_hook_when_present(client, graph, expected, monkeypatch):
+    # A stand-in for tricount.partition.gpu (the GPU helper's module): same signature and
+    # result keys as the CPU counter, and a probe that reports a usable GPU.
+    import sys
+    import types
+
+    import tricount.gpu
+    from tricount.partition.cpu import count_subproblem
+
+    def fake_gpu_count(source, sub, *, block=None):
+        out = count_subproblem(source, sub, block=block)
+        out["where"] = "gpu:fake"
+        return out
+
+    module = types.ModuleType("tricount.partition.gpu")
+    module.count_subproblem = fake_gpu_count
+    monkeypatch.setitem(sys.modules, "tricount.partition.gpu", module)
+    monkeypatch.setattr(tricount.gpu, "probe", lambda: (True, "GPU fake"))
+    n, report = count_partitioned(graph, partitions=3, executor="dask", client=client)
+    assert n == expected
+    assert {s["where"] for s in report.subproblems} == {"gpu:fake"}
+    assert report.where and all("gpu:fake" in w for w in report.where)

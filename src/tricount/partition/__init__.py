@@ -44,7 +44,8 @@ class PartitionReport:
     ``subproblems`` has one dict per sub-problem, in plan order: ``index``,
     ``apex`` (the rank range), ``rows`` (anchor range), ``entries``,
     ``estimated_work``, ``memory`` (bytes, estimated), ``n_triangles``,
-    ``block_s``, ``count_s`` and ``where``.
+    ``block_s``, ``count_s``, ``where`` (``"cpu"``, ``"gpu:0"``, ...) and
+    ``worker`` (the Dask worker's address, or None).
     """
 
     n_subproblems: int
@@ -194,7 +195,7 @@ def count_partitioned(graph, *, partitions=None, max_memory=None, executor="cpu"
     per_sub = [{"index": sub.index, "apex": (sub.apex_lo, sub.apex_hi), "rows": res["rows"],
                 "entries": sub.entries, "estimated_work": sub.work, "memory": sub.memory,
                 "n_triangles": int(res["n_triangles"]), "block_s": res["block_s"],
-                "count_s": res["count_s"], "where": res.get("worker") or res["where"]}
+                "count_s": res["count_s"], "where": res["where"], "worker": res.get("worker")}
                for sub, res in zip(subs, results)]
     report = PartitionReport(plan.k, executor, plan.reason, where, plan, per_sub,
                              {"rank_s": t1 - t0, "plan_s": t2 - t1, "count_s": t3 - t2,
