@@ -7,9 +7,12 @@ load: the CPU engine's bitmap count on its degree-oriented CSR
 rank-ordered CSR with k = 1, 2, 4, 8 forced apex ranges (block extraction
 included). Preparation is timed once per side: ``CSRGraph.oriented()`` (NumPy
 sort) against the Numba rank orientation and the plan's statistics. One
-untimed warm-up, median of the trials, every count checked equal. Run::
+untimed warm-up, the median and the best of the trials' wall times and the
+median of their CPU times (user + system of the process: on a shared machine
+the fairer measure of work, with ``OMP_WAIT_POLICY=passive`` so that idle
+threads do not spin), every count checked equal. Run::
 
-    PYTHONPATH=src python benchmarks/partition_cpu.py --scale 18 --trials 7
+    OMP_WAIT_POLICY=passive PYTHONPATH=src python benchmarks/partition_cpu.py --scale 18
 """
 
 from __future__ import annotations
@@ -31,9 +34,12 @@ from tricount.partition.cpu import count_subproblem
 from tricount.partition.ranked import rank_graph
 
 
-def timed(fn):
-    t0 = time.perf_counter()
+def timed(fn, cpu=None):
+    """``(fn(), wall seconds)``; with a list ``cpu``, also append the process's CPU seconds."""
+    t0, c0 = time.perf_counter(), time.process_time()
     value = fn()
+    if cpu is not None:
+        cpu.append(time.process_time() - c0)
     return value, time.perf_counter() - t0
 
 
@@ -72,26 +78,31 @@ def main(argv=None) -> int:
     for k in args.ks:
         assert partitioned(k) == expected, k
     times = {"engine": []} | {k: [] for k in args.ks}
+    cpu = {"engine": []} | {k: [] for k in args.ks}
     for _ in range(args.trials):
-        n, t = timed(lambda: count_bitmap(oriented))
+        n, t = timed(lambda: count_bitmap(oriented), cpu["engine"])
         assert n == expected
         times["engine"].append(t)
         for k in args.ks:
-            n, t = timed(lambda: partitioned(k))
+            n, t = timed(lambda: partitioned(k), cpu[k])
             assert n == expected, k
             times[k].append(t)
-    engine = statistics.median(times["engine"])
+    engine, engine_min = statistics.median(times["engine"]), min(times["engine"])
     print(f"R-MAT {args.scale}: n={graph.n_vertices:,} m={graph.n_edges:,} "
           f"triangles={expected:,}; {numba.get_num_threads()} threads, {platform.processor()}")
     print(f"preparation: engine degree orientation {orient_s:.3f} s; rank orientation "
           f"{rank_s:.3f} s + plan statistics {plan_s:.3f} s")
-    print("| count | median s | over engine | work imbalance | largest block (MB) |")
-    print("|---|--:|--:|--:|--:|")
-    print(f"| engine bitmap | {engine:.3f} | 1.00 | | |")
+    engine_cpu = statistics.median(cpu["engine"])
+    print("| count | median s | over engine | best s | over engine | median CPU s "
+          "| over engine | work imbalance | largest block (MB) |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+    print(f"| engine bitmap | {engine:.3f} | 1.00 | {engine_min:.3f} | 1.00 | {engine_cpu:.3f} "
+          "| 1.00 | | |")
     for k in args.ks:
-        t = statistics.median(times[k])
-        print(f"| partitioned k={k} | {t:.3f} | {t / engine:.2f} | {plans[k].imbalance:.2f} "
-              f"| {max(plans[k].memory) / 1e6:.1f} |")
+        t, best, c = statistics.median(times[k]), min(times[k]), statistics.median(cpu[k])
+        print(f"| partitioned k={k} | {t:.3f} | {t / engine:.2f} | {best:.3f} "
+              f"| {best / engine_min:.2f} | {c:.3f} | {c / engine_cpu:.2f} "
+              f"| {plans[k].imbalance:.2f} | {max(plans[k].memory) / 1e6:.1f} |")
     # Does the work estimate predict time? Each sub-problem of the largest k alone, timed.
     k = max(args.ks)
     print(f"\nper sub-problem at k={k} (estimated work: probes + entries):")
