@@ -120,3 +120,13 @@ class TestFiles:
         for source in (plain, ranked_path):
             assert count_partitioned(source, partitions=3)[0] == expected
         assert open_source(str(ranked_path)) is open_source(str(ranked_path))  # read once
+
+    def test_prepare_ranked_never_writes_over_its_input(self, tmp_path):
+        from tricount.errors import TricountError
+
+        path = tmp_path / "g.tcsr"
+        write_native(path, tricount.Graph.from_edges([0, 1, 2], [1, 2, 0]))
+        before = path.read_bytes()
+        with pytest.raises(TricountError, match="over its input"):
+            prepare_ranked(path, tmp_path / "." / "g.tcsr")
+        assert path.read_bytes() == before

@@ -93,7 +93,13 @@ def prepare_ranked(source, path) -> RankedCSR:
     from tricount.io import load_graph
     from tricount.partition.ranked import rank_graph, write_ranked
 
-    graph = load_graph(source) if isinstance(source, (str, os.PathLike)) else source
+    if isinstance(source, (str, os.PathLike)):
+        if os.path.realpath(source) == os.path.realpath(path):
+            raise TricountError(f"prepare_ranked would write over its input {source}; "
+                                "give another output path")
+        graph = load_graph(source)
+    else:
+        graph = source
     r = rank_graph(graph)
     write_ranked(r, path, vertex_ids=graph.vertex_ids, name=graph.name)
     return r

@@ -132,6 +132,10 @@ def block_lengths(indptr, indices, lo, hi, lengths):
     """``lengths[u]`` = entries of row ``u`` in ``[lo, hi)``, for ``u < lengths.shape[0]``."""
     for u in prange(lengths.shape[0]):
         a, b = indptr[u], indptr[u + 1]
+        # Most rows end below the range or start above it: one read each, no search.
+        if a == b or indices[b - 1] < lo or indices[a] >= hi:
+            lengths[u] = 0
+            continue
         s = _lower_bound(indices, a, b, lo)
         lengths[u] = _lower_bound(indices, s, b, hi) - s
 
@@ -140,8 +144,10 @@ def block_lengths(indptr, indices, lo, hi, lengths):
 def block_fill(indptr, indices, lo, block_indptr, block_indices):
     """Copy each row's entries >= ``lo`` into the block, as many as ``block_indptr`` allows."""
     for u in prange(block_indptr.shape[0] - 1):
-        s = _lower_bound(indices, indptr[u], indptr[u + 1], lo)
         t = block_indptr[u]
+        if block_indptr[u + 1] == t:
+            continue
+        s = _lower_bound(indices, indptr[u], indptr[u + 1], lo)
         for k in range(block_indptr[u + 1] - t):
             block_indices[t + k] = indices[s + k]
 
