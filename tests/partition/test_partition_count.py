@@ -142,7 +142,7 @@ def test_count_beyond_32_bits_in_pieces():
 class TestRealGraphs:
     def test_shared_graphs(self, shared_graphs):
         for row in shared_graphs:
-            if row["edges"] > 20_000:
+            if row["edges"] > 10_000:
                 continue  # loading the large ones takes seconds: they are in the slow sweep
             graph = tricount.load_graph(row["path"])
             for k in (1, 3, 8):

@@ -83,7 +83,7 @@ class TestBudget:
         assert plan.k >= 2 and max(plan.memory) <= 5000
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(in_degree=st.lists(st.integers(0, 50), min_size=0, max_size=60),
        work=st.data(), k=st.integers(1, 8), budget=st.one_of(st.none(), st.integers(200, 3000)))
 def test_random_plans(in_degree, work, k, budget):
