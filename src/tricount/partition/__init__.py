@@ -1,0 +1,209 @@
+"""Partitioned counting: one plan of sub-problems, counted in sequence, on a cluster, or on GPUs.
+
+    graph / .tcsr path ─ranked─▶ RankedCSR (rank order; a ranked .tcsr maps as is)
+        ─in_degrees, apex_probes─▶ statistics ─plan.plan_partitions─▶ PartitionPlan
+        ─▶ executor: "cpu" (cpu.count_subproblem, one after another)
+                     "dask" (dask_executor: one task per sub-problem, on each worker
+                             its GPU's counter or the CPU's)
+        ─▶ Σ of the sub-problems' counts (Python int, exact) + PartitionReport
+
+Each triangle is counted once, in the sub-problem whose apex range holds its
+highest-ranked vertex (the argument is in :mod:`tricount.partition.plan`).
+
+Importing this package imports neither Numba nor Dask; they load when a count runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+import uuid
+from dataclasses import dataclass, field, replace
+
+from tricount.errors import TricountError
+from tricount.partition.plan import (MAX_PARTITIONS, MemoryModel, PartitionPlan, SubProblem,
+                                     plan_partitions, split_anchors)
+from tricount.partition.ranked import RankedCSR
+
+__all__ = ["count_partitioned", "PartitionReport", "plan_graph", "ranked_csr", "prepare_ranked",
+           "PartitionPlan", "SubProblem", "MemoryModel", "RankedCSR", "plan_partitions",
+           "split_anchors", "EXECUTORS", "MAX_PARTITIONS"]
+
+#: Executors :func:`count_partitioned` runs; the GPU ones arrive with ``tricount.partition.gpu``.
+EXECUTORS = ("cpu", "dask")
+
+log = logging.getLogger("tricount")
+
+
+@dataclass
+class PartitionReport:
+    """What a partitioned count did: how many sub-problems, where, why, and what each cost.
+
+    ``subproblems`` has one dict per sub-problem, in plan order: ``index``,
+    ``apex`` (the rank range), ``rows`` (anchor range), ``entries``,
+    ``estimated_work``, ``memory`` (bytes, estimated), ``n_triangles``,
+    ``block_s``, ``count_s``, ``where`` (``"cpu"``, ``"gpu:0"``, ...) and
+    ``worker`` (the Dask worker's address, or None).
+    """
+
+    n_subproblems: int
+    executor: str
+    reason: str
+    where: tuple
+    plan: PartitionPlan
+    subproblems: list = field(default_factory=list)
+    timings: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"subproblems": self.n_subproblems, "executor": self.executor,
+                "reason": self.reason, "where": list(self.where),
+                "work_estimate": self.plan.work_estimate, "imbalance": self.plan.imbalance,
+                "max_memory": self.plan.max_memory, "timings": dict(self.timings),
+                "per_subproblem": [dict(s) for s in self.subproblems]}
+
+
+def ranked_csr(graph) -> RankedCSR:
+    """The rank-ordered CSR of a :class:`~tricount.CSRGraph`, a ``.tcsr`` path or any graph
+    file (a ranked ``.tcsr`` is used as read, with no orientation)."""
+    from tricount.graph import CSRGraph
+    from tricount.partition.ranked import open_ranked, rank_graph
+
+    if isinstance(graph, RankedCSR):
+        return graph
+    if isinstance(graph, CSRGraph):
+        return rank_graph(graph)
+    if isinstance(graph, (str, os.PathLike)):
+        if os.fspath(graph).endswith(".tcsr"):
+            return open_ranked(graph)
+        from tricount.io import load_graph
+
+        return rank_graph(load_graph(graph))
+    raise TricountError(f"expected a CSRGraph, a RankedCSR or a graph file path, got "
+                        f"{type(graph).__name__}")
+
+
+def prepare_ranked(source, path) -> RankedCSR:
+    """Write ``source`` (a graph or a graph file) as a ``.tcsr`` in rank order, for counting again.
+
+    A ranked file is counted as read, with no orientation, and Dask workers
+    open it themselves; the original vertex ids are kept in the file.
+    """
+    from tricount.io import load_graph
+    from tricount.partition.ranked import rank_graph, write_ranked
+
+    if isinstance(source, (str, os.PathLike)):
+        if os.path.realpath(source) == os.path.realpath(path):
+            raise TricountError(f"prepare_ranked would write over its input {source}; "
+                                "give another output path")
+        graph = load_graph(source)
+    else:
+        graph = source
+    r = rank_graph(graph)
+    write_ranked(r, path, vertex_ids=graph.vertex_ids, name=graph.name)
+    return r
+
+
+def plan_graph(r: RankedCSR, *, partitions=None, max_memory=None, model=None) -> PartitionPlan:
+    """Plan a ranked graph: in-degrees and exact probes per apex, then :func:`plan_partitions`."""
+    from tricount.partition.ranked import apex_probes, in_degrees
+
+    if model is None:
+        from tricount.partition.cpu import memory_model
+
+        model = memory_model(r.indices.dtype.itemsize)
+    in_degree = in_degrees(r)
+    work = apex_probes(r, in_degree) + in_degree
+    return plan_partitions(in_degree, work=work, partitions=partitions, max_memory=max_memory,
+                           model=model, work_estimate="probes")
+
+
+@contextlib.contextmanager
+def _worker_source(r: RankedCSR, graph):
+    """What Dask workers get: the ranked file's path when there is one; else a ranked copy
+    written beside the input file (removed afterwards); else the arrays (scattered)."""
+    if r.path is not None and r.rank is None:
+        yield os.path.abspath(r.path)
+        return
+    if isinstance(graph, (str, os.PathLike)):
+        from tricount.partition.ranked import write_ranked
+
+        folder, name = os.path.split(os.path.abspath(os.fspath(graph)))
+        tmp = os.path.join(folder, f".{name}.ranked-{uuid.uuid4().hex[:8]}.tcsr")
+        try:
+            write_ranked(r, tmp)
+        except (OSError, TricountError) as exc:
+            log.info("cannot write a ranked copy beside %s (%s): scattering the graph", graph, exc)
+        else:
+            try:
+                yield tmp
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            return
+    yield replace(r, rank=None, path=None)
+
+
+def count_partitioned(graph, *, partitions=None, max_memory=None, executor="cpu", client=None,
+                      workers=None):
+    """Count triangles as a plan of sub-problems; return ``(n_triangles, PartitionReport)``.
+
+    Parameters
+    ----------
+    graph : CSRGraph, RankedCSR, str or os.PathLike
+        The graph, or a graph file. A ``.tcsr`` in rank order
+        (:func:`prepare_ranked`) is counted as read, with no orientation.
+    partitions : int, optional
+        Force this many apex ranges (1 .. MAX_PARTITIONS). Default: one, or
+        with ``max_memory`` the least number whose sub-problems fit.
+    max_memory : int, optional
+        Bytes one sub-problem may hold (its column block and byte maps).
+    executor : {"cpu", "dask"}
+        ``cpu``: this process, sub-problems one after another, each on every
+        core. ``dask``: one task per sub-problem on ``client``'s cluster.
+    client : distributed.Client, optional
+        For ``executor="dask"``; default the current client.
+    workers : list of str, optional
+        For ``executor="dask"``: only these worker addresses.
+
+    Examples
+    --------
+    K4 has 4 triangles, whatever the number of sub-problems:
+
+    >>> import tricount
+    >>> g = tricount.Graph.from_edges([0, 0, 0, 1, 1, 2], [1, 2, 3, 2, 3, 3])
+    >>> n, report = count_partitioned(g, partitions=2)
+    >>> n, report.n_subproblems, sum(s["n_triangles"] for s in report.subproblems)
+    (4, 2, 4)
+    """
+    if executor not in EXECUTORS:
+        raise TricountError(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")
+    t0 = time.perf_counter()
+    r = ranked_csr(graph)
+    t1 = time.perf_counter()
+    plan = plan_graph(r, partitions=partitions, max_memory=max_memory)
+    subs = plan.subproblems()
+    t2 = time.perf_counter()
+    if executor == "cpu":
+        from tricount.partition.cpu import count_subproblem
+
+        results = [count_subproblem(r, sub) for sub in subs]
+        where = ("cpu",)
+    else:
+        from tricount.partition.dask_executor import count_on_cluster
+
+        with _worker_source(r, graph) as source:
+            results = count_on_cluster(source, subs, client=client, workers=workers)
+        where = tuple(sorted({f"{res.get('worker')} ({res['where']})" for res in results}))
+    t3 = time.perf_counter()
+    n_triangles = sum(int(res["n_triangles"]) for res in results)  # Python ints: exact
+    per_sub = [{"index": sub.index, "apex": (sub.apex_lo, sub.apex_hi), "rows": res["rows"],
+                "entries": sub.entries, "estimated_work": sub.work, "memory": sub.memory,
+                "n_triangles": int(res["n_triangles"]), "block_s": res["block_s"],
+                "count_s": res["count_s"], "where": res["where"], "worker": res.get("worker")}
+               for sub, res in zip(subs, results)]
+    report = PartitionReport(plan.k, executor, plan.reason, where, plan, per_sub,
+                             {"rank_s": t1 - t0, "plan_s": t2 - t1, "count_s": t3 - t2,
+                              "total_s": t3 - t0})
+    return n_triangles, report
