@@ -43,12 +43,7 @@ SIDEWAYS = {
 #: Upward imports that other branches of this round remove (issue 20: generate/cli.py and
 #: bench/cli.py move into cli/; io's GPU reader stops importing gpu/). Listed exactly, so
 #: that a new one fails, and so does an entry left behind once its import is gone.
-KNOWN = {
-    ("tricount.generate.cli", "tricount.gpu"),
-    ("tricount.generate.cli", "tricount.graph"),
-    ("tricount.generate.cli", "tricount.io"),
-    ("tricount.io", "tricount.gpu"),
-}
+KNOWN: set = set()
 
 
 def _modules():

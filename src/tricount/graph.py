@@ -119,6 +119,22 @@ class CSRGraph:
                    name=name)
 
     @classmethod
+    def from_chunks(cls, chunks, *, max_id: int, n_vertices: int | None = None,
+                    id_base: int = 0, name=None, loops_dropped: int = 0,
+                    duplicates_dropped: int = 0) -> "CSRGraph":
+        """Build the graph of parsed edge ``chunks`` (a list of ``(src, dst)`` arrays, consumed)
+        with :func:`tricount.prep.build.build_upper_csr`: the readers' path, in bounded memory."""
+        from tricount.prep.build import build_upper_csr  # Numba: kept out of `import tricount`
+
+        built = build_upper_csr(chunks, max_id=max_id, n_vertices=n_vertices, id_base=id_base,
+                                loops_dropped=loops_dropped,
+                                duplicates_dropped=duplicates_dropped)
+        return cls.from_upper_csr(built.indptr, built.indices, built.n_vertices,
+                                  vertex_ids=built.vertex_ids,
+                                  self_loops_dropped=built.self_loops_dropped,
+                                  duplicates_dropped=built.duplicates_dropped, name=name)
+
+    @classmethod
     def from_scipy(cls, matrix, *, name=None) -> "CSRGraph":
         """Build the graph whose edges are the stored non-zeros of a square matrix.
 

@@ -28,7 +28,7 @@ import cupy  # noqa: E402
 
 import tricount  # noqa: E402
 from tricount.generate import rmat  # noqa: E402
-from tricount.io import (_source, _text, gpu_stream, load_graph, read_graph,  # noqa: E402
+from tricount.io import (source as _source, _text, gpu_stream, load_graph, read_graph,  # noqa: E402
                          write_graph, write_snap)
 
 REAL = real_graphs()

@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 
 from tricount.graph import CSRGraph
-from tricount.prep.build import build_graph
+
+
+def build_graph(chunks, **kwargs):
+    return CSRGraph.from_chunks(chunks, **kwargs)
 
 
 def _chunked(src, dst, rng):

@@ -178,7 +178,7 @@ class TestDeclaredSizes:
         def no_memory(*args, **kwargs):
             raise MemoryError
 
-        monkeypatch.setattr(build, "build_graph", no_memory)
+        monkeypatch.setattr(build, "build_upper_csr", no_memory)
         path = write_text(tmp_path / "g.txt", lines(TRIANGLE))
         with pytest.raises(TricountError, match="g.txt: out of memory while reading"):
             load_graph(path)

@@ -1,6 +1,6 @@
 """The Dask executor on a LocalCluster of two CPU workers: exact, equal to the single-process count.
 
-Skipped when dask.distributed is not installed (pip install 'tricount[dask]').
+Skipped when dask.distributed is not installed (pip install ".[dask]").
 """
 
 from __future__ import annotations

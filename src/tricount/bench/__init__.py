@@ -6,7 +6,7 @@
 - :mod:`tricount.bench.peers`: other libraries counting from the same edge arrays;
 - :mod:`tricount.bench.report`: JSON lines, per-side summaries, the Markdown report;
 - :mod:`tricount.bench.plot`: rate against graph size (matplotlib);
-- :mod:`tricount.bench.cli`: the ``tricount bench`` subcommand.
+- :mod:`tricount.cli.bench`: the ``tricount bench`` subcommand.
 
 >>> from tricount.bench import BenchConfig, run_bench
 >>> result = run_bench(BenchConfig(["complete:n=6"], methods=("merge",), trials=1))

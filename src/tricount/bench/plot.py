@@ -21,7 +21,7 @@ def matplotlib_available() -> tuple[bool, str]:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        return False, "matplotlib is not installed (pip install 'tricount[bench]')"
+        return False, 'matplotlib is not installed (pip install ".[bench]" from a tricount clone)'
     return True, "installed"
 
 

@@ -19,6 +19,6 @@ layer (``omp`` is thread safe but not fork safe with GNU OpenMP).
 #: Methods the CPU backend implements; ``auto`` resolves to one of them.
 CPU_METHODS = ("merge", "bitmap", "spgemm")
 #: Methods that exist only on the GPU backend.
-GPU_ONLY_METHODS = ("binary", "dynamic", "shared", "radix", "hash", "wedge", "bitwedge")
+GPU_ONLY_METHODS = ("hash", "wedge", "bitwedge")
 
 __all__ = ["CPU_METHODS", "GPU_ONLY_METHODS"]

@@ -29,7 +29,8 @@ def probe() -> tuple[bool, str]:
     try:
         import cupy
     except ImportError:
-        return False, "CuPy is not installed (pip install 'tricount[cuda13]' or 'tricount[cuda12]')"
+        return False, ('CuPy is not installed (from a tricount clone: pip install ".[cuda13]" '
+                       'or ".[cuda12]")')
     except Exception as exc:  # a broken CuPy install fails in many ways
         return False, f"CuPy failed to import: {exc}"
     try:

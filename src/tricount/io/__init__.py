@@ -13,7 +13,7 @@ what was expected. One path, walked forward::
     path ─source.open_source─▶ Source (opened once; compression by magic; kept head)
          ─detect.resolve_format─▶ format
          ─<format>.read─▶ EdgeText (edge chunks; repeats merged when memory asks)
-         ─prep.build.build_graph─▶ CSRGraph
+         ─CSRGraph.from_chunks (prep.build)─▶ CSRGraph
     .tcsr: ─native.read (copied, every block checksummed)─▶ CSRGraph
     device="gpu", text: ─<format>.read into gpu_stream.DeviceEdges (pinned double
          buffer) ─prep.canonical on the GPU─▶ CSRGraph
@@ -129,12 +129,12 @@ def _read(source, name, format, progress, device, t0) -> LoadedGraph:
         bar.close()
     t1 = time.perf_counter()
     from tricount.io._parse import check_symmetric
-    from tricount.prep.build import build_graph
 
     n_entries = sink.n_entries
-    graph = build_graph(sink.chunks, max_id=sink.max_id, n_vertices=declared.n_vertices,
-                        id_base=declared.id_base, name=name, loops_dropped=sink.loops_merged,
-                        duplicates_dropped=sink.duplicates_merged)
+    graph = CSRGraph.from_chunks(sink.chunks, max_id=sink.max_id,
+                                 n_vertices=declared.n_vertices, id_base=declared.id_base,
+                                 name=name, loops_dropped=sink.loops_merged,
+                                 duplicates_dropped=sink.duplicates_merged)
     if declared.symmetric:
         check_symmetric(source.path, graph, n_entries)
     return LoadedGraph(graph, fmt, source.compression,

@@ -203,7 +203,7 @@ def _zstandard(path):
     except ImportError:
         raise GraphFormatError(
             path, "is zstd-compressed; reading it needs the optional package 'zstandard' "
-                  "(pip install zstandard, or pip install 'tricount[zstd]')") from None
+                  '(pip install zstandard, or pip install ".[io]" from a tricount clone)') from None
     return zstandard
 
 

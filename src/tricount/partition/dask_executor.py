@@ -12,7 +12,7 @@ through the scheduler; the path must name the same file on every worker (a
 shared filesystem, or one machine). A graph in memory is scattered once,
 broadcast to every worker, and each task gets a reference to it.
 
-``dask`` and ``distributed`` are optional (``pip install 'tricount[dask]'``) and
+``dask`` and ``distributed`` are optional (``pip install ".[dask]"`` from a clone) and
 imported only here, when a count runs.
 """
 
@@ -30,7 +30,8 @@ def _distributed():
         import distributed
     except ImportError:
         raise BackendUnavailableError(
-            "the Dask executor needs dask and distributed (pip install 'tricount[dask]')"
+            'the Dask executor needs dask and distributed (pip install ".[dask]" from a '
+            'tricount clone)'
         ) from None
     return distributed
 

@@ -1,4 +1,4 @@
-"""Parsed edge chunks -> :class:`~tricount.CSRGraph`, in O(lines) time and bounded memory.
+"""Parsed edge chunks -> the canonical upper CSR of a graph, in O(lines) time and bounded memory.
 
 The builder of :mod:`tricount.io` (every text and NumPy reader ends here), and
 the loaders' CPU fast path to the same canonical graph that
@@ -37,8 +37,9 @@ import numba
 import numpy as np
 from numba import prange
 
+from dataclasses import dataclass
+
 from tricount.errors import UnsupportedGraphError
-from tricount.graph import CSRGraph
 from tricount.prep.rowsort import dedupe_rows, pack_parts, row_split
 from tricount.prep.canonical import MAX_VERTICES
 from tricount.prep.xp import index_dtype
@@ -174,8 +175,21 @@ def _scatter(src, dst, base, cursor, vals):
 
 # -- the whole build ----------------------------------------------------------------------
 
-def build_graph(chunks, *, max_id: int, n_vertices: int | None = None, id_base: int = 0,
-                name=None, loops_dropped: int = 0, duplicates_dropped: int = 0) -> CSRGraph:
+@dataclass(frozen=True)
+class UpperCSRBuild:
+    """What :func:`build_upper_csr` returns: the arguments of
+    :meth:`tricount.CSRGraph.from_upper_csr` (which wraps it as a graph)."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    n_vertices: int
+    vertex_ids: np.ndarray
+    self_loops_dropped: int
+    duplicates_dropped: int
+
+
+def build_upper_csr(chunks, *, max_id: int, n_vertices: int | None = None, id_base: int = 0,
+                    loops_dropped: int = 0, duplicates_dropped: int = 0) -> UpperCSRBuild:
     """The canonical graph of edge ``chunks`` (a list of ``(src, dst)`` id arrays).
 
     With ``n_vertices`` the ids are ``id_base .. id_base + n_vertices - 1`` (checked
@@ -255,7 +269,5 @@ def build_graph(chunks, *, max_id: int, n_vertices: int | None = None, id_base: 
     vals.resize(n_edges, refcheck=False)
     # The keys needed one bit more than a row-table id; the packed ids fit idx.
     indices = vals.view(idx) if vals.itemsize == np.dtype(idx).itemsize else vals.astype(idx)
-    return CSRGraph.from_upper_csr(indptr, indices, n, vertex_ids=vertex_ids,
-                                   self_loops_dropped=n_loops + loops_dropped,
-                                   duplicates_dropped=n_lines - n_directed + duplicates_dropped,
-                                   name=name)
+    return UpperCSRBuild(indptr, indices, n, vertex_ids, n_loops + loops_dropped,
+                         n_lines - n_directed + duplicates_dropped)
