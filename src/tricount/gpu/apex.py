@@ -51,6 +51,10 @@ from tricount.prep.orient import degree_rank
 from tricount.prep.partners import plan_from_pairs
 from tricount.prep.xp import bits_for
 
+#: Owners per window of pair keys at most (the keys' owner field allows 2^(64 - id bits -
+#: length bits); tests lower it to run several windows on small graphs).
+MAX_OWNER_WINDOW = 1 << 62
+
 __all__ = ["Block", "degrees", "degree_rank", "oriented_degrees", "in_degrees", "orient",
            "column_block", "whole_block", "count_pairs", "anchor_work", "offsets"]
 
@@ -262,7 +266,7 @@ def count_pairs(csr, block: Block, row_lo: int, row_hi: int, shape: HashShape, r
     idx = block.cols.dtype
     vertex_t = c_type(idx)
     id_bits, len_bits, max_bits = _pair_layout(hi, block.max_length)
-    window = 1 << min(64 - id_bits - len_bits, 62)
+    window = min(1 << min(64 - id_bits - len_bits, 62), MAX_OWNER_WINDOW)
     prepared = hash_kernel(shape, block.cols, block.entries, block.max_length)
     lists = (block.indptr.astype(prepared[1], copy=False), block.cols)
     layout = KeyLayout(id_bits + len_bits, id_bits)
@@ -315,9 +319,9 @@ def _launch_pairs(keys, layout: KeyLayout, first: int, block: Block, idx, prepar
 
 
 def anchor_work(csr, out_degree, n: int, max_entries: int):
-    """Per anchor a (int64, host): Σ over its edges a -> b of min(d+(a), d+(b)), the hash
-    probes of the whole graph's sub-problem, plus d+(a) (a's table). Splits a range's anchors
-    into pieces of about equal work (:func:`tricount.partition.plan.split_anchors`)."""
+    """Per anchor a (int64, on the device): Σ over its edges a -> b of min(d+(a), d+(b)), the
+    hash probes of the whole graph's sub-problem, plus d+(a) (a's table): what cuts a range's
+    anchors into pieces of about equal work for several devices."""
     cp = cupy()
     work = cp.zeros(n, dtype=cp.int64)
     for chunk in csr.chunks(0, n, max_entries):
@@ -329,4 +333,4 @@ def anchor_work(csr, out_degree, n: int, max_entries: int):
         work[chunk.r0:chunk.r1] += running[local[1:]] - running[local[:-1]]
         del rows, probes, running, local
     work += out_degree
-    return cp.asnumpy(work)
+    return work

@@ -137,15 +137,19 @@ def ranked_csr(graph) -> RankedCSR:
                         f"{type(graph).__name__}")
 
 
-def prepare_ranked(source, path) -> RankedCSR:
+def prepare_ranked(source, path, *, backend: str = "cpu") -> RankedCSR:
     """Write ``source`` (a graph or a graph file) as a ``.tcsr`` in rank order, for counting again.
 
     A ranked file is counted as read, with no orientation, and Dask workers
     open it themselves; the original vertex ids are kept in the file.
+    ``backend="gpu"`` orders it on the current GPU (in slices, into host
+    memory: :func:`tricount.partition.gpu.rank_on_gpu`) instead of the CPU.
     """
     from tricount.io import load_graph
     from tricount.partition.ranked import rank_graph, write_ranked
 
+    if backend not in ("cpu", "gpu"):
+        raise InvalidArgumentError(f"backend must be 'cpu' or 'gpu', got {backend!r}")
     if isinstance(source, (str, os.PathLike)):
         if os.path.realpath(source) == os.path.realpath(path):
             raise TricountError(f"prepare_ranked would write over its input {source}; "
@@ -153,7 +157,12 @@ def prepare_ranked(source, path) -> RankedCSR:
         graph = load_graph(source)
     else:
         graph = source
-    r = rank_graph(graph)
+    if backend == "gpu":
+        from tricount.partition.gpu import rank_on_gpu
+
+        r = rank_on_gpu(graph)
+    else:
+        r = rank_graph(graph)
     write_ranked(r, path, vertex_ids=graph.vertex_ids, name=graph.name)
     return r
 

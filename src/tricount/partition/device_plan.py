@@ -42,7 +42,7 @@ from tricount.gpu.chunks import STAGE_ENTRIES, STAGE_ROWS, STAGE_SLOTS
 from tricount.gpu.plan import MAX_SLICES, ORIENT_BYTES_PER_KEY
 from tricount.partition.plan import MemoryModel
 
-__all__ = ["DevicePlan", "plan_device", "csr_bytes", "stage_bytes", "RESIDENT_SHARE",
+__all__ = ["DevicePlan", "plan_device", "size", "csr_bytes", "stage_bytes", "RESIDENT_SHARE",
            "ROOM_SHARE", "PAIR_ENTRY_BYTES", "BLOCK_ENTRY_BYTES", "PASS_ENTRY_BYTES"]
 
 #: The rank-ordered CSR stays on the device while it takes at most this share of the
@@ -54,9 +54,13 @@ RESIDENT_SHARE = 0.6
 #: The planner leaves at least this share of the budget for the transient work, so that
 #: pair chunks stay large (few launches and sorts).
 ROOM_SHARE = 0.25
-#: Statistics, per vertex at the peak: 32-bit degrees, the rank's sort (64-bit keys, their
-#: order and CuPy's sort buffer), the rank and the out-degrees.
-STATS_VERTEX_BYTES = 64
+#: Statistics, per vertex at the peak: 32-bit degrees and their 64-bit copy, the rank's
+#: sort (64-bit keys built from two temporaries, their order and CuPy's sort buffer), the
+#: rank and the out-degrees.
+STATS_VERTEX_BYTES = 80
+#: Kept per vertex from the statistics to the orientation's end: the rank, the out-degrees
+#: (int32) and the in-degrees (int64), besides the ids' bytes of the rank.
+KEPT_VERTEX_BYTES = 12
 #: An orientation slice per key: the key and its sort's buffer (gpu/plan.py's constant).
 ORIENT_KEY_BYTES = ORIENT_BYTES_PER_KEY
 #: A pair-stream chunk per entry at its peak: its rows, its key, the sort's buffer, the
@@ -93,6 +97,17 @@ def _clamp(value: int, low: int, high: int) -> int:
     return int(max(low, min(high, value)))
 
 
+def size(n_bytes: int) -> str:
+    """``"2.50 GiB"``, or MiB below one GiB.
+
+    >>> size(5 << 29), size(3 << 19)
+    ('2.50 GiB', '1.5 MiB')
+    """
+    if abs(n_bytes) >= 2**30:
+        return f"{n_bytes / 2**30:.2f} GiB"
+    return f"{n_bytes / 2**20:.1f} MiB"
+
+
 def csr_bytes(n_vertices: int, n_edges: int, index_bytes: int) -> int:
     """Bytes of an upper CSR: int64 offsets and the ids."""
     return 8 * (n_vertices + 1) + index_bytes * n_edges
@@ -114,6 +129,7 @@ class DevicePlan:
     budget: int
     ranked_resident: bool
     upload_source: bool
+    upload_first: bool
     orient_slice_keys: int
     pass_entries: int
     stage_entries: int
@@ -133,10 +149,10 @@ class DevicePlan:
         entries = min(room // per_entry, 2**31 - 1)
         if entries < MIN_CHUNK_ENTRIES:
             raise UnsupportedGraphError(
-                f"a block of {block_bytes / 2**30:.2f} GiB leaves {max(0, room) / 2**20:.0f} MiB "
-                f"of the {self.budget / 2**30:.2f} GiB GPU budget for the pair stream; at least "
-                f"{MIN_CHUNK_ENTRIES * per_entry / 2**20:.0f} MiB are needed: pass more "
-                "partitions, a larger max_memory, or use backend='cpu'")
+                f"a block of {size(block_bytes)} leaves {size(max(0, room))} of the "
+                f"{size(self.budget)} GPU budget for the pair stream; at least "
+                f"{size(MIN_CHUNK_ENTRIES * per_entry)} are needed: pass more partitions, a "
+                "larger max_memory, or use backend='cpu'")
         return int(entries)
 
 
@@ -154,7 +170,6 @@ def plan_device(n_vertices: int, n_edges: int, index_bytes: int, budget: int, *,
     (True, False, True)
     """
     n, m, idx, budget = int(n_vertices), int(n_edges), int(index_bytes), int(budget)
-    gib = 2**30
     csr = csr_bytes(n, m, idx)
     held = csr if source_on_device else 0  # a graph on the device stays there throughout
     stage_entries = _clamp(int(STAGE_SHARE * budget) // (STAGE_SLOTS * (idx + 2)),
@@ -168,14 +183,14 @@ def plan_device(n_vertices: int, n_edges: int, index_bytes: int, budget: int, *,
         device_pass * PASS_ENTRY_BYTES if source_on_device else stage + stream_pass * PASS_ENTRY_BYTES)
     if stats_need > budget:
         raise UnsupportedGraphError(
-            f"the statistics of {n} vertices need about {stats_need / gib:.2f} GiB of GPU memory, "
-            f"over the budget of {budget / gib:.2f} GiB; use a larger max_memory, a larger GPU, "
-            "or backend='cpu'")
+            f"the statistics of {n} vertices need about {size(stats_need)} of GPU memory, over "
+            f"the budget of {size(budget)}; use a larger max_memory, a larger GPU, or "
+            "backend='cpu'")
     extra = 0 if (ranked and source_on_device) else csr
     resident = held + extra <= RESIDENT_SHARE * budget
     upload, slice_keys = False, 0
     if not ranked:
-        rank_out = (idx + 4) * n
+        rank_out = (idx + KEPT_VERTEX_BYTES) * n
         dest = csr if resident else 0
         key_bytes = ORIENT_KEY_BYTES + (0 if resident else idx)  # a host target needs a copy
         least = max(1, -(-m // MAX_SLICES))
@@ -189,11 +204,15 @@ def plan_device(n_vertices: int, n_edges: int, index_bytes: int, budget: int, *,
         slice_keys = room // key_bytes
         if slice_keys < least:
             raise UnsupportedGraphError(
-                f"orienting {m} edges by rank in slices: a GPU budget of {budget / gib:.2f} GiB "
-                f"leaves room for {max(0, slice_keys)} keys per slice, fewer than the {least} "
+                f"orienting {m} edges by rank in slices: a GPU budget of {size(budget)} leaves "
+                f"room for {max(0, slice_keys)} keys per slice, fewer than the {least} "
                 f"that {MAX_SLICES} slices need; use a larger max_memory or backend='cpu'")
     on_device = resident or (ranked and source_on_device)
-    pass_entries = device_pass if on_device else stream_pass
+    # Copied to the device before the statistics too when both fit: their passes then read
+    # device memory instead of crossing PCIe twice more.
+    upload_first = (not source_on_device and (resident if ranked else upload)
+                    and csr + STATS_VERTEX_BYTES * n + device_pass * PASS_ENTRY_BYTES <= budget)
+    pass_entries = device_pass if (on_device or upload) else stream_pass
     vertex = WHOLE_BLOCK_VERTEX_BYTES * n
     if ranked and source_on_device:
         count_fixed = held + vertex
@@ -202,11 +221,11 @@ def plan_device(n_vertices: int, n_edges: int, index_bytes: int, budget: int, *,
     room_reserve = max(int(ROOM_SHARE * budget), MIN_CHUNK_ENTRIES * PAIR_ENTRY_BYTES)
     blocks_budget = budget - count_fixed - room_reserve
     where = "stays on the device" if on_device else "is streamed from host memory"
-    reason = (f"the rank-ordered CSR ({csr / gib:.2f} GiB) {where} (budget {budget / gib:.2f} GiB, "
-              f"resident up to {RESIDENT_SHARE:.0%})")
+    reason = (f"the rank-ordered CSR ({size(csr)}) {where} (budget {size(budget)}, kept up to "
+              f"{RESIDENT_SHARE:.0%})")
     if not ranked:
         reason += (f"; oriented in slices of {slice_keys} keys"
                    + (", the graph copied to the device first" if upload else ""))
-    return DevicePlan(budget, on_device, upload, int(slice_keys), int(pass_entries),
+    return DevicePlan(budget, on_device, upload, upload_first, int(slice_keys), int(pass_entries),
                       int(stage_entries), int(stage_rows), int(count_fixed), int(blocks_budget),
                       MemoryModel(entry_bytes=idx, row_bytes=BLOCK_ROW_BYTES), reason)

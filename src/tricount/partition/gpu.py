@@ -47,11 +47,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tricount.errors import InvalidArgumentError, TricountError, UnsupportedGraphError
-from tricount.partition.device_plan import (BLOCK_ENTRY_BYTES, PAIR_ENTRY_BYTES, DevicePlan,
-                                            csr_bytes, plan_device)
-from tricount.partition.plan import PartitionPlan, SubProblem, plan_partitions, split_anchors
+from tricount.partition.device_plan import (BLOCK_ENTRY_BYTES, PAIR_ENTRY_BYTES,
+                                            WHOLE_BLOCK_VERTEX_BYTES, DevicePlan, csr_bytes,
+                                            plan_device, size)
+from tricount.partition.plan import PartitionPlan, SubProblem, cut_by_work, plan_partitions
 
-__all__ = ["count_gpu", "count_subproblem", "resolve_devices", "fits_in_memory",
+__all__ = ["count_gpu", "count_subproblem", "rank_on_gpu", "resolve_devices", "fits_in_memory",
            "graph_source", "GraphSource", "PIECES_PER_DEVICE"]
 
 #: With several devices, each apex range is cut into this many pieces per device, handed out
@@ -60,6 +61,9 @@ __all__ = ["count_gpu", "count_subproblem", "resolve_devices", "fits_in_memory",
 #: streamed from the host each piece costs a pass over its rows only (ranked CSR), so the
 #: pieces cost no extra copies.
 PIECES_PER_DEVICE = 4
+#: The anchors' work is read back at about this many ranks (a piece's bounds fall on them):
+#: 8 MiB, where every rank's would be 2 GiB at R-MAT 28.
+ANCHOR_SAMPLES = 1 << 20
 #: What to do when a partitioned count runs out of GPU memory anyway.
 ADVICE = ("pass a smaller max_memory (the plan then keeps more room and cuts more "
           "sub-problems) or more partitions, or use backend='cpu'")
@@ -92,6 +96,7 @@ class GraphSource:
     in_degree: object = None
     device: int | None = None
     summary: dict = field(default_factory=dict)
+    rank: object = None  # host: the rank of every vertex of the graph this was ordered from
 
     @property
     def index_bytes(self) -> int:
@@ -230,12 +235,15 @@ class DeviceWorker:
         return self.dplan
 
     def _reader(self, source: GraphSource):
+        """A chunk reader of the source: its arrays on this device, a copy made on it now
+        (the plan's ``upload_first``), or the host arrays streamed."""
         from tricount.gpu.chunks import DeviceCSR, HostCSR
 
         if source.device == self.device_id:
             return DeviceCSR(source.indptr, source.indices)
-        return HostCSR(source.indptr, source.indices, stage_entries=self.dplan.stage_entries,
-                       stage_rows=self.dplan.stage_rows)
+        reader = HostCSR(source.indptr, source.indices, stage_entries=self.dplan.stage_entries,
+                         stage_rows=self.dplan.stage_rows)
+        return self._upload(reader, source) if self.dplan.upload_first else reader
 
     def _close_reader(self, reader) -> None:
         reader.close()
@@ -274,9 +282,10 @@ class DeviceWorker:
         return apex.orient(reader, n, m, rank, out, slice_keys=dp.orient_slice_keys,
                            max_entries=dp.pass_entries, out=target)
 
-    def orient_to_host(self, source: GraphSource) -> GraphSource:
+    def orient_to_host(self, source: GraphSource, *, keep_rank: bool = False) -> GraphSource:
         """The rank-ordered CSR in host memory, built on this device: for devices that will
-        stream it (it does not stay on any of them)."""
+        stream it (it does not stay on any of them), or for a file (``keep_rank``: the
+        vertices' ranks come back too)."""
         with self.context("orienting the graph by rank into host memory"):
             t0 = time.perf_counter()
             reader = self._reader(source)
@@ -284,18 +293,21 @@ class DeviceWorker:
                 ranked, out, in_degree, rank = self._statistics(reader, source)
                 if ranked:
                     return dataclasses.replace(source, ranked=True, in_degree=in_degree.get())
+                reader = self._for_orientation(reader, source)
                 indptr, indices = self._orient(reader, source, rank, out, host=True)
                 in_degree = in_degree.get()
+                rank = rank.get() if keep_rank else None
             finally:
                 self._close_reader(reader)
             self.stats["prepare_s"] += time.perf_counter() - t0
         summary = dict(source.summary, max_degree=self.max_degree)
         return GraphSource(indptr, indices, source.n_vertices, source.n_edges, ranked=True,
-                           in_degree=in_degree, summary=summary)
+                           in_degree=in_degree, summary=summary, rank=rank)
 
-    def prepare(self, source: GraphSource) -> None:
+    def prepare(self, source: GraphSource, *, keep_in_degree: bool = True) -> None:
         """Statistics, orientation and residency: afterwards ``csr`` reads the rank-ordered
-        CSR (from this device or the host), with ``out_degree`` (int32) and ``in_degree``."""
+        CSR (from this device or the host), with ``out_degree`` (int32) and, when
+        ``keep_in_degree``, ``in_degree`` (int64, for the plan)."""
         from tricount.gpu.chunks import DeviceCSR, HostCSR
 
         dp = self.dplan
@@ -305,6 +317,8 @@ class DeviceWorker:
             reader = self._reader(source)
             try:
                 ranked, out, in_degree, rank = self._statistics(reader, source)
+                if not keep_in_degree:
+                    in_degree = None
                 if ranked:
                     if dp.ranked_resident and isinstance(reader, HostCSR):
                         reader = self._upload(reader, source)
@@ -313,8 +327,7 @@ class DeviceWorker:
                     if not dp.ranked_resident:
                         raise TricountError("partitioned count: a device that does not keep the "
                                             "rank-ordered CSR must be given it (orient_to_host)")
-                    if dp.upload_source and isinstance(reader, HostCSR):
-                        reader = self._upload(reader, source)
+                    reader = self._for_orientation(reader, source)
                     indptr, indices = self._orient(reader, source, rank, out, host=False)
                     del rank
                     self.csr = DeviceCSR(indptr, indices)
@@ -323,6 +336,15 @@ class DeviceWorker:
                     self._close_reader(reader)
             self.out_degree, self.in_degree = out, in_degree
             self.stats["prepare_s"] += time.perf_counter() - t0
+
+    def _for_orientation(self, reader, source: GraphSource):
+        """The reader the orientation's slices read: the source copied to the device first
+        when the plan says so (each slice is a pass over it)."""
+        from tricount.gpu.chunks import HostCSR
+
+        if self.dplan.upload_source and isinstance(reader, HostCSR):
+            return self._upload(reader, source)
+        return reader
 
     def _upload(self, reader, source: GraphSource):
         """A device copy of a host CSR (offsets in one copy, ids through the pinned buffers)."""
@@ -338,16 +360,26 @@ class DeviceWorker:
         return DeviceCSR(indptr, cols)
 
     def host_in_degree(self) -> np.ndarray:
+        """The in-degrees (host int64, by rank), which the device then lets go."""
         with self.context("reading the in-degrees"):
-            return self.in_degree.get()
+            in_degree, self.in_degree = self.in_degree.get(), None
+            return in_degree
 
-    def anchor_work(self) -> np.ndarray:
-        """Every anchor's estimated hash work (host int64), to cut ranges into pieces."""
+    def anchor_prefix(self, samples: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(positions, work)`` (host int64): the anchors' estimated hash work summed below
+        every ``stride``-th rank (and below ``n``), ``stride`` keeping at most about
+        ``samples`` of them: what cuts ranges into pieces, without copying n values."""
         from tricount.gpu import apex
 
+        cp = _cupy()
+        n = self.n_vertices
+        stride = max(1, -(-n // samples))
         with self.context("estimating the anchors' work"):
-            return apex.anchor_work(self.csr, self.out_degree, self.n_vertices,
-                                    self.dplan.pass_entries)
+            work = apex.anchor_work(self.csr, self.out_degree, n, self.dplan.pass_entries)
+            running = apex.offsets(work)
+            del work
+            positions = np.append(np.arange(0, n, stride, dtype=np.int64), n)
+            return positions, cp.asnumpy(running[cp.asarray(positions)])
 
     def use_block(self, block) -> None:
         """Count with a given host :class:`~tricount.partition.blocks.ColumnBlock`."""
@@ -514,24 +546,54 @@ class WorkQueue:
             self.left = []
 
 
-def _plan(in_degree, partitions, dplans: list[DevicePlan]) -> PartitionPlan:
-    """The apex ranges: one whose block is the CSR itself when every device keeps the CSR,
-    else the least k (or ``partitions``) whose blocks fit the tightest device."""
+def _whole_plan(source: GraphSource, partitions, dplans: list[DevicePlan]) -> PartitionPlan:
+    """One apex range, whose block is the rank-ordered CSR every device keeps (no statistics
+    leave the device)."""
+    n, m = source.n_vertices, source.n_edges
     tight = min(dplans, key=lambda p: p.blocks_budget)
-    if all(p.ranked_resident for p in dplans) and partitions in (None, 1):
-        plan = plan_partitions(in_degree, partitions=partitions, model=tight.model)
-        why = ("partitions=1 requested" if partitions == 1 else
-               "the rank-ordered CSR fits the device")
-        return dataclasses.replace(plan, reason=f"{why}: one sub-problem, whose block is the "
-                                                f"CSR itself; {tight.reason}")
+    why = "partitions=1 requested" if partitions == 1 else "the rank-ordered CSR fits the device"
+    return PartitionPlan(1, (0, n), (m,), (m,), (WHOLE_BLOCK_VERTEX_BYTES * n,), n, m,
+                         f"{why}: one sub-problem, whose block is the CSR itself; {tight.reason}",
+                         work_estimate="entries", model=tight.model)
+
+
+def _plan(in_degree, partitions, dplans: list[DevicePlan]) -> PartitionPlan:
+    """The least k (or ``partitions``) apex ranges whose blocks fit the tightest device."""
+    tight = min(dplans, key=lambda p: p.blocks_budget)
     budget = max(0, tight.blocks_budget)
     try:
         plan = plan_partitions(in_degree, partitions=partitions, max_memory=budget,
                                model=tight.model)
     except TricountError as exc:
-        raise type(exc)(f"on the GPU {tight.reason}, a sub-problem's block may take {budget} "
-                        f"bytes: {exc}") from exc
+        raise type(exc)(f"on the GPU {tight.reason}, a sub-problem's block may take "
+                        f"{size(budget)}: {exc}") from exc
     return dataclasses.replace(plan, reason=f"{plan.reason}; {tight.reason}")
+
+
+def anchor_pieces(sub: SubProblem, positions, work, pieces: int) -> list[SubProblem]:
+    """Cut ``sub``'s anchors into at most ``pieces`` of about equal estimated work.
+
+    ``work[i]`` is the work of the anchors below ``positions[i]`` (a sampled
+    running sum, :meth:`DeviceWorker.anchor_prefix`); cuts fall on sampled ranks
+    (:func:`tricount.partition.plan.cut_by_work` on the samples), and empty
+    pieces are dropped. Like :func:`~tricount.partition.plan.split_anchors`,
+    the pieces share the sub-problem's block and their counts add up to its.
+
+    >>> sub = SubProblem(0, 0, 8, 10, 10, 0)
+    >>> [p.rows for p in anchor_pieces(sub, np.arange(9), np.array([0, 1, 2, 3, 4, 5, 6, 7, 100]), 2)]
+    [(0, 7), (7, 8)]
+    """
+    row_lo, row_hi = sub.rows
+    j0 = int(np.searchsorted(positions, row_lo, side="right")) - 1
+    j1 = int(np.searchsorted(positions, row_hi, side="left"))
+    cuts = cut_by_work(work[j0:j1 + 1] - work[j0], max(1, int(pieces)))[1:-1] + j0
+    bounds = sorted({row_lo, row_hi} | {int(min(max(positions[c], row_lo), row_hi)) for c in cuts})
+
+    def below(rank):  # the sampled running work at the last sample not above rank
+        return int(work[int(np.searchsorted(positions, rank, side="right")) - 1])
+
+    return [SubProblem(sub.index, sub.apex_lo, sub.apex_hi, sub.entries, below(b) - below(a),
+                       sub.memory, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def _free_bytes(ids: list[int]) -> dict:
@@ -599,15 +661,18 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
         if source.ranked is not True and not all(p.ranked_resident for p in dplans):
             source = threads.run(0, lambda w: w.orient_to_host(source))
             dplans = [w.plan_memory(source, free[w.device_id], max_memory) for w in workers]
-        threads.each(lambda w: w.prepare(source))
+        whole = all(p.ranked_resident for p in dplans) and partitions in (None, 1)
+        threads.each(lambda w: w.prepare(source, keep_in_degree=w is workers[0] and not whole))
         t_prepare = time.perf_counter()
-        plan = _plan(threads.run(0, lambda w: w.host_in_degree()), partitions, dplans)
+        if whole:
+            plan = _whole_plan(source, partitions, dplans)
+        else:
+            plan = _plan(threads.run(0, lambda w: w.host_in_degree()), partitions, dplans)
         items = plan.subproblems()
         if len(workers) > 1:
-            work = threads.run(0, lambda w: w.anchor_work())
+            positions, work = threads.run(0, lambda w: w.anchor_prefix(ANCHOR_SAMPLES))
             pieces = len(workers) * PIECES_PER_DEVICE
-            items = [p for sub in items for p in split_anchors(sub, work, pieces)
-                     if p.row_hi > p.row_lo]
+            items = [p for sub in items for p in anchor_pieces(sub, positions, work, pieces)]
         t_plan = time.perf_counter()
         results = _drain_all(threads, items)
         t_count = time.perf_counter()
@@ -631,6 +696,25 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
 def _drain_all(threads: DeviceThreads, items) -> list[dict]:
     work = WorkQueue(items)
     return [r for part in threads.each(lambda w: w.drain(work)) for r in part]
+
+
+def rank_on_gpu(graph, *, max_memory=None):
+    """The :class:`~tricount.partition.ranked.RankedCSR` of a graph, ordered on the current GPU
+    (the statistics and the orientation's slices) into host memory: what
+    :func:`tricount.partition.prepare_ranked` writes, without the CPU's orientation."""
+    from tricount.partition.ranked import RankedCSR
+
+    source = graph_source(graph)
+    if source.device is not None:
+        source = source.to_host()
+    device = _cupy().cuda.Device().id
+    worker = DeviceWorker(device, f"gpu:{device}")
+    with DeviceThreads([worker]):
+        worker.plan_memory(dataclasses.replace(source, ranked=False),
+                           _free_bytes([device])[device], max_memory)
+        out = worker.orient_to_host(source, keep_rank=True)
+    return RankedCSR(out.indptr, out.indices, out.n_vertices, out.n_edges, out.rank, None,
+                     None if out.in_degree is None else np.asarray(out.in_degree))
 
 
 # -- the Dask workers' counter -------------------------------------------------------------------
@@ -663,7 +747,7 @@ def count_subproblem(source, sub: SubProblem, *, block=None) -> dict:
     worker = DeviceWorker(device, f"gpu:{device}")
     with DeviceThreads([worker]):
         worker.plan_memory(src, _free_bytes([device])[device], None)
-        worker.prepare(src)
+        worker.prepare(src, keep_in_degree=False)
         if block is not None:
             worker.use_block(block)
         with worker.context("counting a sub-problem"):
