@@ -134,32 +134,51 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
         return _partitioned(graph, engine.name, backend_reason, forced, parts, method=method,
                             orientation=orientation, options=options, t0=t0)
     g, steps = _loaded(graph, engine.name)
-    if engine.name == "gpu":
-        from tricount.partition.gpu import fits_in_memory
-
-        fits, why = fits_in_memory(g.n_vertices, g.n_edges, g.indices.dtype.itemsize,
-                                   on_device=g.xp is not np, method=method,
-                                   orientation=orientation, max_memory=max_memory, name=g.name)
-        if not fits and _partitionable(method, orientation):
-            return _partitioned(g, "gpu", backend_reason, why, parts, method=method,
-                                orientation=orientation, options=options, t0=t0, steps=steps)
-    if orientation != "auto":
-        options["orientation"] = orientation
-    if max_memory is not None:
-        options["max_memory"] = max_memory
-    out = engine.count(g, method=method, **options)
-    total = time.perf_counter() - t0
+    why = _does_not_fit(engine.name, g, method, orientation, max_memory, options)
+    if why is None:
+        if orientation != "auto":
+            options["orientation"] = orientation
+        if max_memory is not None:
+            options["max_memory"] = max_memory
+        try:
+            out = engine.count(g, method=method, **options)
+        except UnsupportedGraphError as exc:  # the check is optimistic about a sliced count
+            if not _partitionable(engine.name, method, orientation, options):
+                raise
+            why = f"the in-memory count did not fit: {exc}"
+    if why is not None:
+        return _partitioned(g, "gpu", backend_reason, why, parts, method=method,
+                            orientation=orientation, options={}, t0=t0, steps=steps)
     timings = {
         "load_s": steps["load_s"],
         "preprocess_s": steps["build_s"] + out.timings.get("preprocess_s", 0.0),
         "count_s": out.timings["count_s"],
-        "total_s": total,
+        "total_s": time.perf_counter() - t0,
     }
     for extra in ("kernel_s", "gpu_s"):
         if extra in out.timings:
             timings[extra] = out.timings[extra]
     return CountResult(out.n_triangles, engine.name, backend_reason, out.method, out.method_reason,
                        g.summary(), timings)
+
+
+def _does_not_fit(engine: str, g, method: str, orientation: str, max_memory,
+                  options: dict) -> str | None:
+    """Why the GPU's memory check sends ``g`` to a count in parts, or None."""
+    if not _partitionable(engine, method, orientation, options):
+        return None
+    from tricount.partition.gpu import fits_in_memory
+
+    fits, why = fits_in_memory(g.n_vertices, g.n_edges, g.indices.dtype.itemsize,
+                               on_device=g.xp is not np, method=method, orientation=orientation,
+                               max_memory=max_memory, name=g.name)
+    return None if fits else why
+
+
+def _partitionable(engine: str, method: str, orientation: str, options: dict) -> bool:
+    """Whether a GPU count may go to the partitioned count (hash, rank order, no knobs)."""
+    return (engine == "gpu" and method in ("auto", "hash") and orientation in ("auto", "rank")
+            and not options)
 
 
 def _forced_reason(engine: str, *, partitions, devices, max_memory) -> str | None:
@@ -177,10 +196,6 @@ def _forced_reason(engine: str, *, partitions, devices, max_memory) -> str | Non
     if engine == "cpu" and max_memory is not None:
         return f"max_memory={max_memory} on the CPU bounds each sub-problem"
     return None
-
-
-def _partitionable(method: str, orientation: str) -> bool:
-    return method in ("auto", "hash") and orientation in ("auto", "rank")
 
 
 #: The counter each executor runs (a Dask worker's: its GPU's or its CPU's).
