@@ -223,20 +223,26 @@ def device_split(tables, section, scale, report, label):
 # -- sections --------------------------------------------------------------------------------
 
 
-def section_a(tables, scales, args):
+def in_memory(tables, section: str, scale: int, graph, args) -> tuple[int, int, float]:
+    """The in-memory GPU count from host arrays (copy, preparation, kernel) as a row:
+    ``(count, peak device bytes, best seconds)``."""
     from tricount.gpu.engine import count as engine_count
 
+    hook = live_memory_hook(f"bench-{section}")
+    with HostPeak() as host, hook:
+        results, seconds = trials(lambda: engine_count(graph), args.trials)
+    expected = results[0].n_triangles
+    tables.add(section, **row(scale, graph.n_edges, "in memory, one GPU (engine, from host)",
+                              None, seconds, expected, on_record(scale, expected),
+                              host_peak=host.peak, dev_peak=hook.peak))
+    return expected, hook.peak, min(seconds)
+
+
+def section_a(tables, scales, args):
     for scale in scales:
         graph = host_rmat(scale)
         m = graph.n_edges
-        hook = live_memory_hook("bench-a")
-        with HostPeak() as host, hook:
-            results, seconds = trials(lambda: engine_count(graph), args.trials)
-        expected = results[0].n_triangles
-        in_memory_peak, base = hook.peak, min(seconds)
-        tables.add("a", **row(scale, m, "in memory (engine, from host)", None, seconds,
-                              expected, on_record(scale, expected), host_peak=host.peak,
-                              dev_peak=in_memory_peak))
+        expected, in_memory_peak, base = in_memory(tables, "a", scale, graph, args)
         budget = in_memory_peak // 4
         for label, k in (("in parts, plan's k", None), (f"in parts, k={args.forced_k}",
                                                          args.forced_k)):
@@ -254,19 +260,11 @@ def section_a(tables, scales, args):
 
 
 def section_b(tables, scales, args):
-    from tricount.gpu.engine import count as engine_count
-
     n_gpus = cupy().cuda.runtime.getDeviceCount()
     for scale in scales:
         graph = host_rmat(scale)
         m = graph.n_edges
-        hook = live_memory_hook("bench-b")
-        with HostPeak() as host, hook:
-            results, seconds = trials(lambda: engine_count(graph), args.trials)
-        expected = results[0].n_triangles
-        tables.add("b", **row(scale, m, "in memory, one GPU (engine)", None, seconds, expected,
-                              on_record(scale, expected), host_peak=host.peak,
-                              dev_peak=hook.peak))
+        expected = in_memory(tables, "b", scale, graph, args)[0]
         base = kernel_base = None
         for label, devices in (("one GPU (devices=[0])", [0]),
                                (f"all GPUs (devices='all', {n_gpus})", "all")):

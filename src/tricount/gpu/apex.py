@@ -46,7 +46,7 @@ from tricount.gpu.methods.hash import hash_kernel, launch_plan
 from tricount.gpu.plan import HashShape
 from tricount.gpu.prepare.fused import HISTOGRAM_NARROW_MAX_IDS
 from tricount.gpu.prepare.keys import KeyLayout, rank_layout, run_prep, run_slice
-from tricount.gpu.prepare.sliced import slice_bounds
+from tricount.gpu.prepare.sliced import slice_bounds, sorted_keys
 from tricount.prep.orient import degree_rank
 from tricount.prep.partners import plan_from_pairs
 from tricount.prep.xp import bits_for
@@ -112,22 +112,6 @@ def in_degrees(deg, out_degree, rank=None):
     return in_degree
 
 
-def _appended(name: str, expected: int, chunk_args, vertex_t: str):
-    """Keys appended by kernel ``name`` over every chunk (``chunk_args`` yields each
-    chunk's ``(n_items, args)``; the keys and the cursor follow), checked, sorted."""
-    cp = cupy()
-    keys = cp.empty(expected, dtype=cp.uint64)
-    cursor = cp.zeros(1, dtype=cp.uint64)
-    for n_items, args in chunk_args:
-        run_slice(name, n_items, args + (keys, cursor), vertex_t)
-    appended = int(cursor.get()[0])
-    if appended != expected:
-        raise TricountError(f"partitioned count: {name} appended {appended} keys where the "
-                            f"histogram gave {expected}; refusing to count")
-    keys.sort()
-    return keys
-
-
 def orient(csr, n: int, m: int, rank, out_degree, *, slice_keys: int, max_entries: int,
            out=None):
     """The rank-ordered CSR of an upper CSR: ``(indptr, indices)``, each row sorted.
@@ -149,7 +133,8 @@ def orient(csr, n: int, m: int, rank, out_degree, *, slice_keys: int, max_entrie
                                      np.int32(layout.high_shift), np.int64(first),
                                      np.int64(end)))
                       for c in csr.chunks(0, n, max_entries))
-        keys = _appended("tc_slice_rank_keys", stop - begin, chunk_args, vertex_t)
+        keys = sorted_keys("tc_slice_rank_keys", stop - begin, chunk_args, vertex_t,
+                           what="partitioned count")
         target = cols[begin:stop] if out is None else cp.empty(stop - begin, dtype=idx)
         run_slice("tc_slice_low_ids", stop - begin,
                   (keys, np.int64(stop - begin), np.uint64(layout.low_mask), target), vertex_t)

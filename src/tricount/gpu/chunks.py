@@ -11,7 +11,7 @@ treats a piece like a short row.
 
 - :class:`DeviceCSR`: arrays on this device; a chunk is two views, no copy.
 - :class:`HostCSR`: NumPy arrays (a host graph, a ``.tcsr`` read into
-  memory, a rank-ordered copy). A producer thread copies chunk ``k`` into
+  memory, a rank-ordered copy). A filler thread copies chunk ``k`` into
   pinned buffer ``k % 2`` (NumPy copies on several threads, which release the
   GIL) and queues its copy to the device on a copy stream, while the caller's
   stream works on chunk ``k - 1`` in the other pair of device buffers. Events
@@ -24,8 +24,8 @@ caller queues its work on its current stream before that.
 
 from __future__ import annotations
 
+import collections
 import os
-import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -193,6 +193,7 @@ class HostCSR:
         cp, cupyx = cupy(), _cupyx()
         self.device = cp.cuda.Device()
         self.copy_stream = cp.cuda.Stream(non_blocking=True)
+        self._filler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tricount-stage")
         idx = self.indices.dtype
         self._slots = [{"pinned": (cupyx.empty_pinned(self.stage_rows + 1, dtype=np.int64),
                                    cupyx.empty_pinned(self.stage_entries, dtype=idx)),
@@ -203,12 +204,18 @@ class HostCSR:
     def close(self) -> None:
         """Wait for both streams, then let the buffers go."""
         if self._slots is not None:
+            self._filler.shutdown(wait=True)
             self.copy_stream.synchronize()
             cupy().cuda.get_current_stream().synchronize()
             self._slots = None
 
     def _fill(self, slot: dict, bound) -> None:
-        """Producer side: host copy into the slot's pinned buffers, then their copy to the device."""
+        """In the filler thread: host copy into the slot's pinned buffers, then their copy to
+        the device on the copy stream (after the caller's work on the slot)."""
+        with self.device:
+            self._fill_slot(slot, bound)
+
+    def _fill_slot(self, slot: dict, bound) -> None:
         r0, r1, e0, e1 = bound
         ptr_h, idx_h = slot["pinned"]
         if slot["copied"] is not None:
@@ -225,59 +232,41 @@ class HostCSR:
         self.bytes_copied += 8 * rows + n * self.indices.itemsize
 
     def chunks(self, row_begin: int, row_end: int, max_entries: int):
-        """The chunks of rows ``[row_begin, row_end)``, at most ``max_entries`` entries each."""
+        """The chunks of rows ``[row_begin, row_end)``, at most ``max_entries`` entries each.
+
+        The filler thread fills one slot while the caller works on the chunk in the
+        other: a slot is handed back (and its next chunk's filling started) once the
+        caller has queued its work on the chunk and asked for the next one.
+        """
         bounds = chunk_bounds(self.indptr, row_begin, row_end,
                               min(int(max_entries), self.stage_entries), self.stage_rows)
         if not bounds:
             return
+        bounds = iter(bounds)
         if self._slots is None:
             self._open()
         compute = cupy().cuda.get_current_stream()
-        free, ready, stop = queue.Queue(), queue.Queue(), threading.Event()
+        pending = collections.deque()
+
+        def fill_next(slot) -> None:
+            bound = next(bounds, None)
+            if bound is not None:
+                pending.append((slot, bound, self._filler.submit(self._fill, slot, bound)))
+
         for slot in self._slots:
-            free.put(slot)
-
-        def produce():
-            try:
-                with self.device:
-                    for bound in bounds:
-                        slot = _take(free, stop)
-                        if slot is None:
-                            return
-                        self._fill(slot, bound)
-                        ready.put((slot, bound))
-                ready.put(None)
-            except BaseException as exc:  # handed to the caller, raised there
-                ready.put(exc)
-
-        thread = threading.Thread(target=produce, name="tricount-stage", daemon=True)
-        thread.start()
+            fill_next(slot)
         try:
-            while True:
-                item = ready.get()
-                if item is None:
-                    return
-                if isinstance(item, BaseException):
-                    raise item
-                slot, (r0, r1, e0, e1) = item
+            while pending:
+                slot, (r0, r1, e0, e1), filled = pending.popleft()
+                filled.result()  # raises what the filler raised
                 compute.wait_event(slot["copied"])
                 ptr_d, idx_d = slot["device"]
                 yield Chunk(r0, r1, e0, e1, ptr_d[:r1 - r0 + 1], idx_d[:e1 - e0])
                 slot["released"] = compute.record()
-                free.put(slot)
+                fill_next(slot)
         finally:
-            stop.set()
-            thread.join()
-
-
-def _take(free: queue.Queue, stop: threading.Event):
-    """The next free slot, or None once ``stop`` is set (the caller stopped reading)."""
-    while not stop.is_set():
-        try:
-            return free.get(timeout=0.05)
-        except queue.Empty:
-            continue
-    return None
+            for _slot, _bound, filled in pending:  # the caller stopped early: let them end
+                filled.exception()
 
 
 def _cupyx():
