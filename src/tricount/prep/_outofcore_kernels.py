@@ -1,0 +1,206 @@
+"""The Numba loops of the bounded-memory build (:mod:`tricount.prep.outofcore`).
+
+Ids arrive as ``uint64`` views (int64 ids are non-negative, so the view keeps
+their values and order). A *key* packs one input line as
+``(pair << 1) | reversed`` with ``pair = (lo << shift) | hi`` (``shift`` bits
+per id) or ``lo * base + hi`` (when two ids do not fit in 63 bits), ``lo < hi``
+the line's ends in *table ids* (the ids themselves while they are dense, else
+compact ids) and ``reversed = 1`` when the line was written ``hi lo``: the keys
+of :mod:`tricount.prep.canonical`. Sorting keys sorts lines by ``(lo, hi)``;
+equal keys are repeats of one directed line, equal ``pair`` the two directions
+of one undirected edge. A self-loop gets :data:`DROP` (all ones), which no real
+key equals (its pair would need ``lo == hi``).
+
+Loops with ``prange`` over threads give thread ``t`` the same share of a chunk
+in the counting and the scattering pass, so per-thread cursors never meet.
+Every parallel loop runs inside :func:`tricount._threads.parallel_region`
+(the caller holds it). :func:`unique_rows` and :func:`add_counts` are serial
+and release the GIL: the build runs them on several buckets at once from
+Python threads.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import prange
+
+#: The key of a self-loop: sorts after every real key and is never stored.
+DROP = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def chunk_max(src, dst, n_threads):
+    """The largest id of a chunk (uint64 views; at least one line)."""
+    m = src.shape[0]
+    best = np.zeros(n_threads, dtype=np.uint64)
+    for t in prange(n_threads):
+        top = np.uint64(0)
+        for i in range(t * m // n_threads, (t + 1) * m // n_threads):
+            top = max(top, src[i], dst[i])
+        best[t] = top
+    return best.max()
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def survey(src, dst, present, hist, shift, mark):
+    """Pass 1 on one chunk: return its self-loops; ``hist[t, lo >> shift] += 1`` for every
+    other line of thread ``t``'s share; with ``mark``, ``present[id] = 1`` for both ends.
+
+    ``present`` is shared: a byte is written only while it is 0 (racing stores of
+    the same 1), so the hubs' cache lines are read by every thread, not fought over.
+    """
+    n_threads = hist.shape[0]
+    m = src.shape[0]
+    loops = np.zeros(n_threads, dtype=np.int64)
+    for t in prange(n_threads):
+        for i in range(t * m // n_threads, (t + 1) * m // n_threads):
+            u, v = src[i], dst[i]
+            if mark:
+                if present[u] == 0:
+                    present[u] = 1
+                if present[v] == 0:
+                    present[v] = 1
+            if u == v:
+                loops[t] += 1
+            else:
+                hist[t, min(u, v) >> shift] += 1
+    return loops.sum()
+
+
+@numba.njit(inline="always")
+def _search(sorted_ids, x):
+    """Position of ``x`` in ``sorted_ids`` (it is there)."""
+    a, b = 0, sorted_ids.shape[0]
+    while b - a > 1:
+        mid = (a + b) >> 1
+        if sorted_ids[mid] <= x:
+            a = mid
+        else:
+            b = mid
+    return a
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def encode(src, dst, search, sorted_ids, shift, base, keys):
+    """Pass 2: ``keys[i]`` for line ``i`` (:data:`DROP` for a loop).
+
+    The ids are table ids, or with ``search`` their positions in ``sorted_ids``.
+    ``shift`` > 0 packs by shifting, else by ``base``.
+    """
+    for i in prange(src.shape[0]):
+        u, v = src[i], dst[i]
+        if u == v:
+            keys[i] = DROP
+            continue
+        if search:
+            u, v = np.uint64(_search(sorted_ids, u)), np.uint64(_search(sorted_ids, v))
+        lo, hi = min(u, v), max(u, v)
+        pair = (lo << shift) | hi if shift > 0 else lo * base + hi
+        keys[i] = (pair << np.uint64(1)) | np.uint64(u > v)
+
+
+@numba.njit(inline="always")
+def _bucket(bounds, key):
+    """The ``b`` with ``bounds[b] <= key < bounds[b + 1]``."""
+    a, b = 0, bounds.shape[0] - 1
+    while b - a > 1:
+        mid = (a + b) >> 1
+        if bounds[mid] <= key:
+            a = mid
+        else:
+            b = mid
+    return a
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def count_buckets(keys, bounds, counts):
+    """``counts[t, b]`` += the keys of thread ``t``'s share in bucket ``b`` (loops skipped)."""
+    n_threads = counts.shape[0]
+    m = keys.shape[0]
+    for t in prange(n_threads):
+        for i in range(t * m // n_threads, (t + 1) * m // n_threads):
+            k = keys[i]
+            if k != DROP:
+                counts[t, _bucket(bounds, k)] += 1
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def scatter_buckets(keys, bounds, cursors, out):
+    """Write each key at ``cursors[t, bucket]`` and advance it (same shares as
+    :func:`count_buckets`, so no two threads write one slot)."""
+    n_threads = cursors.shape[0]
+    m = keys.shape[0]
+    for t in prange(n_threads):
+        for i in range(t * m // n_threads, (t + 1) * m // n_threads):
+            k = keys[i]
+            if k != DROP:
+                b = _bucket(bounds, k)
+                out[cursors[t, b]] = k
+                cursors[t, b] += 1
+
+
+@numba.njit(nogil=True, cache=True)
+def unique_rows(keys, count, shift, base, rank, use_rank, out, degree):
+    """Sweep one sorted bucket: keep each distinct pair once, as its ``hi``.
+
+    ``keys[:count]`` is sorted. For every distinct pair, in order, ``out[k]`` gets
+    its ``hi`` (``rank[hi]`` with ``use_rank``) and ``degree[lo]`` (compact) gains
+    one. ``out`` may view the buffer of ``keys``: entry ``k`` is written after key
+    ``j >= k`` was read, and lies at or before it. Returns ``(pairs, distinct keys)``:
+    the distinct keys are the distinct directed lines.
+    """
+    mask = (np.uint64(1) << shift) - np.uint64(1)
+    pairs = 0
+    directed = 0
+    prev = DROP
+    prev_pair = DROP
+    for j in range(count):
+        x = keys[j]
+        if x == prev:
+            continue
+        directed += 1
+        prev = x
+        p = x >> np.uint64(1)
+        if p == prev_pair:
+            continue
+        prev_pair = p
+        if shift > 0:
+            lo, hi = p >> shift, p & mask
+        else:
+            lo = p // base
+            hi = p - lo * base
+        if use_rank:
+            lo, hi = np.uint64(rank[lo]), np.uint64(rank[hi])
+        out[pairs] = hi
+        degree[lo] += 1
+        pairs += 1
+    return pairs, directed
+
+
+@numba.njit(nogil=True, cache=True)
+def add_counts(ids, counts):
+    """``counts[id] += 1`` for every id (serial: one caller at a time per ``counts``)."""
+    for i in range(ids.shape[0]):
+        counts[ids[i]] += 1
+
+
+@numba.njit(nogil=True, cache=True)
+def unique_sorted(keys):
+    """Drop repeats from sorted ``keys`` in place; return how many stay."""
+    k = 0
+    for j in range(keys.shape[0]):
+        if k == 0 or keys[j] != keys[k - 1]:
+            keys[k] = keys[j]
+            k += 1
+    return k
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def key_histogram(keys, low, shift, hist):
+    """``hist[t, (key - low) >> shift] += 1`` over thread ``t``'s share (keys >= low)."""
+    n_threads = hist.shape[0]
+    m = keys.shape[0]
+    for t in prange(n_threads):
+        for i in range(t * m // n_threads, (t + 1) * m // n_threads):
+            hist[t, (keys[i] - low) >> shift] += 1
