@@ -62,7 +62,8 @@ import numpy as np
 from tricount.errors import (BackendUnavailableError, InvalidArgumentError, InvalidEdgesError,
                              TricountError, UnsupportedGraphError, check_choice, check_count)
 from tricount.prep.accel import lookup
-from tricount.prep.canonical import MAX_INT64, check_vertex_count, validate_edge_arrays
+from tricount.prep.canonical import (DENSE_ID_FACTOR, MAX_INT64, check_vertex_count,
+                                     validate_edge_arrays)
 from tricount.prep.xp import array_namespace, bits_for, index_dtype, to_host
 
 __all__ = ["BuildPlan", "BoundedBuild", "ArrayChunks", "build_bounded", "in_memory_bytes",
@@ -116,7 +117,11 @@ def available_memory() -> int | None:
 
 
 def _gib(n: float) -> str:
-    return f"{n / 2**30:.2f} GiB"
+    """Bytes in the unit that reads best (GiB, MiB or KiB)."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20)):
+        if n >= size:
+            return f"{n / size:.2f} {unit}"
+    return f"{n / 2**10:.1f} KiB"
 
 
 # -- what to build from ---------------------------------------------------------------------------
@@ -228,10 +233,13 @@ def _two_pass(source, budget: int):
 def in_memory_bytes(n_lines: int, max_id: int, *, device: bool = False) -> int:
     """Bytes the one-piece build of ``n_lines`` lines needs beyond its input: host
     memory (:func:`tricount.prep.canonical.canonical_edges`), or device memory for
-    the fused GPU build."""
+    the fused GPU build. Ids cost memory only while dense enough to be marked in a
+    byte map (below ``DENSE_ID_FACTOR`` per endpoint); sparser ones are sorted."""
+    dense = max_id < DENSE_ID_FACTOR * 2 * n_lines + 1024
     if device:
-        return FUSED_BYTES_PER_LINE * n_lines + 5 * (max_id + 1)
-    return IN_MEMORY_BYTES_PER_LINE * n_lines + IN_MEMORY_BYTES_PER_ID * (max_id + 1)
+        return FUSED_BYTES_PER_LINE * n_lines + (5 * (max_id + 1) if dense else 0)
+    return IN_MEMORY_BYTES_PER_LINE * n_lines + (
+        IN_MEMORY_BYTES_PER_ID * (max_id + 1) if dense else 0)
 
 
 def needs_bounded_build(src, dst, *, max_memory: int | None = None) -> str | None:
@@ -261,10 +269,11 @@ def needs_bounded_build(src, dst, *, max_memory: int | None = None) -> str | Non
         return None  # validation converts (and refuses) other types: the one-piece path
     # Validation widens narrower ids to int64: 16 more bytes a line.
     widened = 0 if src.dtype.itemsize == 8 or on_device else 16 * m
-    need = in_memory_bytes(m, 0, device=on_device) + widened
-    if need <= room // 2:
+    densest = DENSE_ID_FACTOR * 2 * m + 1023  # the most a byte map can cost
+    if in_memory_bytes(m, densest, device=on_device) + widened <= room:
         return None
-    if need <= room:  # the lines fit: do the ids?
+    need = in_memory_bytes(m, 0, device=on_device) + widened
+    if need <= room:  # the lines fit: do the ids? (one read of the arrays)
         top = int(max(int(src.max()), int(dst.max())))
         need = in_memory_bytes(m, top, device=on_device) + widened
         if need <= room:
