@@ -81,28 +81,12 @@ def _search(sorted_ids, x):
     return a
 
 
-@numba.njit(parallel=True, nogil=True, cache=True)
-def encode(src, dst, search, sorted_ids, shift, base, keys):
-    """Pass 2: ``keys[i]`` for line ``i`` (:data:`DROP` for a loop).
-
-    The ids are table ids, or with ``search`` their positions in ``sorted_ids``.
-    ``shift`` > 0 packs by shifting, else by ``base``.
-    """
-    for i in prange(src.shape[0]):
-        u, v = src[i], dst[i]
-        if u == v:
-            keys[i] = DROP
-            continue
-        if search:
-            u, v = np.uint64(_search(sorted_ids, u)), np.uint64(_search(sorted_ids, v))
-        lo, hi = min(u, v), max(u, v)
-        pair = (lo << shift) | hi if shift > 0 else lo * base + hi
-        keys[i] = (pair << np.uint64(1)) | np.uint64(u > v)
-
-
 @numba.njit(inline="always")
-def _bucket(bounds, key):
-    """The ``b`` with ``bounds[b] <= key < bounds[b + 1]``."""
+def _bucket(bounds, bin_bucket, bin_shift, key):
+    """The ``b`` with ``bounds[b] <= key < bounds[b + 1]``: looked up by the key's
+    histogram bin when buckets are whole bins (``bin_bucket`` not empty), else searched."""
+    if bin_bucket.shape[0]:
+        return bin_bucket[key >> bin_shift]
     a, b = 0, bounds.shape[0] - 1
     while b - a > 1:
         mid = (a + b) >> 1
@@ -114,7 +98,33 @@ def _bucket(bounds, key):
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def count_buckets(keys, bounds, counts):
+def encode(src, dst, search, sorted_ids, shift, base, bounds, bin_bucket, bin_shift, keys,
+           counts):
+    """Pass 2: ``keys[i]`` for line ``i`` (:data:`DROP` for a loop), and
+    ``counts[t, bucket]`` += the keys of thread ``t``'s share in each bucket.
+
+    The ids are table ids, or with ``search`` their positions in ``sorted_ids``.
+    ``shift`` > 0 packs by shifting, else by ``base``.
+    """
+    n_threads = counts.shape[0]
+    m = src.shape[0]
+    for t in prange(n_threads):
+        for i in range(t * m // n_threads, (t + 1) * m // n_threads):
+            u, v = src[i], dst[i]
+            if u == v:
+                keys[i] = DROP
+                continue
+            if search:
+                u, v = np.uint64(_search(sorted_ids, u)), np.uint64(_search(sorted_ids, v))
+            lo, hi = min(u, v), max(u, v)
+            pair = (lo << shift) | hi if shift > 0 else lo * base + hi
+            key = (pair << np.uint64(1)) | np.uint64(u > v)
+            keys[i] = key
+            counts[t, _bucket(bounds, bin_bucket, bin_shift, key)] += 1
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def count_buckets(keys, bounds, bin_bucket, bin_shift, counts):
     """``counts[t, b]`` += the keys of thread ``t``'s share in bucket ``b`` (loops skipped)."""
     n_threads = counts.shape[0]
     m = keys.shape[0]
@@ -122,11 +132,11 @@ def count_buckets(keys, bounds, counts):
         for i in range(t * m // n_threads, (t + 1) * m // n_threads):
             k = keys[i]
             if k != DROP:
-                counts[t, _bucket(bounds, k)] += 1
+                counts[t, _bucket(bounds, bin_bucket, bin_shift, k)] += 1
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def scatter_buckets(keys, bounds, cursors, out):
+def scatter_buckets(keys, bounds, bin_bucket, bin_shift, cursors, out):
     """Write each key at ``cursors[t, bucket]`` and advance it (same shares as
     :func:`count_buckets`, so no two threads write one slot)."""
     n_threads = cursors.shape[0]
@@ -135,9 +145,41 @@ def scatter_buckets(keys, bounds, cursors, out):
         for i in range(t * m // n_threads, (t + 1) * m // n_threads):
             k = keys[i]
             if k != DROP:
-                b = _bucket(bounds, k)
+                b = _bucket(bounds, bin_bucket, bin_shift, k)
                 out[cursors[t, b]] = k
                 cursors[t, b] += 1
+
+
+@numba.njit(nogil=True, cache=True)
+def plan_cuts(hist, target, limit_bin):
+    """Buckets of whole bins of ``hist``: ``(first bin of each bucket, its count)``.
+
+    A bucket takes bins while it stays within ``target``; a bin holding more than
+    ``target`` is a bucket of its own (so that splitting it again narrows it). No
+    bucket starts at or past ``limit_bin``.
+    """
+    first = np.zeros(hist.shape[0] + 1, dtype=np.int64)
+    counts = np.zeros(hist.shape[0] + 1, dtype=np.int64)
+    k = 0
+    acc = 0
+    for b in range(hist.shape[0]):
+        h = hist[b]
+        if h == 0:
+            continue
+        if (acc > 0 and acc + h > target) or h > target:
+            if first[k] < b < limit_bin:
+                counts[k] = acc
+                k += 1
+                first[k] = b
+                acc = 0
+        acc += h
+        if h > target and first[k] < b + 1 < limit_bin:
+            counts[k] = acc
+            k += 1
+            first[k] = b + 1
+            acc = 0
+    counts[k] = acc
+    return first[: k + 1], counts[: k + 1]
 
 
 @numba.njit(nogil=True, cache=True)

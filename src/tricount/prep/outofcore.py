@@ -446,26 +446,15 @@ class _Packing:
         return (row << self.shift if self.shift else row * self.base) << 1
 
 
-def _plan_buckets(hist, shift, target: int, min_buckets: int, limit: int):
-    """Cuts (increasing, from 0, below ``limit``) of buckets of whole histogram bins of
-    width ``2**shift``, and each bucket's count: at most ``target`` unless one bin holds
-    more, and then that bin is a bucket of its own (so that splitting it again narrows it)."""
+def _plan_buckets(hist, target: int, min_buckets: int, limit_bin: int):
+    """Buckets of whole histogram bins, none starting at or past ``limit_bin``:
+    ``(first bin of each, its count)``, each count at most ``target`` (lowered to give
+    ``min_buckets``) unless one bin holds more; that bin is then a bucket of its own."""
+    hist = np.ascontiguousarray(hist, dtype=np.int64)
     total = int(hist.sum())
     if min_buckets > 1:
         target = min(target, max(1, -(-total // min_buckets)))
-    cuts, counts, acc = [0], [], 0
-    for b in np.flatnonzero(hist):
-        h = int(hist[b])
-        for at, before in ((int(b) << shift, acc and acc + h > target or h > target),
-                           ((int(b) + 1) << shift, h > target)):
-            if before and cuts[-1] < at < limit:
-                cuts.append(at)
-                counts.append(acc)
-                acc = 0
-            if at == int(b) << shift:
-                acc += h
-    counts.append(acc)
-    return cuts, np.array(counts, dtype=np.int64)
+    return _kernels().plan_cuts(hist, int(target), int(limit_bin))
 
 
 def _distinct(keys):
@@ -521,12 +510,15 @@ class _KeyStore:
             self.file = None
         self.keys = None
 
-    def scatter(self, keys, bounds) -> None:
-        """Append a host chunk's keys (loops as DROP) to their buckets."""
+    def scatter(self, keys, locate, counts=None) -> None:
+        """Append a host chunk's keys (loops as DROP) to their buckets, found by
+        ``locate`` (``(bounds, bin_bucket, bin_shift)``, see the kernels); ``counts`` per
+        thread and bucket, when the caller has them, else counted here."""
         K = _kernels()
-        counts = np.zeros((_threads(), self.count.shape[0]), dtype=np.int64)
-        with _parallel(keys.shape[0]):
-            K.count_buckets(keys, bounds, counts)
+        if counts is None:
+            counts = np.zeros((_threads(), self.count.shape[0]), dtype=np.int64)
+            with _parallel(keys.shape[0]):
+                K.count_buckets(keys, *locate, counts)
         per = counts.sum(axis=0)
         cursors = np.cumsum(counts, axis=0) - counts  # lines of earlier threads first
         if self.file is None:
@@ -537,7 +529,7 @@ class _KeyStore:
             cursors += stage_start
             out = np.empty(int(per.sum()), dtype=np.uint64)
         with _parallel(keys.shape[0]):
-            K.scatter_buckets(keys, bounds, cursors, out)
+            K.scatter_buckets(keys, *locate, cursors, out)
         if self.file is not None:
             for b in np.flatnonzero(per):
                 a = int(stage_start[b])
@@ -720,9 +712,10 @@ class _Build:
         target = self.room
         if self.device is None:  # CPU: enough buckets to keep every thread busy
             target = min(target, max(MIN_BUCKET_KEYS, K // (BUCKETS_PER_THREAD * workers)))
-        cuts, counts = _plan_buckets(self.hist, self.survey_shift, target, plan.buckets or 1,
-                                     self.max_id + 1)
-        cuts = np.array(cuts, dtype=np.uint64)
+        shift = self.survey_shift
+        first, counts = _plan_buckets(self.hist, target, plan.buckets or 1,
+                                      -(-(self.max_id + 1) >> shift))
+        cuts = first.astype(np.uint64) << np.uint64(shift)
         if self.search:  # cuts of original ids -> table (compact) rows
             table_cuts = np.searchsorted(self.sorted_ids(), cuts, side="left")
         else:
@@ -730,6 +723,11 @@ class _Build:
         self.table_cuts = [int(c) for c in table_cuts]
         bounds = [self.packing.row_key(c) for c in self.table_cuts] + [int(_kernels().DROP)]
         self.bounds = np.array(bounds, dtype=np.uint64)
+        # Buckets of whole bins of table ids: a key's bucket is its bin's (no search).
+        whole_bins = not self.search and self.packing.shift > 0
+        bin_bucket = (np.searchsorted(first, np.arange(HIST_BINS), side="right") - 1
+                      ).astype(np.int32) if whole_bins else np.zeros(0, np.int32)
+        self.locate = (self.bounds, bin_bucket, np.uint64(self.packing.shift + 1 + shift))
         spill = None if self.in_memory else (plan.spill_dir or tempfile.gettempdir())
         try:
             self.store = _KeyStore(counts, spill)
@@ -757,10 +755,11 @@ class _Build:
         """Pass 2 on a host chunk (uint64 ids): pack its keys, append them to their buckets."""
         ids = self.sorted_ids() if self.search else np.zeros(1, np.uint64)
         keys = np.empty(s.shape[0], dtype=np.uint64)
+        counts = np.zeros((_threads(), self.store.count.shape[0]), dtype=np.int64)
         with _parallel(s.shape[0]):
             _kernels().encode(s, d, self.search, ids, np.uint64(self.packing.shift),
-                              np.uint64(self.packing.base), keys)
-        self.store.scatter(keys, self.bounds)
+                              np.uint64(self.packing.base), *self.locate, keys, counts)
+        self.store.scatter(keys, self.locate, counts)
 
     # -- the sweep -----------------------------------------------------------------------
 
@@ -819,14 +818,16 @@ class _Build:
         for piece in pieces():
             with _parallel(piece.shape[0]):
                 K.key_histogram(piece, np.uint64(low), np.uint64(shift), hist)
-        cuts, counts = _plan_buckets(hist.sum(axis=0), shift, self.sort_room, 1, width)
-        bounds = np.array([low + c for c in cuts] + [high], dtype=np.uint64)
+        first, counts = _plan_buckets(hist.sum(axis=0), self.sort_room, 1,
+                                      -(-width >> shift))
+        bounds = np.array([low + (int(b) << shift) for b in first] + [high], dtype=np.uint64)
+        locate = (bounds, np.zeros(0, np.int32), np.uint64(0))
         small = int(counts.sum()) <= self.sort_room  # fits what one sort may hold anyway
         sub = _KeyStore(counts, None if small else self.plan.spill_dir or tempfile.gettempdir())
         try:
             for piece in pieces():
-                sub.scatter(piece, bounds)
-            for j in range(len(cuts)):
+                sub.scatter(piece, locate)
+            for j in range(len(first)):
                 yield from self._resolve(lambda j=j: sub.pieces(j, self.sort_room),
                                          int(sub.fill[j]), int(bounds[j]), int(bounds[j + 1]))
         finally:
