@@ -83,7 +83,7 @@ class TestNamedGraphs:
 
 
 class TestRandomGraphs:
-    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(m=st.integers(0, 300), id_bits=st.sampled_from([2, 6, 20, 40, 63, 64]),
            seed=st.integers(0, 2**32 - 1), plan=st.sampled_from(sorted(PLANS)),
            chunk=st.integers(1, 50))

@@ -70,7 +70,7 @@ def survey(src, dst, present, hist, shift, mark):
 
 @numba.njit(inline="always")
 def _search(sorted_ids, x):
-    """Position of ``x`` in ``sorted_ids`` (it is there)."""
+    """The last position whose value is at most ``x`` (``x``'s own, when it is there)."""
     a, b = 0, sorted_ids.shape[0]
     while b - a > 1:
         mid = (a + b) >> 1
@@ -87,14 +87,7 @@ def _bucket(bounds, bin_bucket, bin_shift, key):
     histogram bin when buckets are whole bins (``bin_bucket`` not empty), else searched."""
     if bin_bucket.shape[0]:
         return bin_bucket[key >> bin_shift]
-    a, b = 0, bounds.shape[0] - 1
-    while b - a > 1:
-        mid = (a + b) >> 1
-        if bounds[mid] <= key:
-            a = mid
-        else:
-            b = mid
-    return a
+    return _search(bounds, key)  # keys stay below the last bound
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
@@ -124,30 +117,22 @@ def encode(src, dst, search, sorted_ids, shift, base, bounds, bin_bucket, bin_sh
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def count_buckets(keys, bounds, bin_bucket, bin_shift, counts):
-    """``counts[t, b]`` += the keys of thread ``t``'s share in bucket ``b`` (loops skipped)."""
-    n_threads = counts.shape[0]
+def route_buckets(keys, bounds, bin_bucket, bin_shift, table, out, write):
+    """Over thread ``t``'s share of ``keys`` (loops skipped): count each key in
+    ``table[t, bucket]``, or with ``write`` put it at ``out[table[t, bucket]]`` and
+    advance that cursor. Both calls split the keys alike, so that cursors set from
+    the counts (the lines of earlier threads first) never meet another thread's."""
+    n_threads = table.shape[0]
     m = keys.shape[0]
     for t in prange(n_threads):
         for i in range(t * m // n_threads, (t + 1) * m // n_threads):
             k = keys[i]
-            if k != DROP:
-                counts[t, _bucket(bounds, bin_bucket, bin_shift, k)] += 1
-
-
-@numba.njit(parallel=True, nogil=True, cache=True)
-def scatter_buckets(keys, bounds, bin_bucket, bin_shift, cursors, out):
-    """Write each key at ``cursors[t, bucket]`` and advance it (same shares as
-    :func:`count_buckets`, so no two threads write one slot)."""
-    n_threads = cursors.shape[0]
-    m = keys.shape[0]
-    for t in prange(n_threads):
-        for i in range(t * m // n_threads, (t + 1) * m // n_threads):
-            k = keys[i]
-            if k != DROP:
-                b = _bucket(bounds, bin_bucket, bin_shift, k)
-                out[cursors[t, b]] = k
-                cursors[t, b] += 1
+            if k == DROP:
+                continue
+            b = _bucket(bounds, bin_bucket, bin_shift, k)
+            if write:
+                out[table[t, b]] = k
+            table[t, b] += 1
 
 
 @numba.njit(nogil=True, cache=True)

@@ -518,7 +518,7 @@ class _KeyStore:
         if counts is None:
             counts = np.zeros((_threads(), self.count.shape[0]), dtype=np.int64)
             with _parallel(keys.shape[0]):
-                K.count_buckets(keys, *locate, counts)
+                K.route_buckets(keys, *locate, counts, keys, False)
         per = counts.sum(axis=0)
         cursors = np.cumsum(counts, axis=0) - counts  # lines of earlier threads first
         if self.file is None:
@@ -529,7 +529,7 @@ class _KeyStore:
             cursors += stage_start
             out = np.empty(int(per.sum()), dtype=np.uint64)
         with _parallel(keys.shape[0]):
-            K.scatter_buckets(keys, *locate, cursors, out)
+            K.route_buckets(keys, *locate, cursors, out, True)
         if self.file is not None:
             for b in np.flatnonzero(per):
                 a = int(stage_start[b])

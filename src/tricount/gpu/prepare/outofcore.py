@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from tricount.gpu.device import c_type, cupy, free_device_bytes, out_of_memory
-from tricount.gpu.prepare.keys import KeyLayout, run_prep
+from tricount.gpu.prepare.keys import KeyLayout, distinct_pairs, run_prep
 
 __all__ = ["device_buckets", "DeviceBuckets"]
 
@@ -137,16 +137,10 @@ class DeviceBuckets:
         host = build.store.load(b)
         with out_of_memory(f"sorting a bucket of {fill} edge keys on the GPU"):
             keys = cp.asarray(host)
-            keys.sort()
-            first = cp.empty(fill, dtype=cp.uint8)
-            counts = cp.zeros(2, dtype=cp.uint64)
-            run_prep("tc_prep_pair_flags", fill, (keys, np.int64(fill), first, counts))
-            positions = cp.flatnonzero(first)
-            del first
-            k = int(positions.shape[0])
             # Table ids are below 2^31 whenever keys pack by shifting.
-            lo, hi = self.layout.decode(keys, k, np.int32, positions=positions)
-            del keys, positions
+            lo, hi, counts = distinct_pairs(keys, self.layout, np.int32)
+            del keys
+            k = int(lo.shape[0])
             if self.rank is not None:
                 lo, hi = self.rank[lo], self.rank[hi]
             c0, c1 = build.rows_of(b)
