@@ -108,6 +108,19 @@ class TestWholeOrNotAtAll:
         assert path.read_bytes() == b"old content"
         assert temporaries(tmp_path) == []
 
+    def test_a_full_disk_is_an_output_error_naming_the_file(self, tmp_path, monkeypatch):
+        import errno
+
+        from tricount.io.output import OutputError
+
+        def full(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(NativeWriter, "_put", full)
+        with pytest.raises(OutputError, match="g.tcsr: cannot write: no space left"):
+            write_native_edges(tmp_path / "g.tcsr", rmat_chunks(6, 4), plan=PLANS[2])
+        assert list(tmp_path.iterdir()) == []
+
     def test_ctrl_c_from_the_progress_callback(self, tmp_path):
         def progress(phase, done, total):
             if phase == "sort":

@@ -390,7 +390,7 @@ class _Survey:
         mark = self.dense and self.fixed is None
         marks = self.present if mark else xp.zeros(1, dtype=xp.uint8)
         self.loops += int(count(s, d, marks, self.hist, np.uint64(self.shift), mark))
-        if not self.dense:
+        if not self.dense and self.fixed is None:  # sparse ids: keep the distinct ones
             self.pieces.append(xp.unique(xp.concatenate([s, d])))
             if sum(int(p.shape[0]) for p in self.pieces) > 2 * self.merged + (1 << 20):
                 self.pieces = [xp.unique(xp.concatenate(self.pieces))]
@@ -463,6 +463,18 @@ def _distinct(keys):
     return keys[: _kernels().unique_sorted(keys)]
 
 
+@contextlib.contextmanager
+def _spilling(folder):
+    """Errors of the temporary file of keys as a :class:`TricountError` naming its folder."""
+    try:
+        yield
+    except OSError as exc:
+        raise TricountError(
+            f"the bounded build could not use its temporary file of edge keys in {folder} "
+            f"({exc.strerror or exc}); free space there or pass BuildPlan(spill_dir=...) on "
+            "a larger disk") from None
+
+
 def _pwrite(fd, buffer, offset: int) -> None:
     view = memoryview(buffer).cast("B")
     while len(view):
@@ -495,10 +507,12 @@ class _KeyStore:
         self.fill = np.zeros(self.count.shape[0], dtype=np.int64)
         self.file = None
         self.keys = None
+        self.folder = spill_dir
         if spill_dir is None:
             self.keys = np.empty(int(self.start[-1]), dtype=np.uint64)
         else:
-            self.file = tempfile.TemporaryFile(dir=spill_dir, prefix=".tricount-keys-")
+            with _spilling(spill_dir):
+                self.file = tempfile.TemporaryFile(dir=spill_dir, prefix=".tricount-keys-")
 
     @property
     def spilled_bytes(self) -> int:
@@ -533,8 +547,9 @@ class _KeyStore:
         if self.file is not None:
             for b in np.flatnonzero(per):
                 a = int(stage_start[b])
-                _pwrite(self.file.fileno(), out[a: a + int(per[b])],
-                        8 * int(self.start[b] + self.fill[b]))
+                with _spilling(self.folder):
+                    _pwrite(self.file.fileno(), out[a: a + int(per[b])],
+                            8 * int(self.start[b] + self.fill[b]))
         self.fill += per
 
     def writable(self, b: int, k: int):
@@ -546,7 +561,8 @@ class _KeyStore:
 
     def commit(self, b: int, written) -> None:
         if self.file is not None:
-            _pwrite(self.file.fileno(), written, 8 * int(self.start[b] + self.fill[b]))
+            with _spilling(self.folder):
+                _pwrite(self.file.fileno(), written, 8 * int(self.start[b] + self.fill[b]))
         self.fill[b] += written.shape[0]
 
     def load(self, b: int, a: int = 0, k: int | None = None):
@@ -556,7 +572,8 @@ class _KeyStore:
         if self.file is None:
             return self.keys[at: at + k]
         out = np.empty(k, dtype=np.uint64)
-        _pread(self.file.fileno(), out, 8 * at)
+        with _spilling(self.folder):
+            _pread(self.file.fileno(), out, 8 * at)
         return out
 
     def pieces(self, b: int, room: int):
@@ -570,7 +587,9 @@ class _KeyStore:
         """Store row entries of bucket ``b`` from entry ``at`` of its region (the memory
         store's sweep writes them in place)."""
         if self.file is not None:
-            _pwrite(self.file.fileno(), entries, 8 * int(self.start[b]) + at * entries.itemsize)
+            with _spilling(self.folder):
+                _pwrite(self.file.fileno(), entries,
+                        8 * int(self.start[b]) + at * entries.itemsize)
 
     def entries(self, b: int, k: int, idx):
         """The ``k`` row entries bucket ``b`` kept (type ``idx``)."""
@@ -578,7 +597,8 @@ class _KeyStore:
             a = int(self.start[b])
             return self.keys[a: a + int(self.count[b])].view(idx)[:k]
         out = np.empty(k, dtype=idx)
-        _pread(self.file.fileno(), out, 8 * int(self.start[b]))
+        with _spilling(self.folder):
+            _pread(self.file.fileno(), out, 8 * int(self.start[b]))
         return out
 
 
@@ -896,9 +916,11 @@ class _Build:
                             vertex_ids=vertex_ids, self_loops_dropped=self.loops,
                             duplicates_dropped=self.duplicates)
             self.sink.write_indptr(indptr)
-            for b in range(self.store.count.shape[0]):
+            n_buckets = self.store.count.shape[0]
+            for b in range(n_buckets):
                 if self.kept[b]:
                     self.sink.write_indices(self.store.entries(b, int(self.kept[b]), self.idx))
+                self.progress("write", b + 1, n_buckets)
             self.sink.finish(max_degree)
             indptr = vertex_ids = None
         elif self.n_keys == 0:
@@ -994,8 +1016,3 @@ def build_bounded(source, *, n_vertices: int | None = None, plan: BuildPlan | No
             f"out of host memory in the bounded build of {getattr(build, 'lines', 0):,} edge "
             "lines; pass BuildPlan(host_bytes=...) below what is free so that keys go to a "
             "temporary file, or free memory") from None
-    except OSError as exc:
-        raise TricountError(
-            f"the bounded build could not use its temporary files in "
-            f"{plan.spill_dir or tempfile.gettempdir()} ({exc.strerror or exc}); free space "
-            "there or pass BuildPlan(spill_dir=...) on a larger disk") from None
