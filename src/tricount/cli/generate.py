@@ -9,7 +9,8 @@ as generated; ``.tcsr`` (or ``--to native``) is tricount's native binary CSR,
 written by :func:`tricount.io.write_graph` (loops and repeats dropped). R-MAT
 goes to a ``.tcsr`` a chunk of edges at a time when its edge list would not fit
 in memory, or when ``--chunk-edges`` asks (:func:`tricount.io.write_native_edges`:
-``tricount generate rmat --scale 28 -o big.tcsr``); the file is the same. The
+``tricount generate rmat --scale 28 -o big.tcsr``, generated and sorted on the
+GPU when one is usable); the file is the same. The
 file is written whole or not at all; ``-`` is standard output (SNAP text).
 """
 
@@ -57,8 +58,10 @@ def _add_generator(sub, generator: Generator) -> None:
         extra = "" if p.required else f" (default {p.default})"
         cmd.add_argument(*names, dest=p.name, type=p.kind, required=p.required, default=default,
                          metavar=p.name.upper(), help=p.help + extra)
-    cmd.add_argument("--device", choices=("cpu", "gpu"), default="cpu",
-                     help="generate with NumPy (cpu) or CuPy (gpu); the graph is the same")
+    cmd.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto",
+                     help="generate with NumPy (cpu) or CuPy (gpu); the graph is the same "
+                          "(auto: the GPU, when usable, for a graph built in chunks; else "
+                          "the CPU)")
     cmd.add_argument("--to", choices=("snap", "native"), default=None,
                      help="output format (default: from FILE's suffix: .txt/.el/.tsv SNAP text, "
                           ".tcsr native binary)")
@@ -104,9 +107,13 @@ def run(args) -> int:
     # An unknown suffix is refused before generating.
     native = format_of(args.file, args.to) == "native"
     kwargs = {p.name: getattr(args, p.name) for p in generator.params}
-    xp = _array_module(args.device)
     if native and generator.name == "rmat" and _stream_rmat(kwargs, args.chunk_edges):
-        return _write_rmat_stream(args, generator, kwargs, xp)
+        if args.device == "auto":  # a large graph: generated and sorted on the GPU if any
+            from tricount.gpu import probe
+
+            args.device = "gpu" if probe()[0] else "cpu"
+        return _write_rmat_stream(args, generator, kwargs, _array_module(args.device))
+    xp = _array_module("cpu" if args.device == "auto" else args.device)
     src, dst = call_generator(generator, kwargs, xp)
     src, dst = to_host(src), to_host(dst)
     name = generator.graph_name(kwargs)

@@ -705,7 +705,7 @@ class _Build:
         self.in_memory = fixed + 8 * K <= self.host_room if plan.spill is None else not plan.spill
         workers = max(1, _threads())
         if self.in_memory:  # every bucket sorts in place: no room to leave
-            host_sort_room = K
+            host_sort_room = load_room = K
         else:  # each worker loads one bucket at a time (8 bytes a key, twice for margin)
             spare = self.host_room - fixed - graph
             if spare <= 0 and plan.bucket_keys is None:
@@ -716,6 +716,7 @@ class _Build:
                     f"{_gib(self.host_room)} allowed; write the graph to a .tcsr file "
                     "(tricount.io.write_native_edges) or use a machine with more memory")
             host_sort_room = max(2, spare // (16 * workers))
+            load_room = max(2, spare // 16)  # the GPU's one bucket at a time, on the host
         room = host_sort_room
         if self.device is not None:
             reserved = (0 if self.rank is None else self.rank.nbytes) + 8 * self.n
@@ -725,6 +726,7 @@ class _Build:
                 raise UnsupportedGraphError(
                     f"sorting buckets on the GPU: {_gib(free)} free holds too few keys "
                     f"({max(room, 0)}); free device memory or pass device='cpu'")
+            room = min(room, load_room)
         if plan.bucket_keys is not None:
             room = min(room, plan.bucket_keys)
         self.room = max(2, room)
