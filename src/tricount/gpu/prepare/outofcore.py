@@ -83,6 +83,7 @@ class DeviceBuckets:
             return
         m = int(s.shape[0])
         with out_of_memory(f"packing a chunk of {m} edge lines into keys on the GPU"):
+            kept = m - int(cp.count_nonzero(s == d))  # the loops' keys sort last
             if build.search:  # sparse ids: their positions among the sorted distinct ids
                 ids = build.ids_dev
                 s = cp.searchsorted(ids, s.view(ids.dtype)).astype(cp.int64)
@@ -94,8 +95,8 @@ class DeviceBuckets:
                      (cp.ascontiguousarray(s), cp.ascontiguousarray(d), np.int64(m),
                       np.int32(shift), keys, keys), mark=False)
             del s, d
-            keys.sort()  # loops (all ones) last
-            keys = keys[: int(cp.searchsorted(keys, cp.uint64(np.iinfo(np.uint64).max)))]
+            keys.sort()
+            keys = keys[:kept]
             if keys.shape[0] > 1:
                 first = cp.empty(keys.shape[0], dtype=cp.bool_)
                 first[0] = True
