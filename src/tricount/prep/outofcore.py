@@ -644,7 +644,18 @@ class _Build:
                 top = int(xp.maximum(s.max(), d.max()))
             yield xp, s, d, top
 
+    def _device_guard(self, what: str):
+        """Device memory running out in the block as an error naming ``what`` (the
+        generator's chunks included), when a GPU takes part."""
+        if self.device is None:
+            return contextlib.nullcontext()
+        return self.device.guard(what)
+
     def survey(self):
+        with self._device_guard("reading the edge chunks (pass 1 of the bounded build)"):
+            self._survey()
+
+    def _survey(self):
         t0 = time.perf_counter()
         surveys = {}
         for xp, s, d, top in self._chunks():
@@ -762,6 +773,10 @@ class _Build:
     # -- pass 2 --------------------------------------------------------------------------
 
     def bucket(self):
+        with self._device_guard("reading the edge chunks (pass 2 of the bounded build)"):
+            self._bucket()
+
+    def _bucket(self):
         t0 = time.perf_counter()
         done = 0
         for xp, s, d, _ in self._chunks():

@@ -26,6 +26,10 @@ from __future__ import annotations
 import numpy as np
 
 from tricount.gpu.device import c_type, cupy, free_device_bytes, out_of_memory
+
+#: What to do when the bounded build runs out of device memory.
+ADVICE = ("free device memory, pass BuildPlan(bucket_keys=N) with fewer keys per bucket or "
+          "smaller chunks of edges, or build on the CPU (BuildPlan(device='cpu'))")
 from tricount.gpu.prepare.keys import KeyLayout, distinct_pairs, run_prep
 
 __all__ = ["device_buckets", "DeviceBuckets"]
@@ -39,6 +43,12 @@ def device_buckets():
     except Exception:  # no CuPy, no driver, no device: the portable build runs
         return None
     return DeviceBuckets()
+
+
+def guard(what: str):
+    """Running out of device memory in the block as an error naming ``what`` (the
+    bounded build's advice)."""
+    return out_of_memory(what, ADVICE)
 
 
 def _histogram_into(ids, counts) -> None:
@@ -59,12 +69,14 @@ class DeviceBuckets:
     def free_bytes() -> int:
         return free_device_bytes()
 
+    guard = staticmethod(guard)
+
     # -- chunks given as CuPy arrays -------------------------------------------------------
 
     def survey(self, s, d, present, hist, shift, mark) -> int:
         """Pass 1 on a CuPy chunk (uint64 ids): loops; marks in ``present``; ``hist[0]``."""
         cp = cupy()
-        with out_of_memory(f"surveying a chunk of {int(s.shape[0])} edge lines on the GPU"):
+        with guard(f"surveying a chunk of {int(s.shape[0])} edge lines on the GPU"):
             loop = s == d
             loops = int(cp.count_nonzero(loop))
             if mark:
@@ -82,7 +94,7 @@ class DeviceBuckets:
             build.bucket_host(cp.asnumpy(s), cp.asnumpy(d))
             return
         m = int(s.shape[0])
-        with out_of_memory(f"packing a chunk of {m} edge lines into keys on the GPU"):
+        with guard(f"packing a chunk of {m} edge lines into keys on the GPU"):
             kept = m - int(cp.count_nonzero(s == d))  # the loops' keys sort last
             if build.search:  # sparse ids: their positions among the sorted distinct ids
                 ids = build.ids_dev
@@ -114,7 +126,7 @@ class DeviceBuckets:
     def prepare_sweep(self, build) -> None:
         """Before the first bucket: the compact-id map and the column counters on the device."""
         cp = cupy()
-        with out_of_memory("holding the compact-id map and the degrees on the GPU"):
+        with guard("holding the compact-id map and the degrees on the GPU"):
             self.rank = None
             if build.rank is not None:
                 self.rank = build.rank_dev if build.rank_dev is not None \
@@ -136,7 +148,7 @@ class DeviceBuckets:
                 _histogram_into(cp.asarray(build.store.entries(b, k, build.idx)), self.columns)
             return k, directed
         host = build.store.load(b)
-        with out_of_memory(f"sorting a bucket of {fill} edge keys on the GPU"):
+        with guard(f"sorting a bucket of {fill} edge keys on the GPU"):
             keys = cp.asarray(host)
             # Table ids are below 2^31 whenever keys pack by shifting.
             lo, hi, counts = distinct_pairs(keys, self.layout, np.int32)
