@@ -88,16 +88,17 @@ _ALLOCATING = re.compile(r"allocating ([\d,]+) bytes")
 
 
 @contextlib.contextmanager
-def out_of_memory(what: str):
+def out_of_memory(what: str, advice: str = ADVICE):
     """Turn the device running out of memory inside the block into
-    :class:`UnsupportedGraphError`, naming ``what`` did not fit and how much it asked for."""
+    :class:`UnsupportedGraphError`, naming ``what`` did not fit and how much it asked for,
+    and ``advice``."""
     cp = cupy()
     try:
         yield
     except cp.cuda.memory.OutOfMemoryError as exc:
         asked = _ALLOCATING.search(str(exc))
         size = f" (one allocation of {asked.group(1)} bytes failed: {exc})" if asked else f" ({exc})"
-        raise UnsupportedGraphError(f"{what} ran out of GPU memory{size}; {ADVICE}") from exc
+        raise UnsupportedGraphError(f"{what} ran out of GPU memory{size}; {advice}") from exc
 
 
 def c_type(dtype) -> str:
