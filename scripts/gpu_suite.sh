@@ -5,7 +5,7 @@
 # .gpudata/, because ../shared is not sent to the GPU machine; with --baseline REV
 # also exports commit REV into the git-ignored .baseline/, for the compare mode):
 #     scripts/gpu_suite.sh --prepare [--baseline REV]
-# On the GPU machine (the device tool's run, carry [".gpudata", "wheels"], and
+# On the GPU machine (the device tool's run, carry [".gpudata", ".whl"], and
 # ".baseline" for compare):
 #     bash scripts/gpu_suite.sh [all|tests|bench|compare] [extra benchmark arguments]
 # compare runs benchmarks/gpu_methods.py from .baseline/ and from this tree with the
@@ -14,7 +14,7 @@
 # Logs go to $OUT (env.txt, tests.log, bench.log, gpu_methods.md,
 # gpu_methods.jsonl, gpu_compare.md: the device tool brings back at most 8 files); a
 # short summary ends stdout.
-# wheels/ holds the numba wheel that imports on that machine's NumPy; it is
+# .whl/ (or $WHEELS) holds the wheels that machine lacks (numba for its NumPy, dask, ...); they are
 # installed into /tmp/site (nothing else is installed).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -43,8 +43,9 @@ OUT=${OUT:-/tmp/gpu_suite_out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 export TRICOUNT_DATA=$PWD/.gpudata
-if ls wheels/*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-deps --no-index --target /tmp/site wheels/*.whl 2>&1 | tail -2
+WHEELS=${WHEELS:-.whl}
+if ls "$WHEELS"/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-deps --no-index --target /tmp/site "$WHEELS"/*.whl 2>&1 | tail -2
 fi
 export PYTHONPATH=/tmp/site:$PWD/src
 export NUMBA_CACHE_DIR=/tmp/numba_cache

@@ -129,7 +129,7 @@ def test_gpu_backend_unavailable_exits_3(capsys, k4_file, no_gpu):
 
 
 def test_gpu_only_method_on_cpu_exits_2(capsys, k4_file):
-    code, _, err = run_cli(capsys, "count", str(k4_file), "--backend", "cpu", "--method", "radix")
+    code, _, err = run_cli(capsys, "count", str(k4_file), "--backend", "cpu", "--method", "hash")
     assert code == 2 and "only on the GPU" in err
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.errors import InvalidArgumentError, InvalidEdgesError, check_count, check_text
+from tricount.errors import (InvalidArgumentError, InvalidEdgesError, TricountError,
+                             check_count, check_text)
 from tricount.prep.accel import lookup
 from tricount.prep.canonical import canonical_edges, validate_edge_arrays
+from tricount.prep.outofcore import needs_bounded_build
 from tricount.prep.orient import OrientedCSR, orient_by_degree, orient_by_id
 from tricount.prep.upper import UpperCSR
 from tricount.prep.xp import array_namespace, to_host
@@ -56,6 +58,9 @@ class CSRGraph:
         self.self_loops_dropped = int(self_loops_dropped)
         self.duplicates_dropped = int(duplicates_dropped)
         self.name = name
+        #: How the graph was built, when a constructor says (``from_edges``: the one-piece
+        #: build or the bounded one, and why); None otherwise.
+        self.build = None
         self._degrees = None
         self._oriented = None
         self._adjacency = None
@@ -63,7 +68,8 @@ class CSRGraph:
     # -- construction -----------------------------------------------------------------
 
     @classmethod
-    def from_edges(cls, src, dst, *, name=None, n_vertices=None) -> "CSRGraph":
+    def from_edges(cls, src, dst, *, name=None, n_vertices=None,
+                   max_memory=None) -> "CSRGraph":
         """Build the graph of an edge list.
 
         Parameters
@@ -77,6 +83,12 @@ class CSRGraph:
         n_vertices : int, optional
             Take ids as already compact in ``0 .. n_vertices-1`` and keep
             isolated vertices. By default the vertices are the ids that occur.
+        max_memory : int, optional
+            Bytes the build may use beyond the input. Edges whose one-piece
+            build would not fit it, or the memory available (host memory for
+            NumPy arrays, the device's for CuPy), are built in bounded memory
+            instead (:mod:`tricount.prep.outofcore`: the same graph, by buckets
+            of sorted keys). ``graph.build`` says which build ran and why.
 
         Raises
         ------
@@ -97,11 +109,49 @@ class CSRGraph:
         ([7, 8, 18446744073709551615], 2)
         """
         check_text(name, "name", none_ok=True)
+        if max_memory is not None:
+            max_memory = check_count(max_memory, "max_memory")
+        reason = needs_bounded_build(src, dst, max_memory=max_memory)
+        if reason is not None:
+            return cls._from_edges_bounded(src, dst, name, n_vertices, max_memory, reason)
         src, dst = validate_edge_arrays(src, dst)
-        canon = canonical_edges(src, dst, n_vertices=n_vertices)
-        return cls(canon.lo, canon.hi, canon.n_vertices, vertex_ids=canon.vertex_ids,
-                   self_loops_dropped=canon.self_loops_dropped,
-                   duplicates_dropped=canon.duplicates_dropped, name=name)
+        try:
+            canon = canonical_edges(src, dst, n_vertices=n_vertices)
+        except MemoryError:
+            raise TricountError(
+                f"building a graph of {int(src.shape[0]):,} edge lines in one piece ran out "
+                "of host memory; pass max_memory=BYTES (below what is free) to build it in "
+                "bounded memory") from None
+        g = cls(canon.lo, canon.hi, canon.n_vertices, vertex_ids=canon.vertex_ids,
+                self_loops_dropped=canon.self_loops_dropped,
+                duplicates_dropped=canon.duplicates_dropped, name=name)
+        g.build = {"path": "in-memory"}
+        return g
+
+    @classmethod
+    def _from_edges_bounded(cls, src, dst, name, n_vertices, max_memory, reason):
+        """``from_edges`` by the bounded build; back on the device for CuPy edges."""
+        from tricount.prep.outofcore import ArrayChunks, BuildPlan, build_bounded
+
+        xp = array_namespace(src, dst)
+        plan = BuildPlan(host_bytes=max_memory if xp is np else None)
+        built = build_bounded(ArrayChunks(src, dst, plan.chunk_edges), n_vertices=n_vertices,
+                              plan=plan)
+        g = cls.from_upper_csr(built.indptr, built.indices, built.n_vertices,
+                               vertex_ids=built.vertex_ids,
+                               self_loops_dropped=built.self_loops_dropped,
+                               duplicates_dropped=built.duplicates_dropped, name=name)
+        if xp is not np:  # where the edges were, as the one-piece GPU build leaves it
+            try:
+                g = g.to_device(xp)
+                g.vertex_ids = xp.asarray(g.vertex_ids)
+            except xp.cuda.memory.OutOfMemoryError as exc:
+                raise TricountError(
+                    f"the graph built from {int(src.shape[0]):,} edge lines "
+                    f"({g.n_edges:,} edges) does not fit the GPU beside its input ({exc}); "
+                    "free the edge arrays first, or build from NumPy arrays") from None
+        g.build = dict(built.note, reason=reason)
+        return g
 
     @classmethod
     def from_upper_csr(cls, indptr, indices, n_vertices, *, vertex_ids, self_loops_dropped=0,

@@ -23,7 +23,7 @@ if not _usable:
 import networkx as nx  # noqa: E402
 
 import tricount  # noqa: E402
-from tricount.backends._arrays import support_aligned  # noqa: E402
+from tricount.backends._local import support_aligned  # noqa: E402
 from tricount.backends.gpu import GPU  # noqa: E402
 from tricount.cpu.edge_support import edge_support_merge  # noqa: E402
 from tricount.prep.edge_ids import oriented_edge_ids  # noqa: E402

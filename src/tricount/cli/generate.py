@@ -6,7 +6,11 @@ by default becomes ``--no-NAME``). The file's format follows its name: SNAP text
 (``.txt``, ``.el``, ``.tsv``, ``.edges``, ``.snap`` or no suffix), optionally
 compressed (``.gz``, ``.bz2``, ``.xz``, ``.zst``), holds the edge lines exactly
 as generated; ``.tcsr`` (or ``--to native``) is tricount's native binary CSR,
-written by :func:`tricount.io.write_graph` (loops and repeats dropped). The
+written by :func:`tricount.io.write_graph` (loops and repeats dropped). R-MAT
+goes to a ``.tcsr`` a chunk of edges at a time when its edge list would not fit
+in memory, or when ``--chunk-edges`` asks (:func:`tricount.io.write_native_edges`:
+``tricount generate rmat --scale 28 -o big.tcsr``, generated and sorted on the
+GPU when one is usable); the file is the same. The
 file is written whole or not at all; ``-`` is standard output (SNAP text).
 """
 
@@ -54,15 +58,23 @@ def _add_generator(sub, generator: Generator) -> None:
         extra = "" if p.required else f" (default {p.default})"
         cmd.add_argument(*names, dest=p.name, type=p.kind, required=p.required, default=default,
                          metavar=p.name.upper(), help=p.help + extra)
-    cmd.add_argument("--device", choices=("cpu", "gpu"), default="cpu",
-                     help="generate with NumPy (cpu) or CuPy (gpu); the graph is the same")
+    cmd.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto",
+                     help="generate with NumPy (cpu) or CuPy (gpu); the graph is the same "
+                          "(auto: the GPU, when usable, for a graph built in chunks; else "
+                          "the CPU)")
     cmd.add_argument("--to", choices=("snap", "native"), default=None,
                      help="output format (default: from FILE's suffix: .txt/.el/.tsv SNAP text, "
                           ".tcsr native binary)")
-    cmd.add_argument("file", metavar="FILE",
+    cmd.add_argument("file", metavar="FILE", nargs="?",
                      help="output path; the suffix picks the format (.txt SNAP text, .tcsr "
                           "native binary; .gz, .bz2, .xz, .zst compress text; - standard "
                           "output)")
+    cmd.add_argument("-o", "--output", metavar="FILE", default=None,
+                     help="output path (instead of FILE)")
+    if generator.name == "rmat":
+        cmd.add_argument("--chunk-edges", type=int, default=None, metavar="N",
+                         help="write a .tcsr by generating N edges at a time (bounded memory; "
+                              "chosen by itself when the edge list would not fit)")
     cmd.set_defaults(run=run, generator_spec=generator)
 
 
@@ -79,13 +91,29 @@ def _array_module(device: str):
     return cupy
 
 
+def _output(args) -> str:
+    if (args.file is None) == (args.output is None):
+        from tricount.errors import InvalidArgumentError
+
+        raise InvalidArgumentError("give the output file once: as FILE or as -o FILE")
+    return args.file if args.output is None else args.output
+
+
 def run(args) -> int:
     from tricount.prep.xp import to_host
 
     generator = args.generator_spec
-    format_of(args.file, args.to)  # an unknown suffix is refused before generating
+    args.file = _output(args)
+    # An unknown suffix is refused before generating.
+    native = format_of(args.file, args.to) == "native"
     kwargs = {p.name: getattr(args, p.name) for p in generator.params}
-    xp = _array_module(args.device)
+    if native and generator.name == "rmat" and _stream_rmat(kwargs, args.chunk_edges):
+        if args.device == "auto":  # a large graph: generated and sorted on the GPU if any
+            from tricount.gpu import probe
+
+            args.device = "gpu" if probe()[0] else "cpu"
+        return _write_rmat_stream(args, generator, kwargs, _array_module(args.device))
+    xp = _array_module("cpu" if args.device == "auto" else args.device)
     src, dst = call_generator(generator, kwargs, xp)
     src, dst = to_host(src), to_host(dst)
     name = generator.graph_name(kwargs)
@@ -100,6 +128,87 @@ def run(args) -> int:
         f" ({src.shape[0]} generated lines; loops and repeats dropped)"
     print(f"wrote {written} edges{dropped} to {args.file}", file=sys.stderr)
     return options.EXIT_OK
+
+
+def _stream_rmat(kwargs: dict, chunk_edges) -> bool:
+    """Whether R-MAT goes to a .tcsr chunk by chunk: asked (``--chunk-edges``), or its
+    edge list and one-piece build would not fit the host memory available."""
+    from tricount.prep.outofcore import available_memory, in_memory_bytes
+
+    if chunk_edges is not None:
+        return True
+    lines = kwargs["edge_factor"] << kwargs["scale"]
+    avail = available_memory()
+    need = 16 * lines + in_memory_bytes(lines, (1 << kwargs["scale"]) - 1)
+    return avail is not None and need > avail // 2
+
+
+def _write_rmat_stream(args, generator, kwargs, xp) -> int:
+    """``tricount generate rmat ... -o FILE.tcsr`` in bounded memory (see
+    :func:`tricount.io.write_native_edges`)."""
+    import tricount.io as tio
+    from tricount.generate import rmat_chunks
+    from tricount.generate.rmat import CHUNK_EDGES
+    from tricount.prep.outofcore import BuildPlan
+
+    chunk = args.chunk_edges or CHUNK_EDGES
+    source = rmat_chunks(**kwargs, chunk_edges=chunk, xp=xp)
+    plan = BuildPlan(chunk_edges=chunk, device="gpu" if args.device == "gpu" else "cpu")
+    with PhaseProgress() as progress:
+        built = tio.write_native_edges(args.file, source, name=generator.graph_name(kwargs),
+                                       plan=plan, progress=progress)
+    print(f"wrote {built.n_edges} edges ({source.n_lines} generated lines; loops and repeats "
+          f"dropped) to {args.file} (bounded build: {built.note['buckets']} buckets on the "
+          f"{built.note['device']})", file=sys.stderr)
+    return options.EXIT_OK
+
+
+class PhaseProgress:
+    """``progress(phase, done, total)`` of the bounded build on stderr: a tqdm bar per
+    phase on a terminal, else one line per finished phase once the run has taken
+    ``LINE_AFTER_S`` seconds (a long run in a log says where its time went)."""
+
+    LINE_AFTER_S = 2.0
+
+    def __init__(self):
+        import time
+
+        self._clock = time.perf_counter
+        self._start = self._phase_start = self._clock()
+        self._phase = self._bar = None
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            tqdm = None
+        self._tqdm = tqdm if tqdm is not None and sys.stderr.isatty() else None
+
+    def __enter__(self):
+        return self
+
+    def __call__(self, phase: str, done: int, total) -> None:
+        if phase != self._phase:
+            self._end_phase()
+            self._phase, self._phase_start = phase, self._clock()
+            if self._tqdm is not None:
+                self._bar = self._tqdm(total=total, desc=phase, file=sys.stderr, leave=False,
+                                       unit_scale=True)
+        if self._bar is not None:
+            self._bar.update(done - self._bar.n)
+
+    def _end_phase(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+        elif self._phase is not None and self._clock() - self._start > self.LINE_AFTER_S:
+            print(f"tricount: {self._phase}: {self._clock() - self._phase_start:.1f} s",
+                  file=sys.stderr)
+
+    def __exit__(self, *exc):
+        if exc[0] is None:
+            self._end_phase()
+        elif self._bar is not None:
+            self._bar.close()
+        return False
 
 
 def format_of(path, requested=None) -> str:

@@ -7,6 +7,8 @@ ones draw only from the counter-based stream of :mod:`tricount.generate._hash`
 bit-identical arrays on both. Graph construction then drops loops and repeats.
 
 - ``rmat``: R-MAT / Kronecker, graph500 parameters (spec ``rmat:scale=18``);
+  ``rmat_chunks`` yields the same edges a chunk at a time, for graphs whose edge
+  list does not fit in memory;
 - ``erdos_renyi``: G(n, m), exactly m distinct edges (``er:n=1000,m=5000``);
 - ``barabasi_albert``: preferential attachment (``ba:n=1000,m=4``);
 - ``watts_strogatz``: rewired ring lattice (``ws:n=1000,k=10,p=0.1``);
@@ -27,7 +29,7 @@ from tricount.generate.barabasi_albert import barabasi_albert
 from tricount.generate.complete import complete
 from tricount.generate.erdos_renyi import erdos_renyi
 from tricount.generate.grid import grid
-from tricount.generate.rmat import rmat, rmat_name
+from tricount.generate.rmat import RmatChunks, rmat, rmat_chunks, rmat_name
 from tricount.generate.spec import GENERATORS, generate_spec, is_spec, parse_spec
 from tricount.generate.star import star
 from tricount.generate.watts_strogatz import watts_strogatz
@@ -35,6 +37,8 @@ from tricount.generate.watts_strogatz import watts_strogatz
 __all__ = [
     "rmat",
     "rmat_name",
+    "rmat_chunks",
+    "RmatChunks",
     "erdos_renyi",
     "barabasi_albert",
     "watts_strogatz",

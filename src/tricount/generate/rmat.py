@@ -6,6 +6,8 @@ draws of :mod:`tricount.generate._hash` (draw number i * scale + level). Vertex
 ids are then permuted by a seeded random permutation, as graph500 does, so that
 id order carries no degree information. The output is the raw directed edge
 list: it holds self-loops and repeated edges, which graph construction drops.
+Edge i depends on i alone, so any range of edges is generated on its own:
+:func:`rmat_chunks` yields the same edges a chunk at a time.
 """
 
 from __future__ import annotations
@@ -20,12 +22,39 @@ from tricount.generate._hash import splitmix64, stream_key, uniform
 GRAPH500_A, GRAPH500_B, GRAPH500_C = 0.57, 0.19, 0.19
 #: Edges generated per batch, bounding temporary memory to a few hundred MB.
 BATCH_EDGES = 1 << 22
+#: Edges per chunk of :func:`rmat_chunks`: 2^24 lines are 256 MB of int64 pairs, and
+#: on the GPU few enough launches per level to keep it busy.
+CHUNK_EDGES = 1 << 24
 
 _EDGE_STREAM, _PERMUTATION_STREAM = 1, 2
 
 
 def rmat_name(scale: int, edge_factor: int, seed: int) -> str:
     return f"rmat-s{scale}-ef{edge_factor}-seed{seed}"
+
+
+def _checked(scale, edge_factor, seed, a, b, c):
+    """The arguments of :func:`rmat`, checked: ``(scale, edge_factor, seed, a, b, c)``."""
+    scale = check_int("scale", scale, high=40)
+    edge_factor = check_int("edge_factor", edge_factor)
+    seed = check_int("seed", seed, low=None)
+    a, b, c = (check_probability(name, p) for name, p in (("a", a), ("b", b), ("c", c)))
+    if a + b + c > 1:
+        raise InvalidArgumentError(f"a + b + c must be at most 1, got {a} + {b} + {c}")
+    return scale, edge_factor, seed, a, b, c
+
+
+def _draw(start: int, stop: int, scale: int, key: int, a: float, b: float, c: float, xp):
+    """Edges ``start .. stop-1`` before the permutation, as int64 ``(src, dst)``."""
+    ab, abc = a + b, a + b + c
+    edge = xp.arange(start, stop, dtype=xp.uint64) * xp.uint64(max(scale, 1))
+    s = xp.zeros(stop - start, dtype=xp.int64)
+    d = xp.zeros(stop - start, dtype=xp.int64)
+    for level in range(scale):
+        r = uniform(edge + xp.uint64(level), key, xp)
+        s |= (r >= ab).astype(xp.int64) << level
+        d |= (((r >= a) & (r < ab)) | (r >= abc)).astype(xp.int64) << level
+    return s, d
 
 
 def rmat(scale: int, edge_factor: int = 16, *, seed: int = 1, a: float = GRAPH500_A,
@@ -46,38 +75,73 @@ def rmat(scale: int, edge_factor: int = 16, *, seed: int = 1, a: float = GRAPH50
     permute : bool
         Relabel vertices by a seeded random permutation (graph500 does).
 
+    See :func:`rmat_chunks` for the same edges a chunk at a time.
+
     Examples
     --------
     >>> src, dst = rmat(4, 2, seed=1)
     >>> src.shape, int(src.max()) < 16
     ((32,), True)
     """
-    scale = check_int("scale", scale, high=40)
-    edge_factor = check_int("edge_factor", edge_factor)
-    seed = check_int("seed", seed, low=None)
-    a, b, c = (check_probability(name, p) for name, p in (("a", a), ("b", b), ("c", c)))
-    if a + b + c > 1:
-        raise InvalidArgumentError(f"a + b + c must be at most 1, got {a} + {b} + {c}")
+    scale, edge_factor, seed, a, b, c = _checked(scale, edge_factor, seed, a, b, c)
     n_edges = edge_factor << scale
     src = xp.empty(n_edges, dtype=xp.int64)
     dst = xp.empty(n_edges, dtype=xp.int64)
     key = stream_key(seed, _EDGE_STREAM)
-    ab, abc = a + b, a + b + c
     for start in range(0, n_edges, BATCH_EDGES):
         stop = min(start + BATCH_EDGES, n_edges)
-        edge = xp.arange(start, stop, dtype=xp.uint64) * xp.uint64(max(scale, 1))
-        s = xp.zeros(stop - start, dtype=xp.int64)
-        d = xp.zeros(stop - start, dtype=xp.int64)
-        for level in range(scale):
-            r = uniform(edge + xp.uint64(level), key, xp)
-            s |= (r >= ab).astype(xp.int64) << level
-            d |= (((r >= a) & (r < ab)) | (r >= abc)).astype(xp.int64) << level
-        src[start:stop] = s
-        dst[start:stop] = d
+        src[start:stop], dst[start:stop] = _draw(start, stop, scale, key, a, b, c, xp)
     if permute and scale > 0:
         label = random_permutation(1 << scale, seed, xp)
         src, dst = label[src], label[dst]
     return src, dst
+
+
+class RmatChunks:
+    """The edges of :func:`rmat`, ``chunk_edges`` at a time, generated on demand.
+
+    Each pass over the object generates the chunks again: draws are counter-based,
+    so chunk ``i`` is the same every time and the chunks end to end are exactly
+    :func:`rmat`'s arrays. Only one chunk (and the permutation, ``2**scale`` ids)
+    is held at once. ``n_lines`` and ``max_id`` (a bound: ``2**scale - 1``) tell a
+    consumer the sizes before the first chunk.
+    """
+
+    def __init__(self, scale: int, edge_factor: int = 16, *, seed: int = 1,
+                 a: float = GRAPH500_A, b: float = GRAPH500_B, c: float = GRAPH500_C,
+                 permute: bool = True, chunk_edges: int = CHUNK_EDGES, xp=np):
+        self.scale, self.edge_factor, self.seed, self.a, self.b, self.c = _checked(
+            scale, edge_factor, seed, a, b, c)
+        self.permute = bool(permute)
+        self.chunk_edges = check_int("chunk_edges", chunk_edges, low=1)
+        self.xp = xp
+        self.n_lines = self.edge_factor << self.scale
+        self.max_id = (1 << self.scale) - 1
+
+    def __iter__(self):
+        xp, scale = self.xp, self.scale
+        key = stream_key(self.seed, _EDGE_STREAM)
+        label = random_permutation(1 << scale, self.seed, xp) \
+            if self.permute and scale > 0 else None
+        for start in range(0, self.n_lines, self.chunk_edges):
+            stop = min(start + self.chunk_edges, self.n_lines)
+            s, d = _draw(start, stop, scale, key, self.a, self.b, self.c, xp)
+            yield (label[s], label[d]) if label is not None else (s, d)
+
+
+def rmat_chunks(scale: int, edge_factor: int = 16, *, seed: int = 1, a: float = GRAPH500_A,
+                b: float = GRAPH500_B, c: float = GRAPH500_C, permute: bool = True,
+                chunk_edges: int = CHUNK_EDGES, xp=np) -> RmatChunks:
+    """:func:`rmat`'s edges as a source of chunks (:class:`RmatChunks`), for a graph whose
+    edge list is too large to hold: ``tricount.io.write_native_edges(path,
+    rmat_chunks(28, xp=cupy))`` writes R-MAT 28 without its 69 GB of edges.
+
+    >>> chunks = rmat_chunks(4, 2, seed=1, chunk_edges=10)
+    >>> [int(s.shape[0]) for s, _ in chunks]
+    [10, 10, 10, 2]
+    """
+    return RmatChunks(scale, edge_factor, seed=seed, a=a, b=b, c=c, permute=permute,
+                      chunk_edges=chunk_edges, xp=xp)
 
 
 def random_permutation(n: int, seed: int, xp=np):

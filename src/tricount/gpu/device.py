@@ -91,8 +91,8 @@ _ALLOCATING = re.compile(r"allocating ([\d,]+) bytes")
 @contextlib.contextmanager
 def out_of_memory(what: str, advice: str = ADVICE):
     """Turn the device running out of memory inside the block into
-    :class:`UnsupportedGraphError`, naming ``what`` did not fit, how much it asked for, and
-    ``advice``."""
+    :class:`UnsupportedGraphError`, naming ``what`` did not fit and how much it asked for,
+    and ``advice``."""
     cp = cupy()
     try:
         yield

@@ -19,7 +19,8 @@ what was expected. One path, walked forward::
          buffer) ─prep.canonical on the GPU─▶ CSRGraph
 
 Writers (:func:`write_graph`, :func:`write_snap`, :func:`write_native`,
-:mod:`tricount.io.tables`) write whole or not at all and never over an input
+:func:`write_native_edges`, :mod:`tricount.io.tables`) write whole or not at all and
+never over an input
 (:mod:`tricount.io.output`).
 """
 
@@ -40,7 +41,7 @@ from tricount.io.snap import write_snap
 from tricount.io.source import open_source
 
 __all__ = ["load_graph", "read_graph", "read_edges", "write_graph", "write_snap",
-           "write_native", "graph_name", "output_format", "FORMATS", "OUTPUT_FORMATS",
+           "write_native", "write_native_edges", "graph_name", "output_format", "FORMATS", "OUTPUT_FORMATS",
            "LoadedGraph"]
 
 _NAME_SUFFIXES = (".txt", ".tsv", ".el", ".wel", ".edges", ".edgelist", ".snap", ".mtx",
@@ -186,6 +187,16 @@ def write_native(path, graph: CSRGraph, *, inputs=()) -> None:
     from tricount.io.native import write_native as write  # keeps Numba out of the import
 
     write(path, graph, inputs=inputs)
+
+
+def write_native_edges(path, source, *, name=None, n_vertices=None, plan=None, inputs=(),
+                       progress=None):
+    """Write the canonical graph of an edge source as a ``.tcsr`` in bounded memory
+    (see :func:`tricount.io.native.write_native_edges`)."""
+    from tricount.io.native import write_native_edges as write  # keeps Numba out of the import
+
+    return write(path, source, name=name, n_vertices=n_vertices, plan=plan, inputs=inputs,
+                 progress=progress)
 
 
 def load_graph(path, *, format: str = "auto", progress=None, device: str = "cpu") -> CSRGraph:

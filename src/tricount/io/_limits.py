@@ -9,28 +9,12 @@ is known) or that the memory available cannot.
 
 from __future__ import annotations
 
-import os
-
 from tricount.errors import GraphFormatError, TricountError
+from tricount.prep.outofcore import available_memory
 
 #: Bytes the builder allocates per declared vertex (row counts per thread, row
 #: offsets, degrees, indptr, vertex ids; prep/build.py), rounded up.
 BYTES_PER_VERTEX = 48
-
-
-def available_memory() -> int | None:
-    """Bytes of memory available to a new allocation (Linux MemAvailable), or None."""
-    try:
-        with open("/proc/meminfo", "rb") as f:
-            for line in f:
-                if line.startswith(b"MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return None
 
 
 def _gib(n: int) -> str:

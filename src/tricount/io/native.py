@@ -15,7 +15,12 @@ header carries its own CRC-32 (of the header with that field zeroed).
 
 Writing goes through :func:`tricount.io.output.atomic_output`: a temporary
 beside the target, fsynced, renamed over it; a reader holding the old file
-keeps reading the old file (its open descriptor), never a mix.
+keeps reading the old file (its open descriptor), never a mix. Every writer is
+:class:`NativeWriter`, which streams: the sizes are known first, the sections
+follow in order with their checksums computed as they pass, the header is
+written last. :func:`write_native` streams a graph's arrays;
+:func:`write_native_edges` streams the rows of the bounded build
+(:mod:`tricount.prep.outofcore`) of an edge source too large to build in memory.
 
 Reading checks, in order: the magic number, the version, the header's own
 CRC-32, the sizes the header implies against the file and the memory
@@ -77,6 +82,115 @@ def _layout(n_vertices, n_edges, index_bytes, has_ids):
     return indices_at, ids_at, size
 
 
+class NativeWriter:
+    """Write a native file front to back into ``f``, an open binary file at offset 0.
+
+    The sizes come first, so the layout is known before any array: a zeroed header
+    is reserved, the payload sections follow in order (:meth:`write_indptr`, then
+    :meth:`write_indices` as many times as there are pieces, then
+    :meth:`write_vertex_ids` when the file keeps ids), each block's CRC-32 computed
+    as the bytes pass (full 8 MiB blocks on worker threads, while the main thread
+    writes), and :meth:`close` writes the header last. Any array of a graph is
+    written as it is, never copied into one payload buffer.
+    """
+
+    def __init__(self, f, *, n_vertices: int, n_edges: int, index_bytes: int, has_ids: bool,
+                 name=None, self_loops_dropped: int = 0, duplicates_dropped: int = 0):
+        self.f = f
+        self.indices_at, self.ids_at, self.size = _layout(n_vertices, n_edges, index_bytes,
+                                                          has_ids)
+        self.n_vertices, self.n_edges, self.has_ids = n_vertices, n_edges, has_ids
+        self.index_bytes = index_bytes
+        self.name = (name or "").encode("utf-8")[:4096]
+        self.crcs = np.zeros(-(-self.size // BLOCK_BYTES), dtype="<u4")
+        self.header_bytes = HEADER.size + len(self.name) + self.crcs.nbytes
+        self.header_bytes += _pad(self.header_bytes)
+        self.fields = [MAGIC, VERSION, self.header_bytes, n_vertices, n_edges,
+                       int(self_loops_dropped), int(duplicates_dropped), 0, index_bytes,
+                       FLAG_VERTEX_IDS if has_ids else 0, BLOCK_BYTES, self.crcs.shape[0],
+                       len(self.name), 0]
+        f.write(bytes(self.header_bytes))
+        self.pos = 0  # payload bytes written
+        self.block_crc = 0  # CRC-32 of the bytes of the current, unfinished block
+        self.pool = ThreadPoolExecutor(max_workers=max(1, min(8, os.cpu_count() or 1)))
+
+    def _put(self, data) -> None:
+        """Append payload bytes: write them and fold them into the blocks' CRCs."""
+        view = memoryview(data).cast("B")
+        if self.pos + len(view) > self.size:
+            raise ValueError("more payload than the header declares")
+        cut = min(len(view), -self.pos % BLOCK_BYTES)  # the rest of the current block
+        head, full_end = view[:cut], cut + (len(view) - cut) // BLOCK_BYTES * BLOCK_BYTES
+        first = (self.pos + cut) // BLOCK_BYTES
+        futures = [self.pool.submit(zlib.crc32, view[a: a + BLOCK_BYTES])
+                   for a in range(cut, full_end, BLOCK_BYTES)]
+        self.f.write(view)
+        if cut:
+            self.block_crc = zlib.crc32(head, self.block_crc)
+            if (self.pos + cut) % BLOCK_BYTES == 0:
+                self.crcs[(self.pos + cut) // BLOCK_BYTES - 1] = self.block_crc
+                self.block_crc = 0
+        for k, future in enumerate(futures):
+            self.crcs[first + k] = future.result()
+        if full_end < len(view):
+            self.block_crc = zlib.crc32(view[full_end:], self.block_crc)
+        self.pos += len(view)
+
+    def _section(self, at: int) -> None:
+        """Zero padding up to payload offset ``at``, where a section starts."""
+        if self.pos > at:
+            raise ValueError("a section of the native file is longer than declared")
+        self._put(bytes(at - self.pos))
+
+    def write_indptr(self, indptr) -> None:
+        self._section(0)
+        self._put(np.ascontiguousarray(indptr, dtype="<i8"))
+
+    def write_indices(self, indices) -> None:
+        """The next piece of ``indices`` (int32 or int64 as declared)."""
+        if self.pos < self.indices_at:
+            self._section(self.indices_at)
+        self._put(np.ascontiguousarray(indices, dtype=f"<i{self.index_bytes}"))
+
+    def write_vertex_ids(self, vertex_ids) -> None:
+        self._section(self.ids_at)
+        self._put(np.ascontiguousarray(vertex_ids, dtype="<i8"))
+
+    def close(self, max_degree: int) -> None:
+        """Finish the payload and write the header (sizes, counts, every block's CRC-32)."""
+        self.pool.shutdown()
+        if not self.has_ids:  # the padding after the indices ends the payload
+            self._section(self.size)
+        if self.pos != self.size:
+            raise ValueError(f"native file payload is {self.pos} bytes, declared {self.size}")
+        if self.pos % BLOCK_BYTES:
+            self.crcs[-1] = self.block_crc
+        head = bytearray(self.header_bytes)
+        self.fields[7] = int(max_degree)
+        self.fields[-1] = 0
+        HEADER.pack_into(head, 0, *self.fields)
+        at = HEADER.size
+        head[at: at + len(self.name)] = self.name
+        head[at + len(self.name): at + len(self.name) + self.crcs.nbytes] = self.crcs.tobytes()
+        self.fields[-1] = zlib.crc32(head)
+        HEADER.pack_into(head, 0, *self.fields)
+        self.f.seek(0)
+        self.f.write(head)
+
+
+def _stored_ids(path, ids, n: int):
+    """``(int64 ids, kept)``: the ids to store, and whether the file keeps them (not
+    when they are ``0 .. n-1``)."""
+    if ids is None:
+        return None, False
+    ids = to_host(ids)
+    if ids.dtype == object or ids.dtype.kind not in "iu":
+        raise GraphFormatError(path, "the graph's vertex labels are not integers; the "
+                                     "native format stores integer ids only")
+    ids = np.ascontiguousarray(ids, dtype=np.int64)
+    return ids, not np.array_equal(ids, np.arange(n, dtype=np.int64))
+
+
 def write_native(path, graph: CSRGraph, *, inputs=()) -> None:
     """Write ``graph`` as a native binary file, whole or not at all.
 
@@ -88,40 +202,73 @@ def write_native(path, graph: CSRGraph, *, inputs=()) -> None:
     indices = np.ascontiguousarray(to_host(graph.indices))
     if indices.dtype not in (np.int32, np.int64):
         indices = indices.astype(index_dtype(graph.n_vertices))
-    ids = graph.vertex_ids
-    ids = to_host(ids) if ids is not None else None
-    has_ids = False
-    if ids is not None:
-        if ids.dtype == object or ids.dtype.kind not in "iu":
-            raise GraphFormatError(path, "the graph's vertex labels are not integers; the "
-                                         "native format stores integer ids only")
-        ids = np.ascontiguousarray(ids, dtype=np.int64)
-        has_ids = not np.array_equal(ids, np.arange(graph.n_vertices, dtype=np.int64))
-    n, m = graph.n_vertices, graph.n_edges
-    indices_at, ids_at, size = _layout(n, m, indices.dtype.itemsize, has_ids)
-    payload = np.zeros(size, dtype=np.uint8)
-    payload[: 8 * (n + 1)] = indptr.view(np.uint8)
-    payload[indices_at: indices_at + indices.nbytes] = indices.view(np.uint8)
-    if has_ids:
-        payload[ids_at:] = ids.view(np.uint8)
-    view = memoryview(payload)
-    crcs = np.array([zlib.crc32(view[a: a + BLOCK_BYTES]) for a in range(0, size, BLOCK_BYTES)],
-                    dtype="<u4")
-    name = (graph.name or "").encode("utf-8")[:4096]
-    header_bytes = HEADER.size + len(name) + crcs.nbytes
-    header_bytes += _pad(header_bytes)
-    fields = [MAGIC, VERSION, header_bytes, n, m, graph.self_loops_dropped,
-              graph.duplicates_dropped, graph.max_degree, indices.dtype.itemsize,
-              FLAG_VERTEX_IDS if has_ids else 0, BLOCK_BYTES, crcs.shape[0], len(name), 0]
-    head = bytearray(header_bytes)
-    HEADER.pack_into(head, 0, *fields)
-    head[HEADER.size: HEADER.size + len(name)] = name
-    head[HEADER.size + len(name): HEADER.size + len(name) + crcs.nbytes] = crcs.tobytes()
-    fields[-1] = zlib.crc32(head)
-    HEADER.pack_into(head, 0, *fields)
+    ids, has_ids = _stored_ids(path, graph.vertex_ids, graph.n_vertices)
     with atomic_output(path) as (f, _):
-        f.write(head)
-        f.write(view)
+        writer = NativeWriter(f, n_vertices=graph.n_vertices, n_edges=graph.n_edges,
+                              index_bytes=indices.dtype.itemsize, has_ids=has_ids,
+                              name=graph.name, self_loops_dropped=graph.self_loops_dropped,
+                              duplicates_dropped=graph.duplicates_dropped)
+        writer.write_indptr(indptr)
+        writer.write_indices(indices)
+        if has_ids:
+            writer.write_vertex_ids(ids)
+        writer.close(graph.max_degree)
+
+
+class _NativeSink:
+    """Rows of :func:`tricount.prep.outofcore.build_bounded` into a :class:`NativeWriter`."""
+
+    needs_max_degree = True  # the header records it
+
+    def __init__(self, path, f, name):
+        self.path, self.f, self.name = path, f, name
+        self.writer = self.ids = None
+
+    def begin(self, *, n_vertices, n_edges, index_dtype, vertex_ids, self_loops_dropped,
+              duplicates_dropped) -> None:
+        self.ids, has_ids = _stored_ids(self.path, vertex_ids, n_vertices)
+        self.writer = NativeWriter(self.f, n_vertices=n_vertices, n_edges=n_edges,
+                                   index_bytes=np.dtype(index_dtype).itemsize, has_ids=has_ids,
+                                   name=self.name, self_loops_dropped=self_loops_dropped,
+                                   duplicates_dropped=duplicates_dropped)
+
+    def write_indptr(self, indptr) -> None:
+        self.writer.write_indptr(indptr)
+
+    def write_indices(self, entries) -> None:
+        self.writer.write_indices(entries)
+
+    def finish(self, max_degree) -> None:
+        if self.writer.has_ids:
+            self.writer.write_vertex_ids(self.ids)
+        self.writer.close(max_degree)
+
+
+def write_native_edges(path, source, *, name=None, n_vertices=None, plan=None, inputs=(),
+                       progress=None):
+    """Write the canonical graph of an edge source as a native file, in bounded memory.
+
+    ``source`` is what :func:`tricount.prep.outofcore.build_bounded` reads (chunks of
+    ``(src, dst)``, read twice; e.g. :func:`tricount.generate.rmat_chunks`). The
+    rows stream into the temporary beside ``path``, which is renamed over it once
+    whole; keys that do not fit in memory spill to an unnamed temporary file in the
+    same folder unless ``plan.spill_dir`` says otherwise. The file is byte for byte
+    what :func:`write_native` writes for ``CSRGraph.from_edges`` of the same edges.
+    Returns the :class:`~tricount.prep.outofcore.BoundedBuild` (its arrays None).
+    """
+    import dataclasses
+
+    from tricount.prep.outofcore import BuildPlan, build_bounded
+
+    path = os.fspath(path)
+    check_outputs([path], inputs)
+    plan = plan or BuildPlan()
+    if plan.spill_dir is None:
+        folder = os.path.dirname(os.path.abspath(os.path.realpath(path)))
+        plan = dataclasses.replace(plan, spill_dir=folder)
+    with atomic_output(path) as (f, _):
+        return build_bounded(source, n_vertices=n_vertices, plan=plan,
+                             sink=_NativeSink(path, f, name), progress=progress)
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)

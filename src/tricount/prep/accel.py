@@ -34,8 +34,9 @@ def register(xp_name: str, module_path: str) -> None:
 
 
 def lookup(xp, name: str):
-    """The twin of step ``name`` for namespace ``xp``, or None when there is none."""
-    path = _TWIN_MODULES.get(xp.__name__)
+    """The twin of step ``name`` for namespace ``xp`` (a module, or its name: a step that
+    may use the GPU on host arrays asks for ``"cupy"``), or None when there is none."""
+    path = _TWIN_MODULES.get(xp if isinstance(xp, str) else xp.__name__)
     if path is None:
         return None
     twins = importlib.import_module(path)

@@ -10,20 +10,27 @@ from, as the plan's preparation and orientation say (:mod:`tricount.gpu.plan`):
 - **sliced** (:mod:`.sliced`): the rank orientation and hash's plan one slice
   of vertices at a time, within a memory budget.
 
+:mod:`.outofcore` is the GPU twin of the bounded build
+(:mod:`tricount.prep.outofcore`): buckets of edge keys sorted on the device.
+
 Both pack the same keys and decode them the same way (:mod:`.keys`).
 """
 
 from __future__ import annotations
 
+from tricount.gpu.device import free_device_bytes
 from tricount.gpu.prepare.fused import (count_ids, fused_canonical_edges, orient_by_rank,
                                         plan_partners, split_tasks)
+from tricount.gpu.prepare.outofcore import device_buckets
 from tricount.gpu.prepare.sliced import SlicedCSR, orient_by_rank_sliced, plan_slices
 
 __all__ = ["orient", "fused_canonical_edges", "count_ids", "orient_by_rank", "plan_partners",
            "split_tasks", "orient_by_rank_sliced", "plan_slices", "SlicedCSR", "TWINS"]
 
 #: The fused twins of portable preparation steps, found through :mod:`tricount.prep.accel`.
-TWINS = {"canonical_edges": fused_canonical_edges, "count_ids": count_ids}
+TWINS = {"canonical_edges": fused_canonical_edges, "count_ids": count_ids,
+         # the bounded build's buckets sorted on the device, and the room it has
+         "outofcore": device_buckets, "free_bytes": free_device_bytes}
 
 
 def orient(graph, plan):

@@ -27,7 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from tricount.gpu.device import c_type, cupy, out_of_memory
-from tricount.gpu.prepare.keys import edge_layout, plan_layout, rank_layout, run_prep
+from tricount.gpu.prepare.keys import (distinct_pairs, edge_layout, plan_layout, rank_layout,
+                                      run_prep)
 from tricount.prep import orient as portable_orient
 from tricount.prep import partners as portable_partners
 from tricount.prep.canonical import (DENSE_ID_FACTOR, CanonicalEdges, check_vertex_count,
@@ -85,15 +86,8 @@ def _canonical_edges(src, dst, n_vertices):
     run_prep("tc_prep_edge_keys", n_entries,
              (src, dst, np.int64(n_entries), np.int32(layout.high_shift), keys,
               present if mark else keys), mark=mark)
-    keys.sort()
-    first_pair = cp.empty(n_entries, dtype=cp.uint8)
-    counts = cp.zeros(2, dtype=cp.uint64)
-    run_prep("tc_prep_pair_flags", n_entries, (keys, np.int64(n_entries), first_pair, counts))
-    positions = cp.flatnonzero(first_pair)
-    del first_pair
-    lo, hi = layout.decode(keys, int(positions.shape[0]), np.int32, positions=positions,
-                           present=present)
-    del keys, positions
+    lo, hi, counts = distinct_pairs(keys, layout, np.int32, present=present)
+    del keys
     if mark:
         vertex_ids = cp.flatnonzero(present)
         if vertex_ids.shape[0] < top + 1:  # ids with gaps: rename, keeping the order

@@ -25,7 +25,8 @@ from tricount.gpu._module import get_kernel
 from tricount.gpu.device import c_type, cupy, launch_grid_stride
 from tricount.prep.xp import bits_for
 
-__all__ = ["KeyLayout", "edge_layout", "rank_layout", "plan_layout", "run_prep", "run_slice",
+__all__ = ["KeyLayout", "edge_layout", "rank_layout", "plan_layout", "distinct_pairs",
+           "run_prep", "run_slice",
            "prep_defines", "slice_defines", "DEFAULT_DEFINES", "PREP_BLOCK_SIZE"]
 
 #: Threads per block of every preparation kernel: grid-stride passes, not tuned.
@@ -89,6 +90,23 @@ class KeyLayout:
                       np.uint64(self.low_mask), high, low, present if mark else keys),
                      vertex_t=c_type(dtype), gather=gather, mark=mark)
         return high, low
+
+
+def distinct_pairs(keys, layout: KeyLayout, dtype, *, present=None):
+    """Sort edge keys in place and decode each distinct pair once, in order:
+    ``(lo, hi, counts)``, ``counts`` (on the device) holding the distinct keys (the
+    distinct directed lines) and the dropped ones (``tc_prep_pair_flags``)."""
+    cp = cupy()
+    n = int(keys.shape[0])
+    keys.sort()
+    first_pair = cp.empty(n, dtype=cp.uint8)
+    counts = cp.zeros(2, dtype=cp.uint64)
+    run_prep("tc_prep_pair_flags", n, (keys, np.int64(n), first_pair, counts))
+    positions = cp.flatnonzero(first_pair)
+    del first_pair
+    lo, hi = layout.decode(keys, int(positions.shape[0]), dtype, positions=positions,
+                           present=present)
+    return lo, hi, counts
 
 
 def edge_layout(top: int) -> KeyLayout:
