@@ -1,11 +1,18 @@
 """The public API: from a file, edge arrays or a graph, to a count.
 
-    backends.get_backend ─▶ cpu | gpu | reference backend
+    backends.get_backend ─▶ cpu | gpu | reference backend   ("dask": a cluster, below)
     path ──io.read_graph──▶ CSRGraph   (text formats: parse + canonicalise; .tcsr: mapped;
                                         for the gpu engine, text streams to the GPU and is
                                         canonicalised there)
     (src, dst) ──CSRGraph.from_edges──▶ CSRGraph
     engine.count: orient by (degree, id) ─▶ counting kernel ─▶ int64 count
+
+A count in parts (tricount.partition) instead, when asked for (partitions=, devices=,
+backend="dask", max_memory= on the CPU) or when the GPU's memory check says the graph does
+not fit in one piece:
+
+    graph, path or RankedCSR ─▶ partition.count_partitioned(executor="cpu" | "gpu" | "dask")
+        ─▶ rank order, the plan's apex ranges, each counted ─▶ Σ  (result.partition says how)
 """
 
 from __future__ import annotations
@@ -13,10 +20,14 @@ from __future__ import annotations
 import os
 import time
 
+import numpy as np
+
 from tricount.backends import get_backend
-from tricount.errors import InvalidArgumentError, check_text
+from tricount.errors import InvalidArgumentError, UnknownMethodError, UnsupportedGraphError, \
+    check_text
 from tricount.graph import CSRGraph
 from tricount.io import load_graph, read_graph
+from tricount.partition import check_partition_args, count_partitioned
 from tricount.result import CountResult
 
 __all__ = ["count", "count_triangles", "load_graph", "as_graph"]
@@ -44,53 +55,197 @@ def as_graph(graph, *, device: str = "cpu") -> tuple[CSRGraph, dict]:
     return g, {"load_s": 0.0, "build_s": time.perf_counter() - t0}
 
 
-def count(graph, *, backend: str = "auto", method: str = "auto", **options) -> CountResult:
+def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None, devices=None,
+          max_memory=None, client=None, orientation: str = "auto", **options) -> CountResult:
     """Count triangles and report what ran, why, and how long each phase took.
 
     Parameters
     ----------
     graph : CSRGraph, str, os.PathLike or (src, dst)
         The graph, a graph file in any supported format, or a tuple of two
-        arrays of edge endpoints.
-    backend : {"auto", "cpu", "gpu", "reference"}
+        arrays of edge endpoints. A partitioned count reads a file itself (a
+        ``.tcsr`` written in rank order, ``tricount.partition.prepare_ranked``,
+        needs no orientation; Dask workers open it themselves).
+    backend : {"auto", "cpu", "gpu", "reference", "dask"}
         ``auto`` uses the GPU when one is usable, else the CPU, and says why.
+        ``dask`` counts the sub-problems as tasks on ``client``'s cluster.
     method : str
-        A counting method of the backend, or ``auto``.
+        A counting method of the backend, or ``auto`` (a partitioned count
+        runs ``hash`` on GPUs and the CPU executor's byte-map count).
+    partitions : int, optional
+        Count in this many apex ranges (any backend but ``reference``). By
+        default one piece, unless the GPU's memory check says the graph does not
+        fit: then the least number that does.
+    devices : None, "all", int or list of int
+        Spread the count over these GPUs of this host (``"all"``, the first
+        ``devices``, or ids).
+    max_memory : int, optional
+        Bytes the count may hold on a device (GPU), or that one sub-problem
+        may hold (CPU: the count is then partitioned to fit it).
+    client : distributed.Client, optional
+        The Dask cluster for ``backend="dask"`` (default: the current client).
+    orientation : {"auto", "rank", "degree", "id"}
+        The GPU engine's orientation; partitioned counts use ``rank``.
     **options
-        Options of the backend, e.g. on the GPU ``max_memory`` (bytes) and
-        ``orientation``. A backend rejects options it does not know.
+        Other options of the backend's engine. A backend rejects options it
+        does not know.
 
     Raises
     ------
     InvalidArgumentError
-        ``graph``, ``backend`` or ``method`` of the wrong type or value.
+        ``graph``, ``backend``, ``method``, ``partitions``, ``devices`` or
+        ``max_memory`` of the wrong type or value.
     BackendUnavailableError
-        ``backend="gpu"`` where no GPU is usable.
+        ``backend="gpu"`` where no GPU is usable; ``backend="dask"`` without
+        Dask or a cluster.
+    UnsupportedGraphError
+        A graph that does not fit even in parts; the message names what, how
+        much, and what to do.
 
     Returns
     -------
     CountResult
         ``n_triangles`` plus backend, method, reasons, graph facts and
-        timings (``load_s``, ``preprocess_s``, ``count_s``, ``total_s``).
+        timings (``load_s``, ``preprocess_s``, ``count_s``, ``total_s``);
+        ``partition`` (None for a count in one piece) says how many
+        sub-problems ran, where and why.
+
+    Examples
+    --------
+    K4 has 4 triangles, in however many parts it is counted:
+
+    >>> k4 = ([0, 0, 0, 1, 1, 2], [1, 2, 3, 2, 3, 3])
+    >>> result = count(k4, backend="cpu", partitions=3)
+    >>> result.n_triangles, result.partition["subproblems"]
+    (4, 3)
     """
     check_text(method, "method")
+    check_text(orientation, "orientation")
+    parts = dict(zip(("partitions", "devices", "max_memory"),
+                     check_partition_args(partitions, devices, max_memory)))
     t0 = time.perf_counter()
+    if backend == "dask" or client is not None:
+        return _partitioned(graph, "dask", "requested", "backend='dask' requested", parts,
+                            client=client, method=method, orientation=orientation,
+                            options=options, t0=t0)
     engine, backend_reason = get_backend(backend)
-    # A file meant for the GPU is built there, its reading overlapped with the copies.
-    g, steps = as_graph(graph, device="gpu" if engine.name == "gpu" else "cpu")
-    out = engine.count(g, method=method, **options)
-    total = time.perf_counter() - t0
+    forced = _forced_reason(engine.name, **parts)
+    if forced is not None:
+        return _partitioned(graph, engine.name, backend_reason, forced, parts, method=method,
+                            orientation=orientation, options=options, t0=t0)
+    g, steps = _loaded(graph, engine.name)
+    why = _does_not_fit(engine.name, g, method, orientation, max_memory, options)
+    if why is None:
+        if orientation != "auto":
+            options["orientation"] = orientation
+        if max_memory is not None:
+            options["max_memory"] = max_memory
+        try:
+            out = engine.count(g, method=method, **options)
+        except UnsupportedGraphError as exc:  # the check is optimistic about a sliced count
+            if not _partitionable(engine.name, method, orientation, options):
+                raise
+            why = f"the in-memory count did not fit: {exc}"
+    if why is not None:
+        return _partitioned(g, "gpu", backend_reason, why, parts, method=method,
+                            orientation=orientation, options={}, t0=t0, steps=steps)
     timings = {
         "load_s": steps["load_s"],
         "preprocess_s": steps["build_s"] + out.timings.get("preprocess_s", 0.0),
         "count_s": out.timings["count_s"],
-        "total_s": total,
+        "total_s": time.perf_counter() - t0,
     }
     for extra in ("kernel_s", "gpu_s"):
         if extra in out.timings:
             timings[extra] = out.timings[extra]
     return CountResult(out.n_triangles, engine.name, backend_reason, out.method, out.method_reason,
                        g.summary(), timings)
+
+
+def _does_not_fit(engine: str, g, method: str, orientation: str, max_memory,
+                  options: dict) -> str | None:
+    """Why the GPU's memory check sends ``g`` to a count in parts, or None."""
+    if not _partitionable(engine, method, orientation, options):
+        return None
+    from tricount.partition.gpu import fits_in_memory
+
+    fits, why = fits_in_memory(g.n_vertices, g.n_edges, g.indices.dtype.itemsize,
+                               on_device=g.xp is not np, method=method, orientation=orientation,
+                               max_memory=max_memory, name=g.name)
+    return None if fits else why
+
+
+def _partitionable(engine: str, method: str, orientation: str, options: dict) -> bool:
+    """Whether a GPU count may go to the partitioned count (hash, rank order, no knobs)."""
+    return (engine == "gpu" and method in ("auto", "hash") and orientation in ("auto", "rank")
+            and not options)
+
+
+def _forced_reason(engine: str, *, partitions, devices, max_memory) -> str | None:
+    """Why the call asks for a count in parts on ``engine``, or None (checked arguments)."""
+    if engine == "reference" and (partitions is not None or devices is not None):
+        raise InvalidArgumentError("backend 'reference' counts in one piece: partitions= and "
+                                   "devices= take backend 'cpu', 'gpu' or 'dask'")
+    if devices is not None and engine != "gpu":
+        raise InvalidArgumentError(f"devices={devices!r} spreads a count over GPUs; backend "
+                                   f"{engine!r} runs none (use backend='gpu')")
+    if partitions is not None:
+        return f"partitions={partitions} requested"
+    if devices is not None:
+        return f"devices={devices!r} requested"
+    if engine == "cpu" and max_memory is not None:
+        return f"max_memory={max_memory} on the CPU bounds each sub-problem"
+    return None
+
+
+#: The counter each executor runs (a Dask worker's: its GPU's or its CPU's).
+EXECUTOR_METHODS = {"gpu": "hash", "cpu": "bitmap"}
+
+
+def _partitioned(graph, executor: str, backend_reason: str, why: str, parts: dict, *,
+                 client=None, method: str, orientation: str, options: dict, t0: float,
+                 steps=None) -> CountResult:
+    """A count in parts (:func:`tricount.partition.count_partitioned`) as a CountResult."""
+    if options:
+        raise UnknownMethodError(f"a partitioned count takes no engine options, got "
+                                 f"{', '.join(sorted(options))}")
+    if orientation not in ("auto", "rank"):
+        raise InvalidArgumentError(f"a partitioned count orients by rank; got orientation="
+                                   f"{orientation!r} (use 'auto' or 'rank')")
+    own = EXECUTOR_METHODS.get(executor)
+    if method != "auto" and method != own:
+        raise UnknownMethodError(f"a partitioned count on {executor!r} runs method "
+                                 f"{own or 'auto'!r}; got method={method!r}")
+    if isinstance(graph, tuple):
+        graph, steps = as_graph(graph)
+    steps = steps or {"load_s": 0.0, "build_s": 0.0}
+    n_triangles, report = count_partitioned(graph, executor=executor, client=client, **parts)
+    t = report.timings
+    timings = {"load_s": steps["load_s"] + t.get("load_s", 0.0),
+               "preprocess_s": (steps["build_s"] + t.get("rank_s", 0.0) + t.get("prepare_s", 0.0)
+                                + t["plan_s"]),
+               "count_s": t["count_s"], "total_s": time.perf_counter() - t0}
+    if "kernel_s" in t:
+        timings["kernel_s"] = t["kernel_s"]
+    ran = sorted({"hash" if str(s["where"]).startswith("gpu") else "bitmap"
+                  for s in report.subproblems}) or [own or "bitmap"]
+    partition = dict(report.to_dict(), why=why)
+    summary = dict(report.graph)
+    return CountResult(n_triangles, executor, backend_reason, "+".join(ran),
+                       f"partitioned ({why}): {report.reason}", summary, timings, partition)
+
+
+def _loaded(graph, engine: str):
+    """``as_graph`` for ``engine``: a text file for the GPU is parsed onto the device (read on
+    the host instead when it does not fit there); a ``.tcsr`` is read on the host, and copied
+    by the engine, or counted in parts when the GPU's memory check says it must be."""
+    if engine == "gpu" and isinstance(graph, (str, os.PathLike)) \
+            and not os.fspath(graph).endswith(".tcsr"):
+        try:
+            return as_graph(graph, device="gpu")
+        except UnsupportedGraphError:
+            pass
+    return as_graph(graph, device="cpu")
 
 
 def count_triangles(graph, *, backend: str = "auto", method: str = "auto") -> int:

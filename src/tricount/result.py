@@ -21,7 +21,12 @@ class EngineResult:
 
 @dataclass
 class CountResult:
-    """The answer of :func:`tricount.count` (LAGraph's in/out style: what ran, and why)."""
+    """The answer of :func:`tricount.count` (LAGraph's in/out style: what ran, and why).
+
+    ``partition`` is None for a count in one piece; a partitioned count puts its
+    report there (:meth:`tricount.partition.PartitionReport.to_dict`: how many
+    sub-problems ran, where, why, and per device what each cost).
+    """
 
     n_triangles: int
     backend: str
@@ -30,6 +35,7 @@ class CountResult:
     method_reason: str
     graph: dict
     timings: dict
+    partition: dict | None = None
 
     def __int__(self) -> int:
         return self.n_triangles
@@ -53,4 +59,6 @@ class CountResult:
             timings=dict(self.timings),
             edges_per_second=self.edges_per_second,
         )
+        if self.partition is not None:
+            out["partition"] = self.partition
         return out

@@ -3,11 +3,20 @@ per-edge tables.
 
     tricount count PATH [--backend B] [--method M] [--verify] [--json]
                         [--per-vertex OUT] [--per-edge OUT]
+                        [--partitions K] [--devices D] [--max-memory BYTES]
+                        [--scheduler ADDRESS]
 
 ``--method`` accepts the methods the backends offer (asked of them:
 :data:`tricount.cpu.CPU_METHODS`, :data:`tricount.gpu.GPU_METHODS`). With no
 PATH the built-in example (R-MAT scale 16) is counted. Output files are
 checked before anything is read: none may be the input, by any path.
+
+The count-in-parts options go to :func:`tricount.count`; with them the path
+itself goes there too (a rank-ordered ``.tcsr`` is counted as read, and Dask
+workers open it themselves), unless ``--verify``, a table or ``--format``
+needs the graph read here. ``--scheduler`` connects a
+``distributed.Client`` (exit 3 when Dask is missing or the scheduler cannot
+be reached).
 """
 
 from __future__ import annotations
@@ -46,6 +55,7 @@ def add_parser(sub) -> None:
                        help="an option passed to the backend's count, e.g. orientation=id "
                             "(GPU); repeatable")
     options.add_json(count)
+    options.add_partition_options(count)
     count.add_argument("--verify", action="store_true",
                        help="also count with the reference oracle; exit 4 on a mismatch")
     count.add_argument("--per-vertex", metavar="OUT",
@@ -107,29 +117,62 @@ def _load_device(args) -> str:
     return "gpu"
 
 
+def dask_client(address: str):
+    """A ``distributed.Client`` connected to the scheduler at ``address``."""
+    from tricount.errors import BackendUnavailableError
+
+    try:
+        import distributed
+    except ImportError:
+        raise BackendUnavailableError('--scheduler needs dask and distributed (pip install '
+                                      '".[dask]" from a tricount clone)') from None
+    try:
+        return distributed.Client(address, timeout="30s")
+    except (OSError, TimeoutError) as exc:
+        raise BackendUnavailableError(f"cannot reach the Dask scheduler at {address}: "
+                                      f"{exc}") from None
+
+
 def run(args) -> int:
     import tricount
     from tricount.graph import CSRGraph
 
     check_outputs(args, (args.per_vertex, args.per_edge))
     count_options = parse_options(args.option)
+    parts = options.partition_options(args)
+    if args.scheduler and args.backend != "auto":
+        raise TricountError(f"--scheduler counts on a Dask cluster; it takes no --backend "
+                            f"(got {args.backend})")
     t0 = time.perf_counter()
+    graph, load_s, build_s = None, None, 0.0
     if args.path is None:
         src, dst, name = example_edges()
         load_s = time.perf_counter() - t0
         graph = CSRGraph.from_edges(src, dst, name=name)
         build_s = time.perf_counter() - t0 - load_s
+        source = graph
+    elif (parts or args.scheduler) and not (args.verify or args.per_vertex or args.per_edge
+                                            or args.format != "auto"):
+        source = args.path  # the partition layer reads it (or its Dask workers do)
     else:
         loaded = options.load(args, device=_load_device(args))
-        graph = loaded.graph
+        graph = source = loaded.graph
         load_s, build_s = loaded.timings["load_s"], loaded.timings["build_s"]
-    result = tricount.count(graph, backend=args.backend, method=args.method, **count_options)
-    result.timings["load_s"] = load_s
-    result.timings["preprocess_s"] += build_s
+    client = dask_client(args.scheduler) if args.scheduler else None
+    try:
+        result = tricount.count(source, backend="dask" if client else args.backend,
+                                method=args.method, client=client, **parts, **count_options)
+    finally:
+        if client is not None:
+            client.close()
+    if load_s is not None:
+        result.timings["load_s"] = load_s
+        result.timings["preprocess_s"] += build_s
     result.timings["total_s"] = time.perf_counter() - t0
     status = options.EXIT_OK
     report = result.to_dict()
-    report.update(write_tables(args, graph, result.backend))
+    if graph is not None:
+        report.update(write_tables(args, graph, result.backend))
     if args.verify:
         expected = tricount.count_triangles(graph, backend="reference")
         report["verified"] = expected == result.n_triangles
@@ -140,10 +183,15 @@ def run(args) -> int:
         print(json.dumps(report))
         return status
     print(result.n_triangles)
-    empty = " (the graph is empty)" if graph.n_edges == 0 else ""
-    print(f"{graph.name}: {graph.n_vertices} vertices, {graph.n_edges} edges{empty}; "
+    facts = result.graph
+    empty = " (the graph is empty)" if facts["edges"] == 0 else ""
+    parted = ""
+    if result.partition is not None:
+        parted = (f"; {result.partition['subproblems']} sub-problem(s) on "
+                  f"{', '.join(result.partition['where'])}")
+    print(f"{facts['graph']}: {facts['vertices']} vertices, {facts['edges']} edges{empty}; "
           f"{result.backend}/{result.method}, total {result.timings['total_s']:.3f} s, "
-          f"count {result.timings['count_s']:.3f} s", file=sys.stderr)
+          f"count {result.timings['count_s']:.3f} s{parted}", file=sys.stderr)
     if args.verify:
         verdict = ("PASS" if status == options.EXIT_OK
                    else f"FAIL (reference says {report['reference_triangles']})")

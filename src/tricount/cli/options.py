@@ -29,6 +29,7 @@ at once, even while a long kernel holds the main thread.
 
 from __future__ import annotations
 
+import argparse
 import errno
 import os
 import signal
@@ -69,6 +70,82 @@ def add_backend(parser) -> None:
 
 def add_json(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+#: --max-memory's suffixes (powers of 1024; a trailing "B" or "iB" is allowed).
+BYTE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def parse_bytes(text: str) -> int:
+    """``"12G"`` -> 12 * 2**30: a positive number of bytes, with an optional K/M/G/T suffix.
+
+    >>> parse_bytes("1000"), parse_bytes("1.5K"), parse_bytes("2GiB")
+    (1000, 1536, 2147483648)
+    """
+    raw = text.strip().upper().removesuffix("IB").removesuffix("B")
+    unit = raw[-1:] if raw[-1:] in BYTE_UNITS else ""
+    try:
+        value = float(raw[:len(raw) - len(unit)]) * BYTE_UNITS[unit]
+    except ValueError:
+        value = 0
+    if not value >= 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of bytes such as 8G or "
+                                         f"500000000, got {text!r}")
+    return int(value)
+
+
+def parse_devices(text: str):
+    """``"all"``, a number of GPUs (``"2"``), or GPU ids (``"0,1"``).
+
+    >>> parse_devices("all"), parse_devices("2"), parse_devices("0,0")
+    ('all', 2, (0, 0))
+    """
+    if text == "all":
+        return text
+    try:
+        if "," in text:
+            ids = tuple(int(part) for part in text.split(","))
+            if all(i >= 0 for i in ids):
+                return ids
+        elif int(text) >= 1:
+            return int(text)
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"expected all, a number of GPUs or ids like 0,1; got "
+                                     f"{text!r}")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def add_partition_options(parser) -> None:
+    """--partitions, --devices, --max-memory and --scheduler (a count in parts)."""
+    group = parser.add_argument_group("counting in parts (tricount.partition)")
+    group.add_argument("--partitions", type=positive_int, metavar="K",
+                       help="count in K apex ranges, on any backend but reference (default: "
+                            "one, or the least that fits the GPU)")
+    group.add_argument("--devices", type=parse_devices, metavar="D",
+                       help="spread the count over GPUs of this host: all, a number, or ids "
+                            "such as 0,1")
+    group.add_argument("--max-memory", type=parse_bytes, metavar="BYTES",
+                       help="bytes the count may hold on a GPU (on the CPU: per sub-problem); "
+                            "suffixes K, M, G, T are powers of 1024")
+    group.add_argument("--scheduler", metavar="ADDRESS",
+                       help="count the sub-problems on the Dask cluster at ADDRESS "
+                            "(tcp://host:8786); selects the dask backend")
+
+
+def partition_options(args) -> dict:
+    """The count-in-parts keywords the command line set."""
+    return {key: getattr(args, key) for key in ("partitions", "devices", "max_memory")
+            if getattr(args, key, None) is not None}
 
 
 def say(args, message: str) -> None:

@@ -55,6 +55,7 @@ ENTRY_POINTS = (
     ("slice", "tc_slice_owner_pairs"),
     ("slice", "tc_slice_plan_keys"),
     ("slice", "tc_slice_low_ids"),
+    ("slice", "tc_slice_block_pairs"),
 )
 
 #: The kernels of the local computations (per vertex, per edge, truss).

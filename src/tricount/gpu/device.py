@@ -22,6 +22,7 @@ __all__ = [
     "free_device_bytes",
     "require_memory",
     "out_of_memory",
+    "live_memory_hook",
     "c_type",
     "kernel_arrays",
     "resident_grid",
@@ -99,6 +100,38 @@ def out_of_memory(what: str, advice: str = ADVICE):
         asked = _ALLOCATING.search(str(exc))
         size = f" (one allocation of {asked.group(1)} bytes failed: {exc})" if asked else f" ({exc})"
         raise UnsupportedGraphError(f"{what} ran out of GPU memory{size}; {advice}") from exc
+
+
+def live_memory_hook(name: str = "tricount-live-memory"):
+    """A new CuPy memory hook (a context manager) that follows every pool allocation and free
+    of the thread it is entered in: ``live`` and ``peak`` bytes, ``start``, ``reset()``.
+
+    It counts the arrays alive (what CuPy's pool hands out, rounded to its
+    blocks), not the pool's cached free blocks, so ``peak`` is the high-water
+    mark of what the code held at once. CuPy's hooks are per thread and by
+    ``name`` (two of one name cannot be active in one thread): each device
+    thread of a partitioned count enters its own, named after its device.
+    """
+    cp = cupy()
+
+    class LiveMemory(cp.cuda.MemoryHook):
+        def __init__(self):
+            self.name = name
+            self.live, self.peak, self.start, self.sizes = 0, 0, 0, {}
+
+        def malloc_postprocess(self, device_id, size, mem_size, mem_ptr, pmem_id):
+            self.sizes[mem_ptr] = mem_size
+            self.live += mem_size
+            self.peak = max(self.peak, self.live)
+
+        def free_postprocess(self, device_id, mem_size, mem_ptr, pmem_id):
+            self.live -= self.sizes.pop(mem_ptr, mem_size)
+
+        def reset(self):
+            """Start a phase: ``peak`` and ``start`` become what is alive now."""
+            self.peak = self.start = self.live
+
+    return LiveMemory()
 
 
 def c_type(dtype) -> str:

@@ -43,10 +43,10 @@ from tricount.gpu.plan import (GPU_METHODS, ORIENTATIONS, GraphStats, Plan, plan
 from tricount.gpu.prepare import orient
 from tricount.result import EngineResult
 
-__all__ = ["count", "count_oriented", "execute", "GPU_METHODS", "ORIENTATIONS"]
+__all__ = ["count", "count_oriented", "execute", "Regions", "GPU_METHODS", "ORIENTATIONS"]
 
 
-class _Regions:
+class Regions:
     """The ``timed`` factory a launcher receives: a timer region per call when the
     caller times, else a no-op context."""
 
@@ -78,7 +78,7 @@ def _launcher(path: str):
 def execute(oriented, plan: Plan, timer=None) -> tuple[int, float | None]:
     """Run a resolved plan's method on an oriented CSR on the device:
     ``(n_triangles, kernel_seconds)``, the seconds None unless ``timer`` is given."""
-    regions = _Regions(timer)
+    regions = Regions(timer)
     n_triangles = _launcher(type(plan.shape).launcher)(oriented, plan.shape, regions)
     return int(n_triangles), regions.seconds
 

@@ -5,12 +5,14 @@
         ─▶ executor: "cpu" (cpu.count_subproblem, one after another)
                      "dask" (dask_executor: one task per sub-problem, on each worker
                              its GPU's counter or the CPU's)
+                     "gpu" (gpu.count_gpu: one GPU or several of one host, the
+                            statistics, orientation and blocks built on the device)
         ─▶ Σ of the sub-problems' counts (Python int, exact) + PartitionReport
 
 Each triangle is counted once, in the sub-problem whose apex range holds its
 highest-ranked vertex (the argument is in :mod:`tricount.partition.plan`).
 
-Importing this package imports neither Numba nor Dask; they load when a count runs.
+Importing this package imports neither Numba, CuPy nor Dask; they load when a count runs.
 """
 
 from __future__ import annotations
@@ -22,17 +24,17 @@ import time
 import uuid
 from dataclasses import dataclass, field, replace
 
-from tricount.errors import TricountError
+from tricount.errors import InvalidArgumentError, TricountError, check_count
 from tricount.partition.plan import (MAX_PARTITIONS, MemoryModel, PartitionPlan, SubProblem,
                                      plan_partitions, split_anchors)
 from tricount.partition.ranked import RankedCSR
 
 __all__ = ["count_partitioned", "PartitionReport", "plan_graph", "ranked_csr", "prepare_ranked",
            "PartitionPlan", "SubProblem", "MemoryModel", "RankedCSR", "plan_partitions",
-           "split_anchors", "EXECUTORS", "MAX_PARTITIONS"]
+           "split_anchors", "EXECUTORS", "MAX_PARTITIONS", "check_partition_args", "check_devices"]
 
-#: Executors :func:`count_partitioned` runs; the GPU ones arrive with ``tricount.partition.gpu``.
-EXECUTORS = ("cpu", "dask")
+#: Executors :func:`count_partitioned` runs.
+EXECUTORS = ("cpu", "dask", "gpu")
 
 log = logging.getLogger("tricount")
 
@@ -45,7 +47,11 @@ class PartitionReport:
     ``apex`` (the rank range), ``rows`` (anchor range), ``entries``,
     ``estimated_work``, ``memory`` (bytes, estimated), ``n_triangles``,
     ``block_s``, ``count_s``, ``where`` (``"cpu"``, ``"gpu:0"``, ...) and
-    ``worker`` (the Dask worker's address, or None).
+    ``worker`` (the Dask worker's address, or None); on several GPUs, one per
+    piece of anchors (``rows``). ``devices`` has one dict per GPU of the GPU
+    executor (pieces counted, busy and kernel seconds, bytes copied to it,
+    peak memory of the count's arrays, budget, whether the rank-ordered CSR
+    stayed on it); ``graph`` the graph's facts.
     """
 
     n_subproblems: int
@@ -55,13 +61,60 @@ class PartitionReport:
     plan: PartitionPlan
     subproblems: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)
+    devices: list = field(default_factory=list)
+    graph: dict = field(default_factory=dict)
+
+    def device_balance(self, key: str = "busy_s") -> float | None:
+        """The slowest device's ``key`` seconds over the devices' mean (1.0: even)."""
+        values = [d[key] for d in self.devices if d.get(key) is not None]
+        if not values or not sum(values):
+            return None
+        return max(values) * len(values) / sum(values)
 
     def to_dict(self) -> dict:
-        return {"subproblems": self.n_subproblems, "executor": self.executor,
-                "reason": self.reason, "where": list(self.where),
-                "work_estimate": self.plan.work_estimate, "imbalance": self.plan.imbalance,
-                "max_memory": self.plan.max_memory, "timings": dict(self.timings),
-                "per_subproblem": [dict(s) for s in self.subproblems]}
+        out = {"subproblems": self.n_subproblems, "executor": self.executor,
+               "reason": self.reason, "where": list(self.where),
+               "work_estimate": self.plan.work_estimate, "imbalance": self.plan.imbalance,
+               "max_memory": self.plan.max_memory, "timings": dict(self.timings),
+               "pieces": len(self.subproblems),
+               "per_subproblem": [dict(s) for s in self.subproblems]}
+        if self.devices:
+            out["devices"] = [dict(d) for d in self.devices]
+            out["device_balance"] = self.device_balance()
+            out["device_kernel_balance"] = self.device_balance("kernel_s")
+        return out
+
+
+def check_devices(devices):
+    """``devices`` checked for its form (no GPU asked): None, ``"all"``, a count >= 1, or a
+    non-empty sequence of ids >= 0 (a tuple); else :class:`InvalidArgumentError`.
+
+    >>> check_devices("all"), check_devices(2), check_devices([0, 0])
+    ('all', 2, (0, 0))
+    """
+    if devices is None or devices == "all":
+        return devices
+    if isinstance(devices, str):
+        raise InvalidArgumentError(f"devices must be 'all', a number of GPUs or a list of GPU "
+                                   f"ids, got {devices!r}")
+    if isinstance(devices, (list, tuple)):
+        if not devices:
+            raise InvalidArgumentError("devices must name at least one GPU id, got []")
+        return tuple(check_count(d, "devices", minimum=0) for d in devices)
+    return check_count(devices, "devices", minimum=1)
+
+
+def check_partition_args(partitions, devices, max_memory):
+    """``(partitions, devices, max_memory)`` checked: ``partitions`` in 1 .. MAX_PARTITIONS,
+    ``devices`` as :func:`check_devices`, ``max_memory`` a positive number of bytes."""
+    if partitions is not None:
+        partitions = check_count(partitions, "partitions", minimum=1)
+        if partitions > MAX_PARTITIONS:
+            raise InvalidArgumentError(f"partitions must be at most {MAX_PARTITIONS}, got "
+                                       f"{partitions}")
+    if max_memory is not None:
+        max_memory = check_count(max_memory, "max_memory", minimum=1)
+    return partitions, check_devices(devices), max_memory
 
 
 def ranked_csr(graph) -> RankedCSR:
@@ -84,15 +137,19 @@ def ranked_csr(graph) -> RankedCSR:
                         f"{type(graph).__name__}")
 
 
-def prepare_ranked(source, path) -> RankedCSR:
+def prepare_ranked(source, path, *, backend: str = "cpu") -> RankedCSR:
     """Write ``source`` (a graph or a graph file) as a ``.tcsr`` in rank order, for counting again.
 
     A ranked file is counted as read, with no orientation, and Dask workers
     open it themselves; the original vertex ids are kept in the file.
+    ``backend="gpu"`` orders it on the current GPU (in slices, into host
+    memory: :func:`tricount.partition.gpu.rank_on_gpu`) instead of the CPU.
     """
     from tricount.io import load_graph
     from tricount.partition.ranked import rank_graph, write_ranked
 
+    if backend not in ("cpu", "gpu"):
+        raise InvalidArgumentError(f"backend must be 'cpu' or 'gpu', got {backend!r}")
     if isinstance(source, (str, os.PathLike)):
         if os.path.realpath(source) == os.path.realpath(path):
             raise TricountError(f"prepare_ranked would write over its input {source}; "
@@ -100,7 +157,12 @@ def prepare_ranked(source, path) -> RankedCSR:
         graph = load_graph(source)
     else:
         graph = source
-    r = rank_graph(graph)
+    if backend == "gpu":
+        from tricount.partition.gpu import rank_on_gpu
+
+        r = rank_on_gpu(graph)
+    else:
+        r = rank_graph(graph)
     write_ranked(r, path, vertex_ids=graph.vertex_ids, name=graph.name)
     return r
 
@@ -146,7 +208,7 @@ def _worker_source(r: RankedCSR, graph):
 
 
 def count_partitioned(graph, *, partitions=None, max_memory=None, executor="cpu", client=None,
-                      workers=None):
+                      workers=None, devices=None):
     """Count triangles as a plan of sub-problems; return ``(n_triangles, PartitionReport)``.
 
     Parameters
@@ -158,14 +220,18 @@ def count_partitioned(graph, *, partitions=None, max_memory=None, executor="cpu"
         Force this many apex ranges (1 .. MAX_PARTITIONS). Default: one, or
         with ``max_memory`` the least number whose sub-problems fit.
     max_memory : int, optional
-        Bytes one sub-problem may hold (its column block and byte maps).
-    executor : {"cpu", "dask"}
+        Bytes one sub-problem may hold (its column block and byte maps); on
+        the GPU, bytes each device may hold for the count.
+    executor : {"cpu", "dask", "gpu"}
         ``cpu``: this process, sub-problems one after another, each on every
         core. ``dask``: one task per sub-problem on ``client``'s cluster.
+        ``gpu``: :func:`tricount.partition.gpu.count_gpu`, on ``devices``.
     client : distributed.Client, optional
         For ``executor="dask"``; default the current client.
     workers : list of str, optional
         For ``executor="dask"``: only these worker addresses.
+    devices : None, "all", int or list of int
+        For ``executor="gpu"``: the GPUs of this host to use.
 
     Examples
     --------
@@ -179,6 +245,13 @@ def count_partitioned(graph, *, partitions=None, max_memory=None, executor="cpu"
     """
     if executor not in EXECUTORS:
         raise TricountError(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")
+    partitions, devices, max_memory = check_partition_args(partitions, devices, max_memory)
+    if executor == "gpu":
+        from tricount.partition.gpu import count_gpu
+
+        return count_gpu(graph, partitions=partitions, devices=devices, max_memory=max_memory)
+    if devices is not None:
+        raise InvalidArgumentError(f"devices= takes GPUs; executor {executor!r} runs none")
     t0 = time.perf_counter()
     r = ranked_csr(graph)
     t1 = time.perf_counter()
@@ -205,5 +278,17 @@ def count_partitioned(graph, *, partitions=None, max_memory=None, executor="cpu"
                for sub, res in zip(subs, results)]
     report = PartitionReport(plan.k, executor, plan.reason, where, plan, per_sub,
                              {"rank_s": t1 - t0, "plan_s": t2 - t1, "count_s": t3 - t2,
-                              "total_s": t3 - t0})
+                              "total_s": t3 - t0},
+                             graph={"graph": _name(graph, r), "vertices": r.n_vertices,
+                                    "edges": r.n_edges})
     return n_triangles, report
+
+
+def _name(graph, r: RankedCSR):
+    """The graph's name for reports: a CSRGraph's, else its file's."""
+    name = getattr(graph, "name", None)
+    if name is None and r.path is not None:
+        name = os.path.basename(r.path)
+    if name is None and isinstance(graph, (str, os.PathLike)):
+        name = os.path.basename(os.fspath(graph))
+    return name

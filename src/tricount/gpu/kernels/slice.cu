@@ -1,4 +1,5 @@
-// slice.cu: the passes of the memory-bounded preparation (tricount/gpu/sliced.py).
+// slice.cu: the passes of the memory-bounded preparation (tricount/gpu/sliced.py), and the
+// pair stream of a partitioned count (tc_slice_block_pairs, tricount/gpu/apex.py).
 //
 // Counts nothing. The standard preparation (prep.cu) sorts one 64-bit key per
 // edge at once; here the rank orientation and the hash plan are built one
@@ -167,4 +168,46 @@ extern "C" __global__ void tc_slice_low_ids(const packed_t* __restrict__ keys, l
     for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < count;
          j += tc_slice_stride())
         low[j] = (vertex_t)(keys[j] & low_mask);
+}
+
+// The pairs of one chunk of a partitioned count's pair stream, as plan keys
+// (tricount/gpu/apex.py; the scheme is in tricount/partition/plan.py).
+// rows[i] -> cols[i] is an entry of the rank-ordered CSR: ids are ranks and
+// rows[i] < cols[i]. len[] holds the lengths of the column block's lists
+// R(u) = N+(u) ∩ [lo, hi), one per rank below hi. The entry is a pair when its
+// target lies below hi and the two lists can share an element: len[target] >= 1
+// and len[source] >= 1, or >= 2 when the target lies in [lo, hi) itself (it is
+// then one of the source's entries, and never one of its own). Its owner is the
+// end with the longer list (the source on ties), as in tc_slice_owner, and only
+// owners in [first, end) are kept, made local to that window:
+//   ((owner - first) << (id_bits + len_bits)) | ((max_len - bits(shorter)) << id_bits) | partner
+// with bits(x) the bit length of x (1 .. 31 for x >= 1). Sorted, the keys list the
+// owners in order and each owner's partners longest list first by bit length, then
+// by id: every list of at least 2^j entries comes before every shorter one, which is
+// all tc_hash needs of a power-of-two TC_LONG_LIST (its warps read the long lists of
+// a task first and stop at the first short one). Exact lengths, as tc_slice_plan_keys
+// packs them, do not fit beside two global ids past 2^28 ranks. The caller checks
+// the number of keys against an independent count of the same predicate.
+extern "C" __global__ void tc_slice_block_pairs(const vertex_t* __restrict__ rows,
+                                                const vertex_t* __restrict__ cols,
+                                                long long n_entries, const int* __restrict__ len,
+                                                long long lo, long long hi, int id_bits,
+                                                int len_bits, packed_t max_len, long long first,
+                                                long long end, packed_t* __restrict__ keys,
+                                                count_t* __restrict__ cursor) {
+    tc_slice_collect(n_entries, [&](long long i, packed_t& key) {
+        const vertex_t source = rows[i], target = cols[i];
+        if (target >= hi) return false;
+        const int ls = len[source], lt = len[target];
+        if (lt < 1 || ls < 1 + (target >= lo ? 1 : 0)) return false;
+        const bool owner_is_source = ls >= lt;
+        const vertex_t owner = owner_is_source ? source : target;
+        if (owner < first || owner >= end) return false;
+        const vertex_t partner = owner_is_source ? target : source;
+        const unsigned shorter = (unsigned)(owner_is_source ? lt : ls);
+        const packed_t bits = (packed_t)(32 - __clz(shorter));
+        key = ((packed_t)(owner - first) << (id_bits + len_bits))
+              | ((max_len - bits) << id_bits) | (packed_t)partner;
+        return true;
+    }, keys, cursor);
 }

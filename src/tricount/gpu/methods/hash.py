@@ -21,11 +21,13 @@ from __future__ import annotations
 import numpy as np
 
 from tricount.gpu._module import get_kernel
-from tricount.gpu.device import cupy, device_facts, kernel_arrays, launch, read_count, resident_grid
+from tricount.gpu.device import (c_type, cupy, device_facts, kernel_arrays, launch, read_count,
+                                 resident_grid)
 from tricount.gpu.plan import HashShape, task_cap
 from tricount.gpu.prepare import plan_partners, split_tasks
 
-__all__ = ["count_hash", "order_tasks", "kernel_defines", "DEFAULT_DEFINES"]
+__all__ = ["count_hash", "hash_kernel", "launch_plan", "order_tasks", "kernel_defines",
+           "DEFAULT_DEFINES"]
 
 
 def kernel_defines(shape: HashShape, *, vertex_t: str, edge_t: str) -> dict:
@@ -62,6 +64,60 @@ def order_tasks(tasks, out_degree, *, block_work: int, warp_slots: int, spread: 
             int(cp.count_nonzero(is_block)))
 
 
+def hash_kernel(shape: HashShape, cols, n_edges: int, max_out_degree: int):
+    """``(kernel, edge_dtype, block_slots, shared_bytes)`` for lists ``cols`` of
+    ``n_edges`` entries, the longest ``max_out_degree`` long."""
+    cp = cupy()
+    block_slots, shared_bytes = shape.tables(max_out_degree, cols.dtype.itemsize)
+    # Every edge position (indptr values, pair positions) below 2^31: 32-bit inside
+    # the kernel, which frees registers (more resident warps). A plan never holds
+    # more pairs than the graph has edges.
+    edge32 = shape.edge32 and n_edges < 2**31
+    kernel = get_kernel("hash", "tc_hash", kernel_defines(
+        shape, vertex_t=c_type(cols.dtype), edge_t="unsigned int" if edge32 else "long long"))
+    return kernel, cp.uint32 if edge32 else cp.int64, block_slots, shared_bytes
+
+
+def launch_plan(launch_args, shape: HashShape, plan, owner_degree, owner_ids, result,
+                timed) -> None:
+    """Count one plan of pairs into ``result``: its owners cut into tasks, ordered, one launch.
+
+    ``launch_args`` is :func:`hash_kernel`'s answer and the lists
+    ``(kernel_indptr, cols)``; the plan's owners are numbered ``0 ..``, with
+    lengths ``owner_degree``, and ``owner_ids`` names them in the lists: an int
+    (the first owner of a slice of consecutive owners) or an array.
+    """
+    cp = cupy()
+    (kernel, edge_dtype, block_slots, shared_bytes), (kernel_indptr, cols) = launch_args
+    probes = shape.max_task
+    if probes is None:
+        probes = task_cap(int(plan.work.sum()), device_facts().sm_count, shape.min_task,
+                          max(1, int(shape.tasks_per_warp)))
+    tasks = split_tasks(plan, owner_degree, probes)
+    owner, begin, end, n_block = order_tasks(tasks, owner_degree, block_work=shape.block_work,
+                                             warp_slots=shape.warp_slots, spread=shape.spread,
+                                             by_owner=shape.by_owner)
+    del tasks
+    if isinstance(owner_ids, int):
+        if owner_ids:
+            owner += owner_ids
+    else:
+        owner = owner_ids[owner]
+    block_size = shape.block_size
+    n_tasks = int(owner.shape[0])
+    grid = shape.grid_size
+    if grid is None:
+        warp_task_blocks = -(-(n_tasks - n_block) // (block_size // 32))
+        grid = resident_grid(kernel, block_size, shared_bytes,
+                             work_blocks=n_block + warp_task_blocks)
+    next_task = cp.zeros(2, dtype=cp.uint64)
+    args = (kernel_indptr, cols, plan.partners, owner,
+            begin.astype(edge_dtype, copy=False), end.astype(edge_dtype, copy=False),
+            np.int64(n_block), np.int64(n_tasks), np.int64(block_slots), next_task, result)
+    with timed():
+        launch(kernel, grid, block_size, args, shared_bytes)
+
+
 def count_hash(oriented, shape: HashShape, timed) -> int:
     """Triangles of an oriented CSR; ``timed()`` wraps each launch.
 
@@ -71,18 +127,10 @@ def count_hash(oriented, shape: HashShape, timed) -> int:
     cp = cupy()
     if oriented.n_edges == 0:
         return 0
-    indptr, _rows, cols, vertex = kernel_arrays(oriented)
-    block_slots, shared_bytes = shape.tables(oriented.max_out_degree, cols.dtype.itemsize)
-    block_size = shape.block_size
-    # Every edge position (indptr values, pair positions) below 2^31: 32-bit inside
-    # the kernel, which frees registers (more resident warps). A plan never holds
-    # more pairs than the graph has edges.
-    edge32 = shape.edge32 and oriented.n_edges < 2**31
-    edge_dtype = cp.uint32 if edge32 else cp.int64
-    kernel = get_kernel("hash", "tc_hash", kernel_defines(
-        shape, vertex_t=vertex, edge_t="unsigned int" if edge32 else "long long"))
+    indptr, _rows, cols, _vertex = kernel_arrays(oriented)
+    prepared = hash_kernel(shape, cols, oriented.n_edges, oriented.max_out_degree)
     out_degree = cp.diff(indptr)
-    kernel_indptr = indptr.astype(edge_dtype, copy=False)
+    lists = (indptr.astype(prepared[1], copy=False), cols)
     result = cp.zeros(1, dtype=cp.uint64)
     # A graph oriented in slices plans one slice of owners at a time, numbered from
     # its first owner; every other graph is one slice from 0.
@@ -92,28 +140,6 @@ def count_hash(oriented, shape: HashShape, timed) -> int:
         if plan.n_pairs == 0:
             continue
         owner_degree = out_degree[first:first + plan.ptr.shape[0] - 1]
-        probes = shape.max_task
-        if probes is None:
-            probes = task_cap(int(plan.work.sum()), device_facts().sm_count, shape.min_task,
-                              max(1, int(shape.tasks_per_warp)))
-        tasks = split_tasks(plan, owner_degree, probes)
-        owner, begin, end, n_block = order_tasks(tasks, owner_degree, block_work=shape.block_work,
-                                                 warp_slots=shape.warp_slots, spread=shape.spread,
-                                                 by_owner=shape.by_owner)
-        del tasks
-        if first:
-            owner += first
-        n_tasks = int(owner.shape[0])
-        grid = shape.grid_size
-        if grid is None:
-            warp_task_blocks = -(-(n_tasks - n_block) // (block_size // 32))
-            grid = resident_grid(kernel, block_size, shared_bytes,
-                                 work_blocks=n_block + warp_task_blocks)
-        next_task = cp.zeros(2, dtype=cp.uint64)
-        args = (kernel_indptr, cols, plan.partners, owner,
-                begin.astype(edge_dtype, copy=False), end.astype(edge_dtype, copy=False),
-                np.int64(n_block), np.int64(n_tasks), np.int64(block_slots), next_task, result)
-        with timed():
-            launch(kernel, grid, block_size, args, shared_bytes)
-        del plan, owner, begin, end, args
+        launch_plan((prepared, lists), shape, plan, owner_degree, first, result, timed)
+        del plan
     return read_count(result)

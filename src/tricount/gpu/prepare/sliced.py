@@ -38,7 +38,7 @@ from tricount.gpu.prepare.keys import plan_layout, rank_layout, run_slice
 from tricount.prep.orient import OrientedCSR, degree_rank
 from tricount.prep.partners import plan_from_pairs
 
-__all__ = ["SlicedCSR", "slice_bounds", "orient_by_rank_sliced", "plan_slices"]
+__all__ = ["SlicedCSR", "slice_bounds", "sorted_keys", "orient_by_rank_sliced", "plan_slices"]
 
 
 @dataclass(frozen=True)
@@ -92,17 +92,19 @@ def _offsets(counts):
     return ptr
 
 
-def _sorted_slice(name: str, expected: int, args: tuple, m: int, vertex_t: str):
-    """Append one slice's keys with kernel ``name`` (``args`` then the keys and the
-    cursor), check their number, sort them."""
+def sorted_keys(name: str, expected: int, launches, vertex_t: str, *,
+                what: str = "sliced preparation"):
+    """Append keys with kernel ``name`` over ``launches`` (``(n_items, args)`` pairs; the
+    keys and the cursor follow the args), check their number, sort them."""
     cp = cupy()
     keys = cp.empty(expected, dtype=cp.uint64)
     cursor = cp.zeros(1, dtype=cp.uint64)
-    run_slice(name, m, args + (keys, cursor), vertex_t)
+    for n_items, args in launches:
+        run_slice(name, n_items, args + (keys, cursor), vertex_t)
     appended = int(cursor.get()[0])
     if appended != expected:
-        raise TricountError(f"sliced preparation: {name} appended {appended} keys where the "
-                            f"histogram gave {expected}; refusing to count")
+        raise TricountError(f"{what}: {name} appended {appended} keys where the histogram gave "
+                            f"{expected}; refusing to count")
     keys.sort()
     return keys
 
@@ -130,9 +132,9 @@ def orient_by_rank_sliced(lo, hi, n_vertices: int, deg, capacity: int):
     bounds = slice_bounds(indptr, per_slice) if m else []
     for first, end in bounds:
         begin, stop = int(indptr[first]), int(indptr[end])
-        keys = _sorted_slice("tc_slice_rank_keys", stop - begin,
-                             (lo, hi, rank, np.int64(m), np.int32(layout.high_shift),
-                              np.int64(first), np.int64(end)), m, vertex_t)
+        keys = sorted_keys("tc_slice_rank_keys", stop - begin,
+                           [(m, (lo, hi, rank, np.int64(m), np.int32(layout.high_shift),
+                                 np.int64(first), np.int64(end)))], vertex_t)
         run_slice("tc_slice_low_ids", stop - begin,
                   (keys, np.int64(stop - begin), np.uint64(layout.low_mask), cols[begin:stop]),
                   vertex_t)
@@ -169,10 +171,10 @@ def plan_slices(lo, hi, rank, oriented, out_degree, capacity: int):
     max_span = min(1 << min(owner_bits, 62), max(1, capacity // SLICE_KEYS_PER_OWNER))
     for first, end in slice_bounds(ptr, capacity, max_span=max_span):
         count = int(ptr[end]) - int(ptr[first])
-        keys = _sorted_slice("tc_slice_plan_keys", count,
-                             (lo, hi, rank, out_degree, np.int64(m), np.int32(id_bits),
-                              np.int32(len_bits), np.uint64(oriented.max_out_degree),
-                              np.int64(first), np.int64(end)), m, vertex_t)
+        keys = sorted_keys("tc_slice_plan_keys", count,
+                           [(m, (lo, hi, rank, out_degree, np.int64(m), np.int32(id_bits),
+                                 np.int32(len_bits), np.uint64(oriented.max_out_degree),
+                                 np.int64(first), np.int64(end)))], vertex_t)
         owners, partners = layout.decode(keys, count, lo.dtype)
         del keys
         plan = plan_from_pairs(owners, partners, out_degree, end - first,

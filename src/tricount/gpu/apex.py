@@ -1,0 +1,321 @@
+"""The device passes of a partitioned count: statistics, rank orientation, column blocks, pairs.
+
+Counts, for one sub-problem of :mod:`tricount.partition.plan` (apex range
+``[lo, hi)``, anchors ``[row_lo, row_hi)``), Σ over the edges a -> b of the
+rank-ordered CSR with ``row_lo <= a < row_hi`` of |R(a) ∩ R(b)|, where
+R(u) = N+(u) ∩ [lo, hi) is row u's slice in the range: the triangles whose
+apex lies in the range, each once (the plan's module doc has the argument).
+
+Every pass reads a CSR chunk by chunk (:mod:`tricount.gpu.chunks`: views of
+device arrays, or host arrays through pinned buffers on a copy stream), so
+the graph never has to be on the device whole, and each step holds at most
+the room its caller gives it:
+
+1. :func:`degrees` (one pass) and, unless the ids already are in (degree, id)
+   order, :func:`degree_rank` and :func:`oriented_degrees` (one pass): every
+   rank's out- and in-degree, the plan's statistics;
+2. :func:`orient`: the rank-ordered CSR, written into device or host arrays
+   one slice of sources at a time (one pass per slice: the keys of the edges
+   whose oriented source lies in the slice are appended, sorted and decoded
+   by the sliced preparation's kernels, ``kernels/slice.cu``);
+3. :func:`column_block`: the lists R(u) for every u below ``hi``, by one pass
+   over those rows of the rank-ordered CSR (a row's entries in the range are
+   one contiguous run, kept in order: no sort). For ``[0, n)`` the block is the
+   CSR itself;
+4. :func:`count_pairs`: one pass over the anchors' rows; per chunk, the
+   kernel ``tc_slice_block_pairs`` appends the plan keys of the pairs
+   (owner = the end with the longer list), one sort orders them, and the hash
+   method's unchanged kernel (:func:`tricount.gpu.methods.hash.launch_plan`)
+   counts them against the block's lists. A pair needs no other pair of its
+   owner, so chunks are planned and launched one at a time.
+
+Every count a step can check it checks before use: each orientation slice's
+keys against its histogram, each pair chunk's keys against an independent
+count of the same predicate, each block's entries against the plan's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tricount.errors import TricountError, UnsupportedGraphError
+from tricount.gpu.device import c_type, cupy
+from tricount.gpu.methods.hash import hash_kernel, launch_plan
+from tricount.gpu.plan import HashShape
+from tricount.gpu.prepare.fused import HISTOGRAM_NARROW_MAX_IDS
+from tricount.gpu.prepare.keys import KeyLayout, rank_layout, run_prep, run_slice
+from tricount.gpu.prepare.sliced import slice_bounds, sorted_keys
+from tricount.prep.orient import degree_rank
+from tricount.prep.partners import plan_from_pairs
+from tricount.prep.xp import bits_for
+
+#: Owners per window of pair keys at most (the keys' owner field allows 2^(64 - id bits -
+#: length bits); tests lower it to run several windows on small graphs).
+MAX_OWNER_WINDOW = 1 << 62
+
+__all__ = ["Block", "degrees", "degree_rank", "oriented_degrees", "in_degrees", "orient",
+           "column_block", "whole_block", "count_pairs", "anchor_work", "offsets"]
+
+
+def offsets(counts):
+    """int64 exclusive running sum of ``counts`` (``n + 1`` entries)."""
+    cp = cupy()
+    ptr = cp.zeros(counts.shape[0] + 1, dtype=cp.int64)
+    cp.cumsum(counts, dtype=cp.int64, out=ptr[1:])
+    return ptr
+
+
+def _histogram(ids, counts) -> None:
+    """``counts[ids[i]] += 1`` (``counts`` uint32)."""
+    if ids.shape[0]:
+        run_prep("tc_prep_histogram", int(ids.shape[0]), (ids, np.int64(ids.shape[0]), counts),
+                 vertex_t=c_type(ids.dtype), hist_t="unsigned int")
+
+
+def degrees(csr, n: int, max_entries: int):
+    """Degree of every vertex of an upper CSR (uint32): row lengths plus the column histogram."""
+    cp = cupy()
+    if n >= HISTOGRAM_NARROW_MAX_IDS:
+        raise UnsupportedGraphError(f"{n} vertices: the partitioned count's degree counters "
+                                    "are 32-bit")
+    deg = cp.zeros(n, dtype=cp.uint32)
+    for chunk in csr.chunks(0, n, max_entries):
+        deg[chunk.r0:chunk.r1] += cp.diff(chunk.local_indptr()).astype(cp.uint32)
+        _histogram(chunk.cols, deg)
+    return deg
+
+
+def oriented_degrees(csr, n: int, rank, max_entries: int):
+    """Out-degree (int32) of every rank in the rank orientation of an upper CSR (one pass)."""
+    cp = cupy()
+    out = cp.zeros(n, dtype=cp.int32)
+    for chunk in csr.chunks(0, n, max_entries):
+        cols = chunk.cols
+        run_slice("tc_slice_out_degree", chunk.n_entries,
+                  (chunk.rows(cols.dtype), cols, rank, np.int64(chunk.n_entries), out),
+                  c_type(cols.dtype))
+    return out
+
+
+def in_degrees(deg, out_degree, rank=None):
+    """In-degree (int64) of every rank: its degree less its out-degree (``rank`` renames the
+    degrees of the source's ids; None when the ids are ranks)."""
+    cp = cupy()
+    if rank is None:
+        in_degree = deg.astype(cp.int64)
+    else:
+        in_degree = cp.empty(deg.shape[0], dtype=cp.int64)
+        in_degree[rank] = deg
+    in_degree -= out_degree
+    return in_degree
+
+
+def orient(csr, n: int, m: int, rank, out_degree, *, slice_keys: int, max_entries: int,
+           out=None):
+    """The rank-ordered CSR of an upper CSR: ``(indptr, indices)``, each row sorted.
+
+    Built one slice of sources at a time, at most ``slice_keys`` keys each (one
+    pass over ``csr`` per slice). ``out`` is a pair of host arrays to write into
+    (``indptr`` of ``n + 1``, ``indices`` of ``m``); by default device arrays.
+    """
+    cp = cupy()
+    idx = rank.dtype
+    vertex_t = c_type(idx)
+    indptr = offsets(out_degree)
+    cols = cp.empty(m, dtype=idx) if out is None else out[1]
+    layout = rank_layout(n)
+    slices = slice_bounds(indptr, slice_keys) if m else []
+    for first, end in slices:
+        begin, stop = int(indptr[first]), int(indptr[end])
+        chunk_args = ((c.n_entries, (c.rows(idx), c.cols, rank, np.int64(c.n_entries),
+                                     np.int32(layout.high_shift), np.int64(first),
+                                     np.int64(end)))
+                      for c in csr.chunks(0, n, max_entries))
+        keys = sorted_keys("tc_slice_rank_keys", stop - begin, chunk_args, vertex_t,
+                           what="partitioned count")
+        target = cols[begin:stop] if out is None else cp.empty(stop - begin, dtype=idx)
+        run_slice("tc_slice_low_ids", stop - begin,
+                  (keys, np.int64(stop - begin), np.uint64(layout.low_mask), target), vertex_t)
+        del keys
+        if out is not None:
+            target.get(out=cols[begin:stop])
+    if out is None:
+        return indptr, cols
+    indptr.get(out=out[0])
+    return out
+
+
+@dataclass(frozen=True)
+class Block:
+    """The column block of apex range ``[lo, hi)``: for every rank u below ``hi`` the list
+    R(u) = N+(u) ∩ [lo, hi), ``cols[indptr[u]:indptr[u+1]]`` (sorted), and its length
+    ``lengths[u]`` (int32); ``entries`` in all, the longest ``max_length``."""
+
+    lo: int
+    hi: int
+    indptr: object
+    cols: object
+    lengths: object
+    entries: int
+    max_length: int
+
+
+def whole_block(indptr, cols, out_degree) -> Block:
+    """The block of ``[0, n)``: the rank-ordered CSR on the device itself."""
+    n = int(out_degree.shape[0])
+    return Block(0, n, indptr, cols, out_degree, int(cols.shape[0]),
+                 int(out_degree.max()) if n else 0)
+
+
+def column_block(csr, lo: int, hi: int, entries: int, max_entries: int) -> Block:
+    """The column block of ``[lo, hi)`` from the rank-ordered CSR ``csr`` (rows below ``hi``).
+
+    ``entries`` is the plan's count of the block's entries (the in-degrees of
+    ``lo .. hi-1``); the block built must hold exactly that many.
+    """
+    cp = cupy()
+    lengths = cp.zeros(hi, dtype=cp.int32)
+    cols = None
+    at = 0
+    for chunk in csr.chunks(0, hi, max_entries):
+        keep = (chunk.cols >= lo) & (chunk.cols < hi)
+        kept = chunk.cols[keep]  # a row's entries in the range, in order
+        if cols is None:
+            cols = cp.empty(entries, dtype=chunk.cols.dtype)
+        if at + kept.shape[0] > entries:
+            raise TricountError(f"partitioned count: the block of ranks {lo}..{hi} holds more "
+                                f"than the {entries} entries the plan counted; refusing to count")
+        cols[at:at + kept.shape[0]] = kept
+        # Kept entries per row: differences of the running count at the rows' bounds.
+        running = cp.zeros(chunk.n_entries + 1, dtype=cp.int64)
+        cp.cumsum(keep, dtype=cp.int64, out=running[1:])
+        local = chunk.local_indptr()
+        per_row = running[local[1:]] - running[local[:-1]]
+        if int(per_row.sum()) != int(kept.shape[0]):
+            raise TricountError("partitioned count: a block chunk's rows do not add up to its "
+                                "kept entries; refusing to count")
+        lengths[chunk.r0:chunk.r1] += per_row.astype(cp.int32)
+        at += int(kept.shape[0])
+        del keep, kept, running, local, per_row
+    if at != entries:
+        raise TricountError(f"partitioned count: the block of ranks {lo}..{hi} holds {at} "
+                            f"entries where the plan counted {entries}; refusing to count")
+    if cols is None:
+        cols = cp.empty(0, dtype=getattr(csr.indices, "dtype", np.int32))
+    return Block(lo, hi, offsets(lengths), cols, lengths, entries,
+                 int(lengths.max()) if hi else 0)
+
+
+def _pair_layout(hi: int, max_length: int) -> tuple[int, int, int]:
+    """``(id_bits, len_bits, max_bits)`` of the pair keys of a block: a partner below ``hi``,
+    the bit length of a list (at most ``max_bits``), and what is left for the owner."""
+    id_bits = bits_for(max(0, hi - 1))
+    max_bits = max(1, int(max_length).bit_length())
+    len_bits = bits_for(max_bits)
+    if id_bits + len_bits > 63:  # no bit left for an owner
+        raise UnsupportedGraphError(f"pair keys of {hi} ranks leave no bit for the owner")
+    return id_bits, len_bits, max_bits
+
+
+def _expected_pairs(rows, cols, lengths, lo: int, hi: int, first: int, end: int) -> int:
+    """The pairs ``tc_slice_block_pairs`` must append for one chunk, counted with CuPy."""
+    cp = cupy()
+    below = cols < hi
+    target = cp.where(below, cols, 0)
+    lt, ls = lengths[target], lengths[rows]
+    in_range = below & (cols >= lo)
+    ok = below & (lt >= 1) & (ls >= 1 + in_range.astype(cp.int32))
+    owner = cp.where(ls >= lt, rows, cols)
+    ok &= (owner >= first) & (owner < end)
+    return int(cp.count_nonzero(ok))
+
+
+def count_pairs(csr, block: Block, row_lo: int, row_hi: int, shape: HashShape, result,
+                timed, max_entries: int) -> None:
+    """Count the pairs of anchors ``[row_lo, row_hi)`` against ``block`` into ``result``.
+
+    ``csr`` is the rank-ordered CSR (its rows ``row_lo .. row_hi`` are read);
+    ``shape`` a resolved hash shape whose ``long_list`` is a power of two (the
+    pair keys order lists by bit length); ``timed()`` wraps every launch.
+    """
+    cp = cupy()
+    long_list = int(shape.long_list)
+    if long_list & (long_list - 1):
+        raise TricountError(f"the partitioned count orders lists by bit length, so hash's "
+                            f"long_list must be a power of two, got {long_list}")
+    lo, hi = block.lo, block.hi
+    if block.entries == 0 or row_hi <= row_lo:
+        return
+    idx = block.cols.dtype
+    vertex_t = c_type(idx)
+    id_bits, len_bits, max_bits = _pair_layout(hi, block.max_length)
+    window = min(1 << min(64 - id_bits - len_bits, 62), MAX_OWNER_WINDOW)
+    prepared = hash_kernel(shape, block.cols, block.entries, block.max_length)
+    lists = (block.indptr.astype(prepared[1], copy=False), block.cols)
+    layout = KeyLayout(id_bits + len_bits, id_bits)
+    for chunk in csr.chunks(row_lo, row_hi, max_entries):
+        rows = chunk.rows(idx)
+        for first in range(0, hi, window):
+            end = min(hi, first + window)
+            keys = cp.empty(chunk.n_entries, dtype=cp.uint64)
+            cursor = cp.zeros(1, dtype=cp.uint64)
+            run_slice("tc_slice_block_pairs", chunk.n_entries,
+                      (rows, chunk.cols, np.int64(chunk.n_entries), block.lengths, np.int64(lo),
+                       np.int64(hi), np.int32(id_bits), np.int32(len_bits), np.uint64(max_bits),
+                       np.int64(first), np.int64(end), keys, cursor), vertex_t)
+            n_pairs = int(cursor.get()[0])
+            expected = _expected_pairs(rows, chunk.cols, block.lengths, lo, hi, first, end)
+            if n_pairs != expected:
+                raise TricountError(f"partitioned count: {n_pairs} pair keys appended where "
+                                    f"{expected} pairs qualify; refusing to count")
+            if n_pairs:
+                keys = keys[:n_pairs]
+                keys.sort()
+                _launch_pairs(keys, layout, first, block, idx, prepared, lists, shape, result,
+                              timed)
+            del keys
+        del rows
+
+
+def _launch_pairs(keys, layout: KeyLayout, first: int, block: Block, idx, prepared, lists,
+                  shape, result, timed) -> None:
+    """Plan sorted pair keys (owners local to a window from ``first``) and count them."""
+    cp = cupy()
+    n_pairs = int(keys.shape[0])
+    owners, partners = layout.decode(keys, n_pairs, idx)
+    del keys
+    # Owners renumbered 0 .. (in order) for the plan; owner_ids names them in the block.
+    head = cp.empty(n_pairs, dtype=cp.bool_)
+    head[0] = True
+    cp.not_equal(owners[1:], owners[:-1], out=head[1:])
+    dense = cp.cumsum(head, dtype=cp.int32)
+    dense -= 1
+    owner_ids = owners[cp.flatnonzero(head)]
+    del head, owners
+    if first:
+        owner_ids += first
+    owner_length = block.lengths[owner_ids]
+    plan = plan_from_pairs(dense, partners, block.lengths, int(owner_ids.shape[0]),
+                           owner_out_degree=owner_length)
+    del dense, partners
+    launch_plan((prepared, lists), shape, plan, owner_length, owner_ids, result, timed)
+
+
+def anchor_work(csr, out_degree, n: int, max_entries: int):
+    """Per anchor a (int64, on the device): Σ over its edges a -> b of min(d+(a), d+(b)), the
+    hash probes of the whole graph's sub-problem, plus d+(a) (a's table): what cuts a range's
+    anchors into pieces of about equal work for several devices."""
+    cp = cupy()
+    work = cp.zeros(n, dtype=cp.int64)
+    for chunk in csr.chunks(0, n, max_entries):
+        rows = chunk.rows(chunk.cols.dtype)
+        probes = cp.minimum(out_degree[rows], out_degree[chunk.cols]).astype(cp.int64)
+        running = cp.zeros(chunk.n_entries + 1, dtype=cp.int64)
+        cp.cumsum(probes, out=running[1:])
+        local = chunk.local_indptr()
+        work[chunk.r0:chunk.r1] += running[local[1:]] - running[local[:-1]]
+        del rows, probes, running, local
+    work += out_degree
+    return work

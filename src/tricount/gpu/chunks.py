@@ -1,0 +1,275 @@
+"""A CSR read in chunks on one device: views of device arrays, or host arrays through pinned buffers.
+
+The passes of a partitioned count (:mod:`tricount.gpu.apex`) read an upper
+CSR (``indptr`` int64, ``indices``: row ``u`` holds ids above ``u``, sorted)
+front to back, one *chunk* at a time. A chunk is the entries ``[e0, e1)`` of
+the rows ``[r0, r1)`` on the current device: its slice of ``indptr`` (the
+rows' offsets as stored) and of ``indices``. Rows are whole, except that a row
+longer than a chunk's room is cut into pieces (``r1 == r0 + 1``);
+:meth:`Chunk.local_indptr` clips the offsets to the chunk, so every pass
+treats a piece like a short row.
+
+- :class:`DeviceCSR`: arrays on this device; a chunk is two views, no copy.
+- :class:`HostCSR`: NumPy arrays (a host graph, a ``.tcsr`` read into
+  memory, a rank-ordered copy). A filler thread copies chunk ``k`` into
+  pinned buffer ``k % 2`` (NumPy copies on several threads, which release the
+  GIL) and queues its copy to the device on a copy stream, while the caller's
+  stream works on chunk ``k - 1`` in the other pair of device buffers. Events
+  order the two streams: a device buffer is overwritten only after the work
+  queued on it, and a pinned buffer refilled only after its last copy.
+
+Every chunk a generator yields is valid until the next one is asked for: the
+caller queues its work on its current stream before that.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from tricount.gpu.device import cupy
+from tricount.prep.upper import rows_by_steps
+from tricount.prep.xp import array_namespace
+
+__all__ = ["Chunk", "DeviceCSR", "HostCSR", "chunk_bounds", "STAGE_ENTRIES", "STAGE_ROWS"]
+
+#: Entries and row offsets of one pinned staging buffer: 64 MiB of int32 ids and 32 MiB of
+#: offsets, a copy of about 3 ms at 25 GB/s (not measured: chosen so that the Python cost of
+#: a chunk, about 0.1 ms, stays small and two slots cost under 0.2 GiB of pinned memory).
+STAGE_ENTRIES = 1 << 24
+STAGE_ROWS = 1 << 22
+#: Pairs of pinned and device buffers: one filled while the other is worked on.
+STAGE_SLOTS = 2
+#: Host copies into pinned memory are split over this many threads (one NumPy copy runs at
+#: about 5-10 GB/s, below a PCIe link's 25-50).
+COPY_THREADS = min(8, os.cpu_count() or 1)
+#: ... in pieces of at least this many bytes.
+COPY_PIECE_BYTES = 4 << 20
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The entries ``[e0, e1)`` of rows ``[r0, r1)`` of an upper CSR, on the current device.
+
+    ``indptr`` holds the stored offsets of rows ``r0 .. r1`` (``r1 - r0 + 1``
+    values), ``cols`` the ids of the entries.
+    """
+
+    r0: int
+    r1: int
+    e0: int
+    e1: int
+    indptr: object
+    cols: object
+
+    @property
+    def n_entries(self) -> int:
+        return self.e1 - self.e0
+
+    def local_indptr(self):
+        """Offsets of rows ``r0 .. r1`` within the chunk (int64, from 0 to ``n_entries``)."""
+        cp = cupy()
+        return cp.clip(self.indptr, self.e0, self.e1) - self.e0
+
+    def rows(self, dtype):
+        """The row of every entry, as ``dtype``."""
+        rows = rows_by_steps(cupy(), self.local_indptr(), self.n_entries, dtype)
+        if self.r0:
+            rows += self.r0
+        return rows
+
+
+def chunk_bounds(indptr, row_begin: int, row_end: int, max_entries: int,
+                 max_rows: int | None = None) -> list[tuple[int, int, int, int]]:
+    """``(r0, r1, e0, e1)`` of consecutive chunks covering rows ``[row_begin, row_end)``.
+
+    Each holds at most ``max_entries`` entries and ``max_rows`` rows; a row with
+    more entries left than ``max_entries`` is cut into pieces. Chunks without
+    entries are left out. ``indptr`` is a NumPy or CuPy int64 array.
+
+    Row 2 below has 7 entries: its first 4 are a chunk of their own, the
+    rest shares a chunk with row 3.
+
+    >>> chunk_bounds(np.array([0, 2, 2, 9, 10]), 0, 4, 4)
+    [(0, 2, 0, 2), (2, 3, 2, 6), (2, 4, 6, 10)]
+    """
+    xp = array_namespace(indptr)
+    max_entries = max(1, int(max_entries))
+    max_rows = max(1, int(max_rows or max(1, row_end - row_begin)))
+    out = []
+    r, e = int(row_begin), int(indptr[row_begin])
+    while r < row_end:
+        limit = e + max_entries
+        # The last row boundary j with indptr[j] <= limit: rows r .. j-1 fit from e.
+        j = int(xp.searchsorted(indptr, limit, side="right")) - 1
+        stop = min(j, r + max_rows, row_end)
+        if stop > r:
+            e1 = int(indptr[stop])
+            if e1 > e:
+                out.append((r, stop, e, e1))
+            r, e = stop, e1
+        else:  # row r alone has more than max_entries left: a piece of it
+            row_stop = int(indptr[r + 1])
+            e1 = min(limit, row_stop)
+            out.append((r, r + 1, e, e1))
+            e = e1
+            if e == row_stop:
+                r += 1
+    return out
+
+
+class DeviceCSR:
+    """An upper CSR whose arrays live on the current device: chunks are views."""
+
+    def __init__(self, indptr, indices):
+        self.indptr, self.indices = indptr, indices
+        self.bytes_copied = 0
+
+    @property
+    def n_vertices(self) -> int:
+        return int(self.indptr.shape[0]) - 1
+
+    def chunks(self, row_begin: int, row_end: int, max_entries: int):
+        for r0, r1, e0, e1 in chunk_bounds(self.indptr, row_begin, row_end, max_entries):
+            yield Chunk(r0, r1, e0, e1, self.indptr[r0:r1 + 1], self.indices[e0:e1])
+
+    def close(self) -> None:
+        pass
+
+
+_COPY_POOL = None
+_COPY_POOL_LOCK = threading.Lock()
+
+
+def _copy_pool() -> ThreadPoolExecutor:
+    global _COPY_POOL
+    with _COPY_POOL_LOCK:
+        if _COPY_POOL is None:
+            _COPY_POOL = ThreadPoolExecutor(max_workers=COPY_THREADS,
+                                            thread_name_prefix="tricount-copy")
+        return _COPY_POOL
+
+
+def copy_into(dst: np.ndarray, src: np.ndarray) -> None:
+    """``dst[:] = src`` on several threads (NumPy releases the GIL while it copies)."""
+    n = int(src.shape[0])
+    pieces = min(COPY_THREADS, max(1, n * src.itemsize // COPY_PIECE_BYTES))
+    if pieces <= 1:
+        np.copyto(dst, src)
+        return
+    step = -(-n // pieces)
+    futures = [_copy_pool().submit(np.copyto, dst[a:a + step], src[a:a + step])
+               for a in range(0, n, step)]
+    for f in futures:
+        f.result()
+
+
+class HostCSR:
+    """An upper CSR in host (NumPy) arrays, read in chunks on the current device.
+
+    Construct and use it in one thread, with the device current there; the
+    pinned and device buffers are allocated at the first pass and released by
+    :meth:`close` (after both streams are idle). ``bytes_copied`` counts the
+    bytes sent to the device.
+    """
+
+    def __init__(self, indptr: np.ndarray, indices: np.ndarray, *,
+                 stage_entries: int = STAGE_ENTRIES, stage_rows: int = STAGE_ROWS):
+        self.indptr, self.indices = indptr, indices
+        self.stage_entries, self.stage_rows = int(stage_entries), int(stage_rows)
+        self.bytes_copied = 0
+        self._slots = None
+
+    @property
+    def n_vertices(self) -> int:
+        return int(self.indptr.shape[0]) - 1
+
+    def _open(self):
+        cp, cupyx = cupy(), _cupyx()
+        self.device = cp.cuda.Device()
+        self.copy_stream = cp.cuda.Stream(non_blocking=True)
+        self._filler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tricount-stage")
+        idx = self.indices.dtype
+        self._slots = [{"pinned": (cupyx.empty_pinned(self.stage_rows + 1, dtype=np.int64),
+                                   cupyx.empty_pinned(self.stage_entries, dtype=idx)),
+                        "device": (cp.empty(self.stage_rows + 1, dtype=cp.int64),
+                                   cp.empty(self.stage_entries, dtype=idx)),
+                        "copied": None, "released": None} for _ in range(STAGE_SLOTS)]
+
+    def close(self) -> None:
+        """Wait for both streams, then let the buffers go."""
+        if self._slots is not None:
+            self._filler.shutdown(wait=True)
+            self.copy_stream.synchronize()
+            cupy().cuda.get_current_stream().synchronize()
+            self._slots = None
+
+    def _fill(self, slot: dict, bound) -> None:
+        """In the filler thread: host copy into the slot's pinned buffers, then their copy to
+        the device on the copy stream (after the caller's work on the slot)."""
+        with self.device:
+            self._fill_slot(slot, bound)
+
+    def _fill_slot(self, slot: dict, bound) -> None:
+        r0, r1, e0, e1 = bound
+        ptr_h, idx_h = slot["pinned"]
+        if slot["copied"] is not None:
+            slot["copied"].synchronize()  # the last copy out of these pinned buffers is done
+        rows, n = r1 - r0 + 1, e1 - e0
+        copy_into(ptr_h[:rows], self.indptr[r0:r1 + 1])
+        copy_into(idx_h[:n], self.indices[e0:e1])
+        if slot["released"] is not None:
+            self.copy_stream.wait_event(slot["released"])  # the caller's work on them is done
+        ptr_d, idx_d = slot["device"]
+        ptr_d[:rows].set(ptr_h[:rows], stream=self.copy_stream)
+        idx_d[:n].set(idx_h[:n], stream=self.copy_stream)
+        slot["copied"] = self.copy_stream.record()
+        self.bytes_copied += 8 * rows + n * self.indices.itemsize
+
+    def chunks(self, row_begin: int, row_end: int, max_entries: int):
+        """The chunks of rows ``[row_begin, row_end)``, at most ``max_entries`` entries each.
+
+        The filler thread fills one slot while the caller works on the chunk in the
+        other: a slot is handed back (and its next chunk's filling started) once the
+        caller has queued its work on the chunk and asked for the next one.
+        """
+        bounds = chunk_bounds(self.indptr, row_begin, row_end,
+                              min(int(max_entries), self.stage_entries), self.stage_rows)
+        if not bounds:
+            return
+        bounds = iter(bounds)
+        if self._slots is None:
+            self._open()
+        compute = cupy().cuda.get_current_stream()
+        pending = collections.deque()
+
+        def fill_next(slot) -> None:
+            bound = next(bounds, None)
+            if bound is not None:
+                pending.append((slot, bound, self._filler.submit(self._fill, slot, bound)))
+
+        for slot in self._slots:
+            fill_next(slot)
+        try:
+            while pending:
+                slot, (r0, r1, e0, e1), filled = pending.popleft()
+                filled.result()  # raises what the filler raised
+                compute.wait_event(slot["copied"])
+                ptr_d, idx_d = slot["device"]
+                yield Chunk(r0, r1, e0, e1, ptr_d[:r1 - r0 + 1], idx_d[:e1 - e0])
+                slot["released"] = compute.record()
+                fill_next(slot)
+        finally:
+            for _slot, _bound, filled in pending:  # the caller stopped early: let them end
+                filled.exception()
+
+
+def _cupyx():
+    import cupyx  # CuPy's companion package: imported with it, on first use
+
+    return cupyx

@@ -1,0 +1,756 @@
+"""The GPU executor of a partition plan: one GPU or several, the graph on the host, on a device or
+in a file; and the Dask workers' GPU counter (:func:`count_subproblem`).
+
+Counts the triangles of a graph as the sub-problems of :mod:`tricount.partition.plan` (apex
+ranges of the rank-oriented graph; each triangle counted once, in the range of its apex),
+each on a GPU, and adds the counts as Python integers.
+
+    graph (host arrays, one device's arrays, a .tcsr read into host memory)
+      ─ degrees, (degree, id) rank, out- and in-degrees ──────▶ statistics (1-2 passes)
+      ─ orientation in slices ─▶ the rank-ordered CSR, on each device or on the host
+    plan_partitions(in-degrees, a block's budget) ─▶ k apex ranges
+      (k = 1 when the rank-ordered CSR stays on the device: its block is the CSR itself)
+      several devices: each range cut into pieces of about equal anchor work
+    a thread per device: take the heaviest piece of the range whose block it holds (else
+      the heaviest left), build that block, stream the piece's pairs, hash kernel ─▶ Σ
+
+The passes are :mod:`tricount.gpu.apex`'s; what stays on a device and how much room each
+step gets is decided before anything is allocated (:mod:`tricount.partition.device_plan`,
+pure). Every device has its own thread (CuPy's current device, stream and memory hooks
+are per thread), its own streams and its own part of CuPy's pool; a graph in host memory
+is shared read-only, each device copying it through pinned buffers of its own.
+
+Why the rank-ordered CSR first: a sub-problem needs, for every rank u below its range's
+end, the slice of N+(u) in the range (its *block*) and the rows of its anchors (its *pair
+stream*). Cut from the graph as stored (ids in id order), each block needs the whole edge
+list renamed on the fly and a sort of its keys, once per range and per pass over the
+host. Once the graph is in rank order, a block is one pass over the rows below the range's
+end that keeps a contiguous run of each row, in order (no sort), the whole range's block
+is the CSR itself, and a piece of anchors reads only its own rows. The orientation costs
+one sort of every edge, in slices (about 70 ms per 10^9 keys on an H100), and it is
+needed by the plan's statistics anyway; on the device it replaces the per-range sorts
+and, when the CSR stays there, every later pass over PCIe (25-50 GB/s) by one over HBM
+(about 3 TB/s). docs/partition.md has the byte counts and the predicted times.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tricount.errors import InvalidArgumentError, TricountError, UnsupportedGraphError
+from tricount.partition.device_plan import (BLOCK_ENTRY_BYTES, PAIR_ENTRY_BYTES,
+                                            WHOLE_BLOCK_VERTEX_BYTES, DevicePlan, csr_bytes,
+                                            plan_device, size)
+from tricount.partition.plan import PartitionPlan, SubProblem, cut_by_work, plan_partitions
+
+__all__ = ["count_gpu", "count_subproblem", "rank_on_gpu", "resolve_devices", "fits_in_memory",
+           "graph_source", "GraphSource", "PIECES_PER_DEVICE"]
+
+#: With several devices, each apex range is cut into this many pieces per device, handed out
+#: heaviest first: a device that finishes early takes another piece, so the slowest device
+#: waits at most about one piece (a quarter of its share) for the others. With the graph
+#: streamed from the host each piece costs a pass over its rows only (ranked CSR), so the
+#: pieces cost no extra copies.
+PIECES_PER_DEVICE = 4
+#: The anchors' work is read back at about this many ranks (a piece's bounds fall on them):
+#: 8 MiB, where every rank's would be 2 GiB at R-MAT 28.
+ANCHOR_SAMPLES = 1 << 20
+#: What to do when a partitioned count runs out of GPU memory anyway.
+ADVICE = ("pass a smaller max_memory (the plan then keeps more room and cuts more "
+          "sub-problems) or more partitions, or use backend='cpu'")
+
+
+def _cupy():
+    from tricount.gpu.device import cupy
+
+    return cupy()
+
+
+# -- the graph as the executor reads it ---------------------------------------------------------
+
+
+@dataclass
+class GraphSource:
+    """An upper CSR for the executor: NumPy arrays, or CuPy arrays on device ``device``.
+
+    ``ranked`` is True when the ids already are (degree, id) ranks (a
+    :class:`~tricount.partition.ranked.RankedCSR`, a file written in rank
+    order), None when the degrees will tell. ``in_degree`` (host int64, by
+    rank) when known. ``summary`` holds the graph's facts for the result.
+    """
+
+    indptr: object
+    indices: object
+    n_vertices: int
+    n_edges: int
+    ranked: bool | None = None
+    in_degree: object = None
+    device: int | None = None
+    summary: dict = field(default_factory=dict)
+    rank: object = None  # host: the rank of every vertex of the graph this was ordered from
+
+    @property
+    def index_bytes(self) -> int:
+        return int(self.indices.dtype.itemsize)
+
+    def to_host(self) -> "GraphSource":
+        """The same graph in NumPy arrays (for devices other than the one holding it)."""
+        cp = _cupy()
+        return dataclasses.replace(self, indptr=cp.asnumpy(self.indptr),
+                                   indices=cp.asnumpy(self.indices), device=None)
+
+
+def graph_source(graph) -> GraphSource:
+    """A :class:`GraphSource` of a CSRGraph (host or device), a RankedCSR or a graph file
+    (read into host memory)."""
+    from tricount.graph import CSRGraph
+    from tricount.partition.ranked import RankedCSR
+
+    if isinstance(graph, (str, os.PathLike)):
+        from tricount.io import load_graph
+
+        graph = load_graph(graph)
+    if isinstance(graph, RankedCSR):
+        name = os.path.basename(graph.path) if graph.path else None
+        return GraphSource(graph.indptr, graph.indices, graph.n_vertices, graph.n_edges,
+                           ranked=True, in_degree=graph.in_degree,
+                           summary={"graph": name, "vertices": graph.n_vertices,
+                                    "edges": graph.n_edges})
+    if isinstance(graph, CSRGraph):
+        device = None if graph.xp is np else int(graph.indptr.device.id)
+        return GraphSource(graph.indptr, graph.indices, graph.n_vertices, graph.n_edges,
+                           device=device,
+                           summary={"graph": graph.name, "vertices": graph.n_vertices,
+                                    "edges": graph.n_edges,
+                                    "self_loops_dropped": graph.self_loops_dropped,
+                                    "duplicates_dropped": graph.duplicates_dropped})
+    raise InvalidArgumentError(f"the GPU partitioned count takes a Graph, a RankedCSR or a graph "
+                               f"file path, got {type(graph).__name__}")
+
+
+def resolve_devices(devices) -> list[int]:
+    """Device ids for ``devices``: None (the current device), ``"all"``, a count (the first
+    ones) or ids (repeats allowed: two workers sharing one GPU, each with half its memory)."""
+    from tricount.partition import check_devices
+
+    cp = _cupy()
+    available = cp.cuda.runtime.getDeviceCount()
+    devices = check_devices(devices)
+    if devices is None:
+        return [cp.cuda.Device().id]
+    if devices == "all":
+        return list(range(available))
+    ids = list(range(devices)) if isinstance(devices, int) else list(devices)
+    bad = [d for d in ids if d >= available]
+    if bad or not ids:
+        raise InvalidArgumentError(f"devices={devices!r}: this machine has {available} GPU(s), "
+                                   f"ids 0 .. {available - 1}")
+    return ids
+
+
+def fits_in_memory(n_vertices: int, n_edges: int, index_bytes: int, *, on_device: bool,
+                   method: str = "auto", orientation: str = "auto", max_memory=None,
+                   name: str = "") -> tuple[bool, str]:
+    """Whether the in-memory GPU count (:func:`tricount.gpu.engine.count`) fits, and why not:
+    the GPU plan's memory check (:func:`tricount.gpu.plan.plan_memory`, and a sliced
+    preparation's least slice), with the memory free on the current device."""
+    from tricount.gpu.device import free_device_bytes
+    from tricount.gpu.plan import (GraphStats, graph_device_bytes, plan_memory, request,
+                                   slice_capacity)
+
+    n, m, idx = int(n_vertices), int(n_edges), int(index_bytes)
+    stats = GraphStats(n, m, idx, on_device, free_device_bytes(), name=name or "")
+    wanted = request(method, orientation)
+    try:
+        planned = plan_memory(stats, wanted, max_memory)
+        prep = planned.preparation
+        if prep.sliced:
+            slice_capacity(prep.budget_bytes, graph_device_bytes(n, m, idx), n, m, idx, 1)
+    except UnsupportedGraphError as exc:
+        return False, f"the in-memory count does not fit: {exc}"
+    return True, f"the in-memory count fits the GPU ({prep.kind} preparation)"
+
+
+# -- one device ----------------------------------------------------------------------------------
+
+
+class DeviceWorker:
+    """One device's share of a partitioned count. Every method runs in this worker's own
+    thread (:class:`DeviceThreads`), inside :meth:`context`."""
+
+    def __init__(self, device_id: int, label: str, *, shape=None, timer=None):
+        self.device_id, self.label = int(device_id), label
+        self.shape, self.timer = shape, timer
+        self.dplan: DevicePlan | None = None
+        self.csr = None  # the rank-ordered CSR as a chunk reader
+        self.n_vertices = 0
+        self.out_degree = self.in_degree = None
+        self.max_degree = None
+        self._block, self._block_key, self._block_bytes = None, None, 0
+        self._stream = self._hook = None
+        self.held_bytes = 0
+        self.stats = {"device": label, "items": 0, "busy_s": 0.0, "kernel_s": None,
+                      "bytes_copied": 0, "peak_bytes": 0, "prepare_s": 0.0}
+
+    @contextlib.contextmanager
+    def context(self, what: str):
+        """This device current, this worker's stream and memory hook on, out of memory as
+        :class:`~tricount.UnsupportedGraphError` naming ``what``."""
+        from tricount.gpu.device import live_memory_hook, out_of_memory
+
+        cp = _cupy()
+        with cp.cuda.Device(self.device_id):
+            if self._stream is None:
+                self._stream = cp.cuda.Stream(non_blocking=True)
+                self._hook = live_memory_hook(f"tricount-partition-{self.label}")
+            try:
+                with self._stream, self._hook, out_of_memory(f"{what} on {self.label}", ADVICE):
+                    yield
+            finally:
+                self.stats["peak_bytes"] = max(self.stats["peak_bytes"], self._hook.peak)
+
+    def plan_memory(self, source: GraphSource, free_bytes: int, max_memory) -> DevicePlan:
+        """Budget and residency, from the memory free on this device (pure)."""
+        from tricount.gpu.plan import MEMORY_SAFETY
+
+        on_device = source.device == self.device_id
+        self.held_bytes = csr_bytes(source.n_vertices, source.n_edges,
+                                    source.index_bytes) if on_device else 0
+        budget = int(MEMORY_SAFETY * free_bytes) + self.held_bytes
+        if max_memory is not None:
+            budget = min(budget, int(max_memory))
+        self.dplan = plan_device(source.n_vertices, source.n_edges, source.index_bytes, budget,
+                                 ranked=bool(source.ranked), source_on_device=on_device)
+        self.stats.update(budget=budget, resident=self.dplan.ranked_resident,
+                          held_bytes=self.held_bytes)
+        return self.dplan
+
+    def _reader(self, source: GraphSource):
+        """A chunk reader of the source: its arrays on this device, a copy made on it now
+        (the plan's ``upload_first``), or the host arrays streamed."""
+        from tricount.gpu.chunks import DeviceCSR, HostCSR
+
+        if source.device == self.device_id:
+            return DeviceCSR(source.indptr, source.indices)
+        reader = HostCSR(source.indptr, source.indices, stage_entries=self.dplan.stage_entries,
+                         stage_rows=self.dplan.stage_rows)
+        return self._upload(reader, source) if self.dplan.upload_first else reader
+
+    def _close_reader(self, reader) -> None:
+        reader.close()
+        self.stats["bytes_copied"] += reader.bytes_copied
+
+    def _statistics(self, reader, source: GraphSource):
+        """``(ranked, out_degree, in_degree, rank)`` on the device (rank None when ranked)."""
+        from tricount.gpu import apex
+
+        cp = _cupy()
+        n, dp = source.n_vertices, self.dplan
+        if source.ranked and source.in_degree is not None:
+            return True, _out_degrees(source.indptr), cp.asarray(source.in_degree), None
+        deg = apex.degrees(reader, n, dp.pass_entries)
+        self.max_degree = int(deg.max()) if n else 0
+        ranked = bool(source.ranked) or n < 2 or bool((deg[1:] >= deg[:-1]).all())
+        if ranked:  # (degree, id) order is id order: the CSR is the rank-ordered one
+            out = _out_degrees(source.indptr)
+            return True, out, apex.in_degrees(deg, out), None
+        rank = apex.degree_rank(deg.astype(cp.int64), n, source.indices.dtype)
+        out = apex.oriented_degrees(reader, n, rank, dp.pass_entries)
+        return False, out, apex.in_degrees(deg, out, rank), rank
+
+    def _orient(self, reader, source: GraphSource, rank, out, host: bool):
+        from tricount.gpu import apex
+
+        dp = self.dplan
+        n, m = source.n_vertices, source.n_edges
+        longest = int(out.max()) if n else 0
+        if longest > dp.orient_slice_keys:
+            raise UnsupportedGraphError(
+                f"a row of {longest} edges does not fit an orientation slice of "
+                f"{dp.orient_slice_keys} keys; use a larger max_memory or backend='cpu'")
+        target = (np.empty(n + 1, dtype=np.int64),
+                  np.empty(m, dtype=source.indices.dtype)) if host else None
+        return apex.orient(reader, n, m, rank, out, slice_keys=dp.orient_slice_keys,
+                           max_entries=dp.pass_entries, out=target)
+
+    def orient_to_host(self, source: GraphSource, *, keep_rank: bool = False) -> GraphSource:
+        """The rank-ordered CSR in host memory, built on this device: for devices that will
+        stream it (it does not stay on any of them), or for a file (``keep_rank``: the
+        vertices' ranks come back too)."""
+        with self.context("orienting the graph by rank into host memory"):
+            t0 = time.perf_counter()
+            reader = self._reader(source)
+            try:
+                ranked, out, in_degree, rank = self._statistics(reader, source)
+                if ranked:
+                    return dataclasses.replace(source, ranked=True, in_degree=in_degree.get())
+                reader = self._for_orientation(reader, source)
+                indptr, indices = self._orient(reader, source, rank, out, host=True)
+                in_degree = in_degree.get()
+                rank = rank.get() if keep_rank else None
+            finally:
+                self._close_reader(reader)
+            self.stats["prepare_s"] += time.perf_counter() - t0
+        summary = dict(source.summary, max_degree=self.max_degree)
+        return GraphSource(indptr, indices, source.n_vertices, source.n_edges, ranked=True,
+                           in_degree=in_degree, summary=summary, rank=rank)
+
+    def prepare(self, source: GraphSource, *, keep_in_degree: bool = True) -> None:
+        """Statistics, orientation and residency: afterwards ``csr`` reads the rank-ordered
+        CSR (from this device or the host), with ``out_degree`` (int32) and, when
+        ``keep_in_degree``, ``in_degree`` (int64, for the plan)."""
+        from tricount.gpu.chunks import DeviceCSR, HostCSR
+
+        dp = self.dplan
+        self.n_vertices = source.n_vertices
+        with self.context("preparing the graph"):
+            t0 = time.perf_counter()
+            reader = self._reader(source)
+            try:
+                ranked, out, in_degree, rank = self._statistics(reader, source)
+                if not keep_in_degree:
+                    in_degree = None
+                if ranked:
+                    if dp.ranked_resident and isinstance(reader, HostCSR):
+                        reader = self._upload(reader, source)
+                    self.csr, reader = reader, None
+                else:
+                    if not dp.ranked_resident:
+                        raise TricountError("partitioned count: a device that does not keep the "
+                                            "rank-ordered CSR must be given it (orient_to_host)")
+                    reader = self._for_orientation(reader, source)
+                    indptr, indices = self._orient(reader, source, rank, out, host=False)
+                    del rank
+                    self.csr = DeviceCSR(indptr, indices)
+            finally:
+                if reader is not None:
+                    self._close_reader(reader)
+            self.out_degree, self.in_degree = out, in_degree
+            self.stats["prepare_s"] += time.perf_counter() - t0
+
+    def _for_orientation(self, reader, source: GraphSource):
+        """The reader the orientation's slices read: the source copied to the device first
+        when the plan says so (each slice is a pass over it)."""
+        from tricount.gpu.chunks import HostCSR
+
+        if self.dplan.upload_source and isinstance(reader, HostCSR):
+            return self._upload(reader, source)
+        return reader
+
+    def _upload(self, reader, source: GraphSource):
+        """A device copy of a host CSR (offsets in one copy, ids through the pinned buffers)."""
+        from tricount.gpu.chunks import DeviceCSR
+
+        cp = _cupy()
+        indptr = cp.asarray(source.indptr)
+        cols = cp.empty(source.n_edges, dtype=source.indices.dtype)
+        for chunk in reader.chunks(0, source.n_vertices, self.dplan.stage_entries):
+            cols[chunk.e0:chunk.e1] = chunk.cols
+        self._close_reader(reader)
+        self.stats["bytes_copied"] += int(indptr.nbytes)
+        return DeviceCSR(indptr, cols)
+
+    def host_in_degree(self) -> np.ndarray:
+        """The in-degrees (host int64, by rank), which the device then lets go."""
+        with self.context("reading the in-degrees"):
+            in_degree, self.in_degree = self.in_degree.get(), None
+            return in_degree
+
+    def anchor_prefix(self, samples: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(positions, work)`` (host int64): the anchors' estimated hash work summed below
+        every ``stride``-th rank (and below ``n``), ``stride`` keeping at most about
+        ``samples`` of them: what cuts ranges into pieces, without copying n values."""
+        from tricount.gpu import apex
+
+        cp = _cupy()
+        n = self.n_vertices
+        stride = max(1, -(-n // samples))
+        with self.context("estimating the anchors' work"):
+            work = apex.anchor_work(self.csr, self.out_degree, n, self.dplan.pass_entries)
+            running = apex.offsets(work)
+            del work
+            positions = np.append(np.arange(0, n, stride, dtype=np.int64), n)
+            return positions, cp.asnumpy(running[cp.asarray(positions)])
+
+    def use_block(self, block) -> None:
+        """Count with a given host :class:`~tricount.partition.blocks.ColumnBlock`."""
+        from tricount.gpu.apex import Block
+
+        cp = _cupy()
+        with self.context("copying a column block"):
+            lengths = cp.asarray(np.diff(block.indptr).astype(np.int32))
+            self._block = Block(block.lo, block.hi, cp.asarray(block.indptr),
+                                cp.asarray(block.indices), lengths, block.n_entries,
+                                int(lengths.max()) if block.hi else 0)
+            self._block_key = (block.lo, block.hi)
+            self._block_bytes = int(self._block.indptr.nbytes + self._block.cols.nbytes
+                                    + lengths.nbytes)
+
+    def _block_for(self, item: SubProblem):
+        from tricount.gpu import apex
+
+        key = (item.apex_lo, item.apex_hi)
+        if self._block_key == key:
+            return self._block
+        self._block = self._block_key = None  # the old block goes before the new one is built
+        lo, hi = key
+        if item.entries == 0:
+            block, size = apex.Block(lo, hi, None, None, None, 0, 0), 0
+        elif key == (0, self.n_vertices) and self.dplan.ranked_resident:
+            block, size = apex.whole_block(self.csr.indptr, self.csr.indices, self.out_degree), 0
+        else:
+            size = self.dplan.model.bytes(hi, item.entries, hi - lo)
+            entries = self.dplan.chunk_entries(size, BLOCK_ENTRY_BYTES)
+            block = apex.column_block(self.csr, lo, hi, item.entries, entries)
+        self._block, self._block_key, self._block_bytes = block, key, size
+        return block
+
+    def count(self, item: SubProblem) -> dict:
+        """Count one sub-problem (or a piece of its anchors); call inside :meth:`context`."""
+        from tricount.gpu import apex
+        from tricount.gpu.device import read_count
+        from tricount.gpu.engine import Regions
+        from tricount.gpu.plan import HashShape
+
+        cp = _cupy()
+        t0 = time.perf_counter()
+        block = self._block_for(item)
+        t1 = time.perf_counter()
+        regions = Regions(self.timer)
+        result = cp.zeros(1, dtype=cp.uint64)
+        row_lo, row_hi = item.rows
+        if block.entries:
+            shape = (self.shape or HashShape()).resolve(block.entries)
+            entries = self.dplan.chunk_entries(self._block_bytes, PAIR_ENTRY_BYTES)
+            apex.count_pairs(self.csr, block, row_lo, row_hi, shape, result, regions, entries)
+        n_triangles = read_count(result)
+        t2 = time.perf_counter()
+        kernel_s = regions.seconds
+        self.stats["items"] += 1
+        self.stats["busy_s"] += t2 - t0
+        if kernel_s is not None:
+            self.stats["kernel_s"] = (self.stats["kernel_s"] or 0.0) + kernel_s
+        return {"n_triangles": n_triangles, "index": item.index, "apex": (item.apex_lo,
+                item.apex_hi), "rows": (row_lo, row_hi), "entries": item.entries,
+                "estimated_work": item.work, "memory": item.memory, "block_s": t1 - t0,
+                "count_s": t2 - t1, "kernel_s": kernel_s, "where": self.label, "worker": None}
+
+    def drain(self, work: "WorkQueue") -> list[dict]:
+        """Count pieces from ``work`` until none is left (or another device failed)."""
+        out = []
+        with self.context("counting sub-problems"):
+            try:
+                while True:
+                    item = work.take(self._block_key)
+                    if item is None:
+                        break
+                    out.append(self.count(item))
+            except BaseException:
+                work.cancel()
+                raise
+            finally:
+                self._block = self._block_key = None
+        return out
+
+    def close(self) -> None:
+        """Release everything this device holds for the count."""
+        if self._stream is None:
+            return
+        with self.context("releasing the count's memory"):
+            if self.csr is not None:
+                self._close_reader(self.csr)
+            self.csr = self._block = self.out_degree = self.in_degree = None
+            self._stream.synchronize()
+
+
+def _out_degrees(indptr):
+    """Row lengths (int32) of a CSR whose offsets are host or device arrays, on the device."""
+    cp = _cupy()
+    if isinstance(indptr, np.ndarray):
+        return cp.asarray(np.diff(indptr).astype(np.int32))
+    return cp.diff(indptr).astype(cp.int32)
+
+
+# -- several devices -----------------------------------------------------------------------------
+
+
+class DeviceThreads:
+    """Runs each worker's steps in a thread of its own; a single worker runs in the caller's."""
+
+    def __init__(self, workers: list[DeviceWorker]):
+        self.workers = workers
+        self.pools = None
+        if len(workers) > 1:
+            self.pools = [ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"tricount-{w.label}")
+                          for w in workers]
+
+    def run(self, i: int, fn):
+        if self.pools is None:
+            return fn(self.workers[i])
+        return self.pools[i].submit(fn, self.workers[i]).result()
+
+    def each(self, fn) -> list:
+        """``fn(worker)`` on every worker at once; the first error is raised once all ended."""
+        if self.pools is None:
+            return [fn(self.workers[0])]
+        futures = [pool.submit(fn, w) for pool, w in zip(self.pools, self.workers)]
+        results, error = [], None
+        for f in futures:
+            try:
+                results.append(f.result())
+            except BaseException as exc:
+                error = error or exc
+                results.append(None)
+        if error is not None:
+            raise error
+        return results
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            self.each(lambda w: w.close())
+        finally:
+            for pool in self.pools or ():
+                pool.shutdown(wait=True)
+        return False
+
+
+class WorkQueue:
+    """Pieces to count: a device takes the heaviest piece of the range whose block it holds,
+    else the heaviest piece left (largest estimated work first, blocks reused)."""
+
+    def __init__(self, items):
+        self.left = sorted(items, key=lambda s: (-s.work, s.index, s.row_lo))
+        self.lock = threading.Lock()
+
+    def take(self, block_key):
+        with self.lock:
+            for i, item in enumerate(self.left):
+                if (item.apex_lo, item.apex_hi) == block_key:
+                    return self.left.pop(i)
+            return self.left.pop(0) if self.left else None
+
+    def cancel(self) -> None:
+        with self.lock:
+            self.left = []
+
+
+def _whole_plan(source: GraphSource, partitions, dplans: list[DevicePlan]) -> PartitionPlan:
+    """One apex range, whose block is the rank-ordered CSR every device keeps (no statistics
+    leave the device)."""
+    n, m = source.n_vertices, source.n_edges
+    tight = min(dplans, key=lambda p: p.blocks_budget)
+    why = "partitions=1 requested" if partitions == 1 else "the rank-ordered CSR fits the device"
+    return PartitionPlan(1, (0, n), (m,), (m,), (WHOLE_BLOCK_VERTEX_BYTES * n,), n, m,
+                         f"{why}: one sub-problem, whose block is the CSR itself; {tight.reason}",
+                         work_estimate="entries", model=tight.model)
+
+
+def _plan(in_degree, partitions, dplans: list[DevicePlan]) -> PartitionPlan:
+    """The least k (or ``partitions``) apex ranges whose blocks fit the tightest device."""
+    tight = min(dplans, key=lambda p: p.blocks_budget)
+    budget = max(0, tight.blocks_budget)
+    try:
+        plan = plan_partitions(in_degree, partitions=partitions, max_memory=budget,
+                               model=tight.model)
+    except TricountError as exc:
+        raise type(exc)(f"on the GPU {tight.reason}, a sub-problem's block may take "
+                        f"{size(budget)}: {exc}") from exc
+    return dataclasses.replace(plan, reason=f"{plan.reason}; {tight.reason}")
+
+
+def anchor_pieces(sub: SubProblem, positions, work, pieces: int) -> list[SubProblem]:
+    """Cut ``sub``'s anchors into at most ``pieces`` of about equal estimated work.
+
+    ``work[i]`` is the work of the anchors below ``positions[i]`` (a sampled
+    running sum, :meth:`DeviceWorker.anchor_prefix`); cuts fall on sampled ranks
+    (:func:`tricount.partition.plan.cut_by_work` on the samples), and empty
+    pieces are dropped. Like :func:`~tricount.partition.plan.split_anchors`,
+    the pieces share the sub-problem's block and their counts add up to its.
+
+    >>> sub = SubProblem(0, 0, 8, 10, 10, 0)
+    >>> [p.rows for p in anchor_pieces(sub, np.arange(9), np.array([0, 1, 2, 3, 4, 5, 6, 7, 100]), 2)]
+    [(0, 7), (7, 8)]
+    """
+    row_lo, row_hi = sub.rows
+    j0 = int(np.searchsorted(positions, row_lo, side="right")) - 1
+    j1 = int(np.searchsorted(positions, row_hi, side="left"))
+    cuts = cut_by_work(work[j0:j1 + 1] - work[j0], max(1, int(pieces)))[1:-1] + j0
+    bounds = sorted({row_lo, row_hi} | {int(min(max(positions[c], row_lo), row_hi)) for c in cuts})
+
+    def below(rank):  # the sampled running work at the last sample not above rank
+        return int(work[int(np.searchsorted(positions, rank, side="right")) - 1])
+
+    return [SubProblem(sub.index, sub.apex_lo, sub.apex_hi, sub.entries, below(b) - below(a),
+                       sub.memory, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _free_bytes(ids: list[int]) -> dict:
+    """Bytes free on each device, shared equally by the workers that use it."""
+    from tricount.gpu.device import free_device_bytes
+
+    cp = _cupy()
+    share = Counter(ids)
+    free = {}
+    for d in share:
+        with cp.cuda.Device(d):
+            free[d] = free_device_bytes() // share[d]
+    return free
+
+
+def _labels(ids: list[int]) -> list[str]:
+    """``gpu:0``, or ``gpu:0#1`` for a second worker on device 0."""
+    seen = Counter()
+    out = []
+    for d in ids:
+        out.append(f"gpu:{d}" + (f"#{seen[d]}" if seen[d] else ""))
+        seen[d] += 1
+    return out
+
+
+def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=None, timer=None):
+    """Count triangles as a plan of sub-problems on one or several GPUs.
+
+    Returns ``(n_triangles, PartitionReport)``; the report lists every piece
+    counted (``subproblems``) and every device (``devices``: pieces, busy and
+    kernel seconds, bytes copied, peak memory, budget, residency).
+
+    Parameters
+    ----------
+    graph : CSRGraph, RankedCSR, str or os.PathLike
+        On the host or on a GPU; a file is read into host memory (a ``.tcsr``
+        in rank order needs no orientation).
+    partitions : int, optional
+        Force this many apex ranges; default the least that fits (one when the
+        rank-ordered CSR fits the device).
+    devices : None, "all", int or list of int
+        GPUs to use: the current one, all, the first ``devices``, or these ids
+        (an id twice: two workers sharing that GPU's memory).
+    max_memory : int, optional
+        Bytes each device may hold for the count (default: what is free).
+    shape : HashShape, optional
+        The hash kernel's launch shape (tests, benchmarks); by block size.
+    timer : callable, optional
+        As :func:`tricount.gpu.engine.count`'s: kernel seconds per piece and device.
+    """
+    from tricount.partition import PartitionReport, check_partition_args
+
+    partitions, devices, max_memory = check_partition_args(partitions, devices, max_memory)
+    t0 = time.perf_counter()
+    source = graph_source(graph)
+    t_load = time.perf_counter()
+    ids = resolve_devices(devices)
+    if source.device is not None and any(d != source.device for d in ids):
+        source = source.to_host()
+    workers = [DeviceWorker(d, label, shape=shape, timer=timer)
+               for d, label in zip(ids, _labels(ids))]
+    with DeviceThreads(workers) as threads:
+        free = _free_bytes(ids)
+        dplans = [w.plan_memory(source, free[w.device_id], max_memory) for w in workers]
+        if source.ranked is not True and not all(p.ranked_resident for p in dplans):
+            source = threads.run(0, lambda w: w.orient_to_host(source))
+            dplans = [w.plan_memory(source, free[w.device_id], max_memory) for w in workers]
+        whole = all(p.ranked_resident for p in dplans) and partitions in (None, 1)
+        threads.each(lambda w: w.prepare(source, keep_in_degree=w is workers[0] and not whole))
+        t_prepare = time.perf_counter()
+        if whole:
+            plan = _whole_plan(source, partitions, dplans)
+        else:
+            plan = _plan(threads.run(0, lambda w: w.host_in_degree()), partitions, dplans)
+        items = plan.subproblems()
+        if len(workers) > 1:
+            positions, work = threads.run(0, lambda w: w.anchor_prefix(ANCHOR_SAMPLES))
+            pieces = len(workers) * PIECES_PER_DEVICE
+            items = [p for sub in items for p in anchor_pieces(sub, positions, work, pieces)]
+        t_plan = time.perf_counter()
+        results = _drain_all(threads, items)
+        t_count = time.perf_counter()
+    results.sort(key=lambda r: (r["index"], r["rows"][0]))
+    n_triangles = sum(int(r["n_triangles"]) for r in results)  # Python ints: exact
+    summary = dict(source.summary)
+    if summary.get("max_degree") is None and workers[0].max_degree is not None:
+        summary["max_degree"] = workers[0].max_degree
+    timings = {"load_s": t_load - t0, "prepare_s": t_prepare - t_load,
+               "plan_s": t_plan - t_prepare, "count_s": t_count - t_plan,
+               "total_s": t_count - t0}
+    kernel = [w.stats["kernel_s"] for w in workers if w.stats["kernel_s"] is not None]
+    if kernel:
+        timings["kernel_s"] = max(kernel)
+    report = PartitionReport(plan.k, "gpu", plan.reason, tuple(w.label for w in workers), plan,
+                             results, timings, devices=[dict(w.stats) for w in workers],
+                             graph=summary)
+    return n_triangles, report
+
+
+def _drain_all(threads: DeviceThreads, items) -> list[dict]:
+    work = WorkQueue(items)
+    return [r for part in threads.each(lambda w: w.drain(work)) for r in part]
+
+
+def rank_on_gpu(graph, *, max_memory=None):
+    """The :class:`~tricount.partition.ranked.RankedCSR` of a graph, ordered on the current GPU
+    (the statistics and the orientation's slices) into host memory: what
+    :func:`tricount.partition.prepare_ranked` writes, without the CPU's orientation."""
+    from tricount.partition.ranked import RankedCSR
+
+    source = graph_source(graph)
+    if source.device is not None:
+        source = source.to_host()
+    device = _cupy().cuda.Device().id
+    worker = DeviceWorker(device, f"gpu:{device}")
+    with DeviceThreads([worker]):
+        worker.plan_memory(dataclasses.replace(source, ranked=False),
+                           _free_bytes([device])[device], max_memory)
+        out = worker.orient_to_host(source, keep_rank=True)
+    return RankedCSR(out.indptr, out.indices, out.n_vertices, out.n_edges, out.rank, None,
+                     None if out.in_degree is None else np.asarray(out.in_degree))
+
+
+# -- the Dask workers' counter -------------------------------------------------------------------
+
+
+def count_subproblem(source, sub: SubProblem, *, block=None) -> dict:
+    """Count one sub-problem on this process's current GPU (a Dask worker's counter).
+
+    ``source`` is a :class:`~tricount.partition.ranked.RankedCSR` or a ranked
+    ``.tcsr`` path (read once per process, :func:`~tricount.partition.blocks.open_source`);
+    ``block``, a host :class:`~tricount.partition.blocks.ColumnBlock` of the
+    sub-problem's range, is used instead of building it. Returns the CPU
+    counter's keys (:func:`tricount.partition.cpu.count_subproblem`), ``where``
+    naming the device (``"gpu:0"``). ``dask-cuda``'s ``LocalCUDACluster``
+    gives each worker one GPU (``CUDA_VISIBLE_DEVICES``), its device 0.
+    """
+    from tricount.partition.blocks import open_source
+
+    ranked = open_source(source)
+    src = graph_source(ranked)
+    if not (0 <= sub.apex_lo <= sub.apex_hi <= ranked.n_vertices
+            and 0 <= sub.rows[0] <= sub.rows[1] <= sub.apex_hi):
+        raise TricountError(f"sub-problem {sub.index}: anchors {sub.rows[0]}..{sub.rows[1]} and "
+                            f"apexes {sub.apex_lo}..{sub.apex_hi} do not fit a graph of "
+                            f"{ranked.n_vertices} ranks")
+    if block is not None and (block.lo, block.hi) != (sub.apex_lo, sub.apex_hi):
+        raise TricountError(f"sub-problem {sub.index} counts apexes {sub.apex_lo}.."
+                            f"{sub.apex_hi}; the block given holds {block.lo}..{block.hi}")
+    device = _cupy().cuda.Device().id
+    worker = DeviceWorker(device, f"gpu:{device}")
+    with DeviceThreads([worker]):
+        worker.plan_memory(src, _free_bytes([device])[device], None)
+        worker.prepare(src, keep_in_degree=False)
+        if block is not None:
+            worker.use_block(block)
+        with worker.context("counting a sub-problem"):
+            out = worker.count(sub)
+    return {key: out[key] for key in ("n_triangles", "index", "rows", "block_s", "count_s",
+                                      "where")}

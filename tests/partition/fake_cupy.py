@@ -1,0 +1,352 @@
+"""A stand-in for CuPy over NumPy, with the partitioned count's kernels emulated, for CPU tests.
+
+The GPU executor (tricount.partition.gpu, tricount.gpu.apex, tricount.gpu.chunks)
+is mostly orchestration: chunking, streams, plans, the order of keys. This
+module lets the CPU suite run all of it: ``cupy`` becomes NumPy arrays of a
+subclass whose module is "cupy" (so ``tricount.prep.xp.array_namespace`` takes
+them for CuPy's), with the few CUDA objects the code touches (devices,
+streams, events, pinned memory, the memory pool and hooks), and every kernel
+the count launches is replaced by a NumPy emulation of its .cu contract that
+first checks each argument's type against the kernel's C signature (a wrong
+dtype there is garbage on a real GPU). Appended keys come out in a random
+order, as from warp-aggregated atomics. The emulated tc_hash checks its
+preconditions (long lists before short ones in every task, sorted owner
+lists) and counts with Python sets. The real kernels run in
+test_partition_gpu.py on a GPU.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import types
+
+import numpy as np
+
+_RNG = np.random.default_rng(12345)
+
+
+class FakeArray(np.ndarray):
+    """A NumPy array that answers CuPy's extra methods."""
+
+    def get(self, stream=None, order="C", out=None):
+        if out is None:
+            return np.array(self)
+        out[...] = self
+        return out
+
+    def set(self, arr, stream=None):
+        self[...] = arr
+
+    @property
+    def device(self):
+        return Device(0)
+
+
+FakeArray.__module__ = "cupy._fake"
+
+
+def _wrap(value):
+    if isinstance(value, np.ndarray) and not isinstance(value, FakeArray):
+        return value.view(FakeArray)
+    if isinstance(value, tuple):
+        return tuple(_wrap(v) for v in value)
+    return value
+
+
+def _wrapped(fn):
+    def call(*args, **kwargs):
+        return _wrap(fn(*args, **kwargs))
+
+    return call
+
+
+class Device:
+    _local = threading.local()
+
+    def __init__(self, device=None):
+        self.id = int(getattr(Device._local, "id", 0) if device is None else device)
+        self.attributes = {"MultiProcessorCount": 4, "MaxSharedMemoryPerBlockOptin": 1 << 16,
+                           "MaxSharedMemoryPerBlock": 1 << 15}
+
+    def __enter__(self):
+        self._previous = getattr(Device._local, "id", 0)
+        Device._local.id = self.id
+        return self
+
+    def __exit__(self, *exc):
+        Device._local.id = self._previous
+
+    def use(self):
+        Device._local.id = self.id
+
+
+class Event:
+    def synchronize(self):
+        pass
+
+    def record(self, stream=None):
+        pass
+
+
+class Stream:
+    _local = threading.local()
+
+    def __init__(self, non_blocking=False, null=False):
+        pass
+
+    def __enter__(self):
+        Stream._local.stack = getattr(Stream._local, "stack", []) + [self]
+        return self
+
+    def __exit__(self, *exc):
+        Stream._local.stack.pop()
+
+    def record(self, event=None):
+        return Event()
+
+    def wait_event(self, event):
+        assert isinstance(event, Event)
+
+    def synchronize(self):
+        pass
+
+
+def get_current_stream():
+    stack = getattr(Stream._local, "stack", [])
+    return stack[-1] if stack else Stream()
+
+
+class MemoryHook:
+    name = "MemoryHook"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class OutOfMemoryError(MemoryError):
+    pass
+
+
+class Pool:
+    def free_bytes(self):
+        return 0
+
+    def used_bytes(self):
+        return 0
+
+    def free_all_blocks(self):
+        pass
+
+
+#: Bytes "free" on each fake device.
+FREE_BYTES = {"free": 1 << 30}
+
+
+def _mem_get_info():
+    return FREE_BYTES["free"], FREE_BYTES["free"]
+
+
+class _Module(types.ModuleType):
+    """NumPy's functions, returning FakeArrays; its types and scalars as they are."""
+
+    def __getattr__(self, name):
+        value = getattr(np, name)
+        if callable(value) and not isinstance(value, type):
+            return _wrapped(value)
+        return value
+
+
+def make_modules(device_count: int = 1):
+    """``(cupy, cupyx)`` stand-ins."""
+    cp = _Module("cupy")
+    cp.ndarray = FakeArray
+    cp.asnumpy = lambda a, stream=None: np.array(a)
+    cp.get_default_memory_pool = lambda: Pool()
+    cuda = types.SimpleNamespace(
+        Device=Device, Stream=Stream, Event=Event, get_current_stream=get_current_stream,
+        MemoryHook=MemoryHook,
+        memory=types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError),
+        runtime=types.SimpleNamespace(getDeviceCount=lambda: device_count,
+                                      memGetInfo=_mem_get_info,
+                                      getDeviceProperties=lambda d: {"name": b"fake GPU"},
+                                      CUDARuntimeError=RuntimeError),
+        driver=types.SimpleNamespace(),  # no occupancy query: resident_grid falls back
+        compiler=types.SimpleNamespace(CompileException=RuntimeError))
+    cp.cuda = cuda
+    cupyx = types.ModuleType("cupyx")
+    cupyx.empty_pinned = lambda shape, dtype=np.float64: np.empty(shape, dtype=dtype)
+    return cp, cupyx
+
+
+# -- the kernels -----------------------------------------------------------------------------
+
+_C_TYPES = {"int": np.int32, "long long": np.int64, "unsigned int": np.uint32,
+            "unsigned long long": np.uint64}
+_SCALARS = {"ll": np.int64, "int": np.int32, "u64": np.uint64}
+
+
+def _check(name, args, spec, types_):
+    assert len(args) == len(spec), f"{name}: {len(args)} arguments, signature has {len(spec)}"
+    for i, (arg, kind) in enumerate(zip(args, spec)):
+        if kind.endswith("*"):
+            dtype = types_.get(kind[:-1], None) or np.dtype(kind[:-1])
+            assert isinstance(arg, np.ndarray), f"{name} argument {i}: not an array"
+            assert arg.dtype == dtype, f"{name} argument {i}: {arg.dtype}, kernel takes {dtype}"
+            assert arg.flags.c_contiguous, f"{name} argument {i}: not contiguous"
+        else:
+            assert type(arg) is _SCALARS[kind], \
+                f"{name} argument {i}: {type(arg).__name__}, kernel takes {kind}"
+
+
+def _append(keys, cursor, new):
+    """Append ``new`` in a random order (warp-aggregated atomics), bounds checked."""
+    new = _RNG.permutation(np.asarray(new, dtype=np.uint64))
+    at = int(cursor[0])
+    assert at + new.shape[0] <= keys.shape[0], "append past the end of the keys buffer"
+    keys[at:at + new.shape[0]] = new
+    cursor[0] = at + new.shape[0]
+
+
+def _bit_length(x):
+    return np.floor(np.log2(np.maximum(x, 1))).astype(np.int64) + 1
+
+
+class Kernel:
+    def __init__(self, stem, name, defines):
+        self.stem, self.name, self.defines = stem, name, dict(defines)
+        self.shared_size_bytes = 0
+        self.max_dynamic_shared_size_bytes = 0
+        self.kernel = types.SimpleNamespace(ptr=0)
+        self.num_regs = 32
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        types_ = {"V": _C_TYPES[self.defines.get("vertex_t", "int")],
+                  "E": _C_TYPES[self.defines.get("edge_t", "long long")],
+                  "H": _C_TYPES[self.defines.get("hist_t", "unsigned long long")]}
+        getattr(self, self.name)(args, types_)
+
+    def tc_prep_histogram(self, a, t):
+        _check(self.name, a, ["V*", "ll", "H*"], t)
+        ids, n, counts = a
+        np.add.at(counts, ids[:int(n)], counts.dtype.type(1))
+
+    def tc_prep_unpack(self, a, t):
+        gather, mark = bool(self.defines["gather"]), bool(self.defines["mark"])
+        _check(self.name, a, ["uint64*", "int64*" if gather else "uint64*", "ll", "int", "int",
+                              "u64", "V*", "V*", "uint8*" if mark else "uint64*"], t)
+        keys, positions, count, drop, shift, mask, high, low, present = a
+        k = (keys[positions[:int(count)]] if gather else keys[:int(count)]) >> np.uint64(drop)
+        high[:int(count)] = (k >> np.uint64(shift)).astype(high.dtype)
+        low[:int(count)] = (k & mask).astype(low.dtype)
+
+    def tc_prep_task_starts(self, a, t):
+        _check(self.name, a, ["V*", "int64*", "int64*", "ll", "ll", "uint8*"], t)
+        owners, ptr, running, n, max_probes, starts = a
+        n = int(n)
+        first = ptr[owners[:n]]
+        i = np.arange(n)
+        base = running[first]
+        piece = (running[:n] - base) // int(max_probes)
+        before = np.empty(n, dtype=np.int64)
+        before[1:] = (running[:n - 1] - base[1:]) // int(max_probes)
+        before[0] = -1
+        starts[:n] = ((i == first) | (piece != before)).astype(np.uint8)
+
+    def _oriented(self, lo, hi, rank, n):
+        a, b = rank[lo[:n]], rank[hi[:n]]
+        return np.minimum(a, b), np.maximum(a, b)
+
+    def tc_slice_out_degree(self, a, t):
+        _check(self.name, a, ["V*", "V*", "V*", "ll", "int32*"], t)
+        lo, hi, rank, n, out = a
+        s, _ = self._oriented(lo, hi, rank, int(n))
+        np.add.at(out, s, np.int32(1))
+
+    def tc_slice_rank_keys(self, a, t):
+        _check(self.name, a, ["V*", "V*", "V*", "ll", "int", "ll", "ll", "uint64*", "uint64*"],
+               t)
+        lo, hi, rank, n, shift, first, end, keys, cursor = a
+        s, tg = self._oriented(lo, hi, rank, int(n))
+        keep = (s >= first) & (s < end)
+        _append(keys, cursor, (s[keep].astype(np.uint64) << np.uint64(shift))
+                | tg[keep].astype(np.uint64))
+
+    def tc_slice_low_ids(self, a, t):
+        _check(self.name, a, ["uint64*", "ll", "u64", "V*"], t)
+        keys, count, mask, low = a
+        low[:int(count)] = (keys[:int(count)] & mask).astype(low.dtype)
+
+    def tc_slice_block_pairs(self, a, t):
+        _check(self.name, a, ["V*", "V*", "ll", "int32*", "ll", "ll", "int", "int", "u64", "ll",
+                              "ll", "uint64*", "uint64*"], t)
+        rows, cols, n, length, lo, hi, id_bits, len_bits, max_len, first, end, keys, cursor = a
+        n = int(n)
+        s, tg = rows[:n].astype(np.int64), cols[:n].astype(np.int64)
+        assert (s < tg).all(), "a pair stream entry not in rank order"
+        below = tg < hi
+        s, tg = s[below], tg[below]
+        ls, lt = length[s].astype(np.int64), length[tg].astype(np.int64)
+        keep = (lt >= 1) & (ls >= 1 + (tg >= lo))
+        s, tg, ls, lt = s[keep], tg[keep], ls[keep], lt[keep]
+        source_owns = ls >= lt
+        owner = np.where(source_owns, s, tg)
+        partner = np.where(source_owns, tg, s)
+        shorter = np.where(source_owns, lt, ls)
+        window = (owner >= first) & (owner < end)
+        owner, partner, shorter = owner[window], partner[window], shorter[window]
+        bits = _bit_length(shorter).astype(np.uint64)
+        _append(keys, cursor, ((owner - int(first)).astype(np.uint64)
+                               << np.uint64(int(id_bits) + int(len_bits)))
+                | ((max_len - bits) << np.uint64(id_bits)) | partner.astype(np.uint64))
+
+    def tc_hash(self, a, t):
+        _check(self.name, a, ["E*", "V*", "V*", "V*", "E*", "E*", "ll", "ll", "ll", "uint64*",
+                              "uint64*"], t)
+        indptr, cols, partners, owner, begin, end, n_block, n_tasks, slots, _next, result = a
+        long_list = int(self.defines["long_list"])
+        found = 0
+        for k in range(int(n_tasks)):
+            x = int(owner[k])
+            own = cols[int(indptr[x]):int(indptr[x + 1])]
+            assert (np.diff(own) > 0).all(), "an owner's list is not sorted"
+            table = set(own.tolist())
+            seen_short = False
+            for p in range(int(begin[k]), int(end[k])):
+                y = int(partners[p])
+                lst = cols[int(indptr[y]):int(indptr[y + 1])]
+                if lst.shape[0] < long_list:
+                    seen_short = True
+                else:
+                    assert not seen_short, "a long partner list after a short one in a task"
+                found += len(table.intersection(lst.tolist()))
+        result[0] += np.uint64(found)
+
+
+def get_kernel(stem, name, defines, *, folder=None):
+    return Kernel(stem, name, defines)
+
+
+@contextlib.contextmanager
+def installed(monkeypatch, *, device_count: int = 1, free_bytes: int = 1 << 30):
+    """Install the stand-ins for the duration (``monkeypatch`` restores everything)."""
+    import sys
+
+    from tricount.gpu import device as gpu_device
+    from tricount.gpu.methods import hash as hash_method
+    from tricount.gpu.prepare import keys
+
+    cp, cupyx = make_modules(device_count)
+    monkeypatch.setitem(sys.modules, "cupy", cp)
+    monkeypatch.setitem(sys.modules, "cupyx", cupyx)
+    monkeypatch.setattr(keys, "get_kernel", get_kernel)
+    monkeypatch.setattr(hash_method, "get_kernel", get_kernel)
+    monkeypatch.setitem(FREE_BYTES, "free", int(free_bytes))
+    gpu_device._device_facts.cache_clear()
+    try:
+        yield cp
+    finally:
+        gpu_device._device_facts.cache_clear()

@@ -1,0 +1,42 @@
+"""What the GPU executor's tests share (the emulated ones and the real ones)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import tricount
+from tricount import reference
+from tricount.generate import rmat
+
+
+def shrink(monkeypatch) -> None:
+    """Sizes that cut everything small: streamed passes of 64 entries, orientation slices of
+    about 500 keys, pair chunks of at most 64 entries, owner windows of 128 ranks, host
+    copies on several threads, and the rank-ordered CSR never kept on the device."""
+    from tricount.gpu import apex, chunks
+    from tricount.partition import device_plan
+
+    for name, value in (("RESIDENT_SHARE", 0.0), ("MIN_STAGE_ENTRIES", 64),
+                        ("STAGE_ENTRIES", 64), ("STAGE_ROWS", 64), ("STATS_VERTEX_BYTES", 8),
+                        ("ORIENT_KEY_BYTES", 2000), ("PAIR_ENTRY_BYTES", 4000),
+                        ("MIN_CHUNK_ENTRIES", 8), ("DEVICE_PASS_ENTRIES", 100)):
+        monkeypatch.setattr(device_plan, name, value)
+    monkeypatch.setattr(apex, "MAX_OWNER_WINDOW", 128)
+    monkeypatch.setattr(chunks, "COPY_PIECE_BYTES", 64)
+
+
+def oracle(graph) -> int:
+    """The reference count of a CSRGraph (host or device)."""
+    lo, hi = graph.edges()
+    to_list = (lambda a: a.get().tolist()) if hasattr(lo, "get") else (lambda a: np.asarray(a).tolist())
+    return reference.count_triangles(to_list(lo), to_list(hi))
+
+
+def rmat_graph(scale=9, seed=3, edge_factor=8):
+    return tricount.Graph.from_edges(*rmat(scale, edge_factor, seed=seed), name=f"rmat{scale}")
+
+
+def count_gpu(graph, **kwargs):
+    from tricount.partition.gpu import count_gpu
+
+    return count_gpu(graph, **kwargs)

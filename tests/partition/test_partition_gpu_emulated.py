@@ -1,0 +1,202 @@
+"""The GPU executor's orchestration, run on the CPU with CuPy and its kernels emulated.
+
+fake_cupy replaces CuPy by NumPy and each kernel by an emulation of its .cu
+contract that checks the argument types against the C signature, appends keys
+in a random order and checks tc_hash's preconditions. What this proves: the
+chunking (rows cut across chunks, pinned-buffer streaming, several pair chunks,
+owner windows, orientation slices), the residency choices, the plans, the
+pieces of several devices and the Dask hook give exact counts, for block
+counts from 1 to 8. The real kernels are judged in test_partition_gpu.py on a
+GPU, every block count from 1 to 8.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import tricount
+from tricount.errors import InvalidArgumentError
+
+sys.path.insert(0, str(Path(__file__).parent))
+import fake_cupy  # noqa: E402
+from partition_gpu_support import count_gpu as gpu_count  # noqa: E402
+from partition_gpu_support import oracle, rmat_graph, shrink  # noqa: E402
+
+from graphs import NAMED, NOISY, complete_graph  # noqa: E402
+
+ALL_NAMED = {**NAMED, **NOISY}
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    import tricount.gpu
+
+    with fake_cupy.installed(monkeypatch) as cp:
+        monkeypatch.setattr(tricount.gpu, "probe", lambda: (True, "GPU fake"))
+        yield cp
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    shrink(monkeypatch)
+
+
+def test_named_graphs(fake_gpu):
+    for name, (src, dst, n_triangles, _) in sorted(ALL_NAMED.items()):
+        graph = tricount.Graph.from_edges(src, dst)
+        for k in (1, 3, 8):
+            n, report = gpu_count(graph, partitions=k)
+            assert n == n_triangles, (name, k)
+            assert report.n_subproblems == k and report.executor == "gpu"
+
+
+def test_rmat_resident_auto_is_one_whole_block(fake_gpu, monkeypatch):
+    from tricount.partition import device_plan
+
+    monkeypatch.setattr(device_plan, "DEVICE_PASS_ENTRIES", 100)  # passes in many chunks
+    monkeypatch.setattr(device_plan, "MIN_STAGE_ENTRIES", 64)
+    graph = rmat_graph()
+    n, report = gpu_count(graph)
+    assert n == oracle(graph)
+    assert report.n_subproblems == 1 and "fits the device" in report.reason
+    assert report.devices[0]["resident"] is True
+    for k in (2, 5, 8):
+        assert gpu_count(graph, partitions=k)[0] == n
+
+
+def test_rmat_streamed_in_small_pieces(fake_gpu, tiny):
+    graph = rmat_graph(scale=8)
+    expected = oracle(graph)
+    for k in (None, 3):
+        n, report = gpu_count(graph, partitions=k, max_memory=1 << 20)
+        assert n == expected, k
+        assert report.devices[0]["resident"] is False
+        assert report.devices[0]["bytes_copied"] > 0
+
+
+def test_graph_on_the_device(fake_gpu, tiny):
+    graph = rmat_graph(scale=8, seed=5).to_device(fake_gpu)
+    expected = oracle(rmat_graph(scale=8, seed=5))
+    assert gpu_count(graph, partitions=2, max_memory=1 << 20)[0] == expected
+
+
+def test_graph_on_another_device_and_kernel_seconds(monkeypatch):
+    import tricount.gpu
+
+    class Timer:  # the benchmark's KernelTimer's interface
+        def __init__(self, host_syncs=False):
+            self.seconds = 0.25
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    with fake_cupy.installed(monkeypatch, device_count=2) as cp:
+        monkeypatch.setattr(tricount.gpu, "probe", lambda: (True, "GPU fake"))
+        graph = rmat_graph(seed=5)
+        n, report = gpu_count(graph.to_device(cp), devices=[1], timer=Timer)
+    assert n == oracle(graph)
+    assert report.devices[0]["device"] == "gpu:1" and report.devices[0]["kernel_s"] > 0
+    assert report.timings["kernel_s"] == report.devices[0]["kernel_s"]
+
+
+def test_ranked_file_needs_no_orientation(fake_gpu, tmp_path):
+    from tricount.partition import prepare_ranked
+
+    graph = rmat_graph(seed=7)
+    path = tmp_path / "g.ranked.tcsr"
+    prepare_ranked(graph, path)
+    expected = oracle(graph)
+    for k in (1, 4):
+        n, report = gpu_count(str(path), partitions=k)
+        assert n == expected
+    assert report.graph["edges"] == graph.n_edges
+
+
+def test_two_workers_on_one_device(fake_gpu):
+    graph = rmat_graph(scale=10, seed=2)
+    expected = oracle(graph)
+    for devices, k in (([0, 0], None), ((0, 0, 0), 3), ("all", 2)):
+        n, report = gpu_count(graph, devices=devices, partitions=k)
+        assert n == expected, devices
+        assert len(report.devices) == (1 if devices == "all" else len(devices))
+        assert sum(d["items"] for d in report.devices) == len(report.subproblems)
+    assert [d["device"] for d in gpu_count(graph, devices=[0, 0])[1].devices] == \
+        ["gpu:0", "gpu:0#1"]
+
+
+def test_two_workers_streamed(fake_gpu, tiny):
+    graph = rmat_graph(seed=11)
+    n, report = gpu_count(graph, devices=[0, 0], max_memory=1 << 20)
+    assert n == oracle(graph)
+    assert report.device_balance() is not None
+
+
+def test_complete_graph(fake_gpu, tiny):
+    from math import comb
+
+    graph = tricount.Graph.from_edges(*complete_graph(40))
+    assert gpu_count(graph, partitions=4, max_memory=1 << 20)[0] == comb(40, 3)
+
+
+def test_dask_hook_counts_each_subproblem(fake_gpu):
+    from tricount.partition import plan_graph, ranked_csr
+    from tricount.partition.blocks import column_block
+    from tricount.partition.gpu import count_subproblem
+
+    graph = rmat_graph(seed=13)
+    r = ranked_csr(graph)
+    plan = plan_graph(r, partitions=4)
+    results = [count_subproblem(r, sub) for sub in plan.subproblems()]
+    assert sum(res["n_triangles"] for res in results) == oracle(graph)
+    assert {res["where"] for res in results} == {"gpu:0"}
+    sub = plan.subproblems()[-1]
+    with_block = count_subproblem(r, sub, block=column_block(r, sub.apex_lo, sub.apex_hi))
+    assert with_block["n_triangles"] == results[-1]["n_triangles"]
+
+
+def test_api_and_result(fake_gpu):
+    graph = rmat_graph(seed=17)
+    result = tricount.count(graph, backend="gpu", partitions=3)
+    assert result.n_triangles == oracle(graph)
+    assert result.backend == "gpu" and result.method == "hash"
+    part = result.to_dict()["partition"]
+    assert part["subproblems"] == 3 and part["why"] == "partitions=3 requested"
+    assert part["devices"][0]["device"] == "gpu:0"
+
+
+def test_devices_beyond_the_machine(fake_gpu):
+    with pytest.raises(InvalidArgumentError, match="1 GPU"):
+        gpu_count(rmat_graph(), devices=2)
+
+
+def test_api_partitions_only_when_the_graph_does_not_fit(fake_gpu, tiny, monkeypatch):
+    from tricount.partition import device_plan
+
+    monkeypatch.setattr(device_plan, "ORIENT_KEY_BYTES", 100)
+    monkeypatch.setattr(device_plan, "PAIR_ENTRY_BYTES", 200)
+    graph = rmat_graph(scale=8, seed=19)
+    # The in-memory count's sliced preparation holds the graph and its oriented copy
+    # (about 32 KB here): 28 KB cannot hold them, the partitioned count can.
+    result = tricount.count(graph, backend="gpu", max_memory=28_000)
+    assert result.n_triangles == oracle(graph)
+    assert result.partition["why"].startswith("the in-memory count does not fit")
+    assert result.partition["devices"][0]["budget"] == 28_000
+
+
+def test_ranked_file_written_from_the_gpu(fake_gpu, tmp_path):
+    from tricount.io import load_graph
+    from tricount.partition import prepare_ranked
+
+    graph = rmat_graph(scale=8, seed=23)
+    cpu_path, gpu_path = tmp_path / "cpu.tcsr", tmp_path / "gpu.tcsr"
+    prepare_ranked(graph, cpu_path)
+    prepare_ranked(graph, gpu_path, backend="gpu")
+    a, b = load_graph(cpu_path), load_graph(gpu_path)
+    for x, y in ((a.indptr, b.indptr), (a.indices, b.indices), (a.vertex_ids, b.vertex_ids)):
+        assert (x == y).all()
