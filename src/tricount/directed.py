@@ -328,10 +328,10 @@ def directed_average_clustering(edges, *, count_zeros: bool = True,
 
     Raises ``ZeroDivisionError`` when there is nothing to average, as NetworkX does.
 
-    >>> from tricount.directed import directed_average_clustering
     A 3-cycle with the pendant arc 2 -> 3: vertex 2 has d_tot = 3, so c(2) = 1 / 6,
     and the mean is (1/2 + 1/2 + 1/6 + 0) / 4:
 
+    >>> from tricount.directed import directed_average_clustering
     >>> directed_average_clustering(([0, 1, 2, 2], [1, 2, 0, 3]), backend="cpu")
     0.2916666666666667
     """
