@@ -159,52 +159,55 @@ def main(argv=None) -> int:
               flush=True)
 
     for scale in args.scales:
-        src, dst = rmat(scale, EDGE_FACTOR, seed=SEED, xp=cupy)
-        g = tricount.Graph.from_edges(src, dst, name=f"rmat{scale}")
-        del src, dst
-        g.oriented()  # built once, as the count builds its own
-        counted = tricount.count(g, backend="gpu")
-        n_triangles = counted.n_triangles
-
-        def count():
-            return tricount.count(g, backend="gpu").n_triangles
-
-        _, times = timed(count, args.trials)
-        record(scale, "count", times, n_triangles, method=counted.method,
-               count_s=counted.timings.get("count_s"))
-        rows, times = timed(lambda: list_device(g), args.trials)
-        assert rows == n_triangles, (rows, n_triangles)
-        record(scale, "list-device", times, rows)
-        for chunk in args.chunk_rows:
-            rows, times = timed(list_pinned(g, chunk), args.trials)
-            assert rows == n_triangles
-            record(scale, "list-pinned", times, rows, chunk_rows=chunk)
-            rows, times = timed(list_host(g, chunk), args.trials)
-            assert rows == n_triangles
-            record(scale, "list-host", times, rows, chunk_rows=chunk)
-        if scale in args.parquet_scales:
-            path = args.dir / f"listing_gpu_rmat{scale}.parquet"
-            try:
-                for chunk in args.chunk_rows:
-                    times = []
-                    for _ in range(max(1, args.trials)):
-                        t0 = time.perf_counter()
-                        rows = write_triangles(g, path, backend="gpu", chunk_size=chunk)
-                        times.append(time.perf_counter() - t0)
-                    assert rows == n_triangles
-                    size = path.stat().st_size
-                    record(scale, "parquet", times, rows, chunk_rows=chunk, file_bytes=size,
-                           file_gb_s=size / min(times) / 1e9,
-                           data_gb_s=rows * ROW_BYTES / min(times) / 1e9)
-            finally:
-                path.unlink(missing_ok=True)
-            speed = disk_speed(args.dir, args.disk_gib)
-            record(scale, "disk", [args.disk_gib * 2**30 / speed / 1e9], 0, disk_gb_s=speed)
-        del g
+        run_scale(scale, args, record)
         cupy.get_default_memory_pool().free_all_blocks()
     if args.markdown:
         args.markdown.write_text(table(lines, env, argv))
     return 0
+
+
+def run_scale(scale, args, record):
+    """Every measure of one R-MAT scale (the graph lives only here)."""
+    import cupy
+
+    src, dst = rmat(scale, EDGE_FACTOR, seed=SEED, xp=cupy)
+    g = tricount.Graph.from_edges(src, dst, name=f"rmat{scale}")
+    del src, dst
+    g.oriented()  # built once, as the count builds its own
+    counted = tricount.count(g, backend="gpu")
+    n_triangles = counted.n_triangles
+    _, times = timed(lambda: tricount.count(g, backend="gpu").n_triangles, args.trials)
+    record(scale, "count", times, n_triangles, method=counted.method,
+           count_s=counted.timings.get("count_s"))
+    rows, times = timed(lambda: list_device(g), args.trials)
+    assert rows == n_triangles, (rows, n_triangles)
+    record(scale, "list-device", times, rows)
+    for chunk in args.chunk_rows:
+        rows, times = timed(list_pinned(g, chunk), args.trials)
+        assert rows == n_triangles
+        record(scale, "list-pinned", times, rows, chunk_rows=chunk)
+        rows, times = timed(list_host(g, chunk), args.trials)
+        assert rows == n_triangles
+        record(scale, "list-host", times, rows, chunk_rows=chunk)
+    if scale not in args.parquet_scales:
+        return
+    path = args.dir / f"listing_gpu_rmat{scale}.parquet"
+    try:
+        for chunk in args.chunk_rows:
+            times = []
+            for _ in range(max(1, args.trials)):
+                t0 = time.perf_counter()
+                rows = write_triangles(g, path, backend="gpu", chunk_size=chunk)
+                times.append(time.perf_counter() - t0)
+            assert rows == n_triangles
+            size = path.stat().st_size
+            record(scale, "parquet", times, rows, chunk_rows=chunk, file_bytes=size,
+                   file_gb_s=size / min(times) / 1e9,
+                   data_gb_s=rows * ROW_BYTES / min(times) / 1e9)
+    finally:
+        path.unlink(missing_ok=True)
+    speed = disk_speed(args.dir, args.disk_gib)
+    record(scale, "disk", [args.disk_gib * 2**30 / speed / 1e9], 0, disk_gb_s=speed)
 
 
 def table(lines, env, argv) -> str:

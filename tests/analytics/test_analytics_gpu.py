@@ -67,6 +67,15 @@ def oriented_pair(g):
     return g.oriented(), g.to_device(cupy).oriented()
 
 
+@pytest.fixture(params=[(name, tuning) for name in sorted(GRAPHS) for tuning in TUNINGS],
+                ids=lambda p: f"{p[0]}-{p[1]}")
+def case(request):
+    """(graph, CPU oriented CSR, GPU oriented CSR, launch tunables) for every graph and tuning."""
+    name, tuning = request.param
+    g = GRAPHS[name]
+    return (g, *oriented_pair(g), tuning)
+
+
 def with_wide_ids(oriented):
     """The same CSR with int64 vertex ids (the kernels' TC_VERTEX_T = long long)."""
     return OrientedCSR(oriented.indptr, oriented.rows.astype(cupy.int64),
@@ -75,11 +84,8 @@ def with_wide_ids(oriented):
 
 
 class TestListing:
-    @pytest.mark.parametrize("tuning", TUNINGS, ids=str)
-    @pytest.mark.parametrize("name", sorted(GRAPHS))
-    def test_same_rows_in_the_same_order(self, name, tuning):
-        g = GRAPHS[name]
-        cpu, gpu = oriented_pair(g)
+    def test_same_rows_in_the_same_order(self, case):
+        g, cpu, gpu, tuning = case
         labels = np.arange(g.n_vertices, dtype=np.int64) * 7 + 3
         want = np.concatenate(list(list_triangles_cpu(cpu, labels, 1 << 20)))
         got = np.concatenate(list(list_triangles_gpu(gpu, labels, 1 << 20, **tuning)))
@@ -145,11 +151,8 @@ def random_masks(g, seed):
 
 
 class TestDirected:
-    @pytest.mark.parametrize("tuning", TUNINGS, ids=str)
-    @pytest.mark.parametrize("name", sorted(GRAPHS))
-    def test_same_counts(self, name, tuning):
-        g = GRAPHS[name]
-        cpu, gpu = oriented_pair(g)
+    def test_same_counts(self, case):
+        _g, cpu, gpu, tuning = case
         mask = random_masks(cpu, 1)
         want = directed_triangles_cpu(cpu, mask)
         got = directed_triangles_gpu(gpu, cupy.asarray(mask), **tuning)
@@ -175,11 +178,8 @@ class TestDirected:
 
 
 class TestWeighted:
-    @pytest.mark.parametrize("tuning", TUNINGS, ids=str)
-    @pytest.mark.parametrize("name", sorted(GRAPHS))
-    def test_same_sums(self, name, tuning):
-        g = GRAPHS[name]
-        cpu, gpu = oriented_pair(g)
+    def test_same_sums(self, case):
+        g, cpu, gpu, tuning = case
         factors = np.random.default_rng(2).uniform(0.1, 1.0, g.n_edges)
         want = weighted_triangle_sums_cpu(cpu, factors)
         got = cupy.asnumpy(weighted_triangle_sums_gpu(gpu, cupy.asarray(factors), **tuning))

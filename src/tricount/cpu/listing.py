@@ -39,13 +39,14 @@ __all__ = ["CpuLister", "list_triangles_cpu", "CHUNK_ROWS"]
 #: Rows per chunk by default: 2^20 rows are 24 MiB of int64 ids, a Parquet row
 #: group of the usual size; a chosen default, not measured.
 CHUNK_ROWS = 1 << 20
-#: Anchors per work chunk of the count (the provenance of :data:`tricount.cpu.bitmap.CHUNK_VERTICES`).
+#: Anchors per work chunk of the count (as :data:`tricount.cpu.bitmap.CHUNK_VERTICES`).
 COUNT_CHUNK_VERTICES = 64
 #: Edges per work chunk of the write: long enough that a thread meets each anchor
 #: once per chunk, short enough to balance a window of 2^20 rows; not measured.
 WRITE_CHUNK_EDGES = 256
 #: Below this many oriented edges (in the graph for the count, in the window for
-#: the write) the kernels run on the calling thread: a parallel launch cost 12-20 ms
+#: the write), or with one Numba thread, the kernels run on the calling thread
+#: (serial twins, compiled without ``parallel``): a parallel launch cost 12-20 ms
 #: on the loaded 2-core development VM (tens of µs when idle), while ca-GrQc
 #: (14,484 edges, 48,260 triangles) counts in 0.45 ms and writes in 0.8 ms on one
 #: thread (2026-11-25).
@@ -168,7 +169,7 @@ class CpuLister:
         if m:
             self._ensure_marks()
             args = (oriented.indptr, oriented.indices, self._marks, self.offsets[1:])
-            if m < PARALLEL_MIN_EDGES:
+            if m < PARALLEL_MIN_EDGES or numba.get_num_threads() == 1:
                 _count_per_edge_serial(*args)
             else:
                 with numba.parallel_chunksize(COUNT_CHUNK_VERTICES):
@@ -203,7 +204,7 @@ class CpuLister:
         o = self.oriented
         args = (o.indptr, o.rows, o.indices, self.offsets, self.labels, e0, e1, t_begin, t_end,
                 self._marks, self._marked, out_u, out_v, out_w)
-        if e1 - e0 < PARALLEL_MIN_EDGES:
+        if e1 - e0 < PARALLEL_MIN_EDGES or numba.get_num_threads() == 1:
             _write_window_serial(*args)
         else:
             with numba.parallel_chunksize(WRITE_CHUNK_EDGES):

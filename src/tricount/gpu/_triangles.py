@@ -61,8 +61,3 @@ def launch_edge_range(kernel, n_edges: int, args: tuple, *, block_size: int = BL
         grid_size = resident_grid(kernel, block_size,
                                   work_blocks=ceil_div(n_edges, block_size // group_size))
     launch(kernel, grid_size, block_size, args)
-
-
-def vertex_type(cols) -> str:
-    """The C type of a kernel's vertex ids for ``-DTC_VERTEX_T``."""
-    return "int" if cols.dtype.itemsize == 4 else "long long"

@@ -1,11 +1,12 @@
-"""Launcher of ``kernels/weighted.cu``: per-vertex sums of products of the triangles' edge factors.
+"""Launcher of ``kernels/weighted.cu``: per-vertex sums over triangles of edge-factor products.
 
 Computes the same S(x) as :mod:`tricount.cpu.weighted`: for every vertex, the
 sum over its triangles of the product of the three edge factors (cube roots
 of normalised weights for NetworkX's weighted clustering). Input: a
-degree-oriented COO+CSR of CuPy arrays and the factor of every entry. A group of lanes takes each oriented edge u -> v, binary-searches
-the shorter out-list in the longer, and adds each found triangle's term to its
-three corners; a triangle a < b < c is found only from a -> b.
+degree-oriented COO+CSR of CuPy arrays and the factor of every entry. A group
+of lanes takes each oriented edge u -> v, binary-searches the shorter out-list
+in the longer, and adds each found triangle's term to its three corners; a
+triangle a < b < c is found only from a -> b.
 """
 
 from __future__ import annotations
