@@ -114,6 +114,15 @@ class TestChunks:
             assert all(c.flags.c_contiguous for c in chunks)
             assert np.array_equal(np.concatenate(chunks), whole), size
 
+    def test_parallel_kernels_write_the_same_stream(self, graph, monkeypatch):
+        # Small graphs run the serial twins; force the parallel ones.
+        import tricount.cpu.listing as cpu_listing
+
+        serial = listed(graph, chunk_size=50)
+        monkeypatch.setattr(cpu_listing, "PARALLEL_MIN_EDGES", 0)
+        for size in (1, 50, 1 << 20):
+            assert np.array_equal(listed(graph, chunk_size=size), serial), size
+
     def test_exact_multiples(self, graph):
         total = listed(graph).shape[0]
         divisor = next(d for d in (4, 3, 5, 7, 11, 13, 2) if total % d == 0)

@@ -39,11 +39,11 @@ __all__ = ["CpuLister", "list_triangles_cpu", "CHUNK_ROWS"]
 #: Rows per chunk by default: 2^20 rows are 24 MiB of int64 ids, a Parquet row
 #: group of the usual size; a chosen default, not measured.
 CHUNK_ROWS = 1 << 20
-#: Anchors per work chunk of the count (as :data:`tricount.cpu.bitmap.CHUNK_VERTICES`).
-COUNT_CHUNK_VERTICES = 64
-#: Edges per work chunk of the write: long enough that a thread meets each anchor
-#: once per chunk, short enough to balance a window of 2^20 rows; not measured.
-WRITE_CHUNK_EDGES = 256
+#: Anchors per parallel block of the count (as :data:`tricount.cpu.bitmap.CHUNK_VERTICES`).
+COUNT_BLOCK_VERTICES = 64
+#: Edges per parallel block of the write: long enough that a thread meets each anchor
+#: about once, short enough to balance a window of 2^20 rows; not measured.
+WRITE_BLOCK_EDGES = 256
 #: Below this many oriented edges (in the graph for the count, in the window for
 #: the write), or with one Numba thread, the kernels run on the calling thread
 #: (serial twins, compiled without ``parallel``): a parallel launch cost 12-20 ms
@@ -53,101 +53,100 @@ WRITE_CHUNK_EDGES = 256
 PARALLEL_MIN_EDGES = 1 << 16
 
 
-@numba.njit(inline="always")
-def _count_row(indptr, indices, mark, counts, u):
-    """``counts[k]`` for every edge k of row u (the byte map ``mark`` is clean before and after)."""
-    u_begin = indptr[u]
-    u_end = indptr[u + 1]
-    if u_end - u_begin < 2:
-        for k in range(u_begin, u_end):
-            counts[k] = 0  # one out-neighbour closes nothing
-        return
-    for k in range(u_begin, u_end):
-        mark[indices[k]] = 1
-    for k in range(u_begin, u_end):
-        v = indices[k]
-        found = 0
-        for j in range(indptr[v], indptr[v + 1]):
-            found += mark[indices[j]]
-        counts[k] = found
-    for k in range(u_begin, u_end):
-        mark[indices[k]] = 0
+@numba.njit(cache=True, nogil=True)
+def _count_rows(indptr, indices, mark, counts, u_begin, u_end):
+    """``counts[k]`` for every edge k of the rows ``u_begin .. u_end - 1`` (the byte map
+    ``mark`` is clean before and after)."""
+    for u in range(u_begin, u_end):
+        k_begin = indptr[u]
+        k_end = indptr[u + 1]
+        if k_end - k_begin < 2:
+            for k in range(k_begin, k_end):
+                counts[k] = 0  # one out-neighbour closes nothing
+            continue
+        for k in range(k_begin, k_end):
+            mark[indices[k]] = 1
+        for k in range(k_begin, k_end):
+            v = indices[k]
+            found = 0
+            for j in range(indptr[v], indptr[v + 1]):
+                found += mark[indices[j]]
+            counts[k] = found
+        for k in range(k_begin, k_end):
+            mark[indices[k]] = 0
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
 def _count_per_edge(indptr, indices, marks, counts):
-    """``counts[k]`` = triangles closed by oriented edge k (every entry written)."""
-    for u in numba.prange(indptr.shape[0] - 1):
-        _count_row(indptr, indices, marks[numba.get_thread_id()], counts, u)
+    """``counts[k]`` = triangles closed by oriented edge k (every entry written), in
+    blocks of :data:`COUNT_BLOCK_VERTICES` rows."""
+    n = indptr.shape[0] - 1
+    for block in numba.prange((n + COUNT_BLOCK_VERTICES - 1) // COUNT_BLOCK_VERTICES):
+        u_begin = block * COUNT_BLOCK_VERTICES
+        _count_rows(indptr, indices, marks[numba.get_thread_id()], counts, u_begin,
+                    min(u_begin + COUNT_BLOCK_VERTICES, n))
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_per_edge_serial(indptr, indices, marks, counts):
-    """:func:`_count_per_edge` on the calling thread (small graphs: no launch to pay)."""
-    for u in range(indptr.shape[0] - 1):
-        _count_row(indptr, indices, marks[0], counts, u)
-
-
-@numba.njit(inline="always")
-def _write_edge(indptr, rows, indices, offsets, labels, e, t_begin, t_end, marks, marked, slot,
-                out_u, out_v, out_w):
-    """Write the triangles of edge e numbered inside ``t_begin .. t_end - 1``.
+def _write_edges(indptr, rows, indices, offsets, labels, e_begin, e_end, t_begin, t_end, mark,
+                 marked, slot, found, out_u, out_v, out_w):
+    """Write the triangles of edges ``e_begin .. e_end - 1`` numbered inside
+    ``t_begin .. t_end - 1``.
 
     Row ``t - t_begin`` gets ``labels`` of the three vertices, sorted by
-    compact id. ``marks[slot]`` holds the marks of anchor ``marked[slot]``
-    (-1: none) and stays so between calls.
+    compact id. ``mark`` holds the marks of anchor ``marked[slot]`` (-1: none)
+    and stays so between calls; ``found`` is scratch for one out-list.
     """
-    t = offsets[e]
-    if offsets[e + 1] == t:
-        return  # closes no triangle: do not disturb the marks
-    mark = marks[slot]
-    u = rows[e]
-    if marked[slot] != u:
-        old = marked[slot]
-        if old >= 0:
-            for k in range(indptr[old], indptr[old + 1]):
-                mark[indices[k]] = 0
-        for k in range(indptr[u], indptr[u + 1]):
-            mark[indices[k]] = 1
-        marked[slot] = u
-    v = indices[e]
-    for j in range(indptr[v], indptr[v + 1]):
-        w = indices[j]
-        if mark[w]:
-            if t >= t_end:
-                break
-            if t >= t_begin:  # only the window's first edge has hits before t_begin
-                # Sort the three compact ids: u < w and v < w need not hold.
-                a, b, c = u, v, w
-                if a > b:
-                    a, b = b, a
-                if b > c:
-                    b, c = c, b
-                if a > b:
-                    a, b = b, a
-                i = t - t_begin
-                out_u[i] = labels[a]
-                out_v[i] = labels[b]
-                out_w[i] = labels[c]
-            t += 1
+    for e in range(e_begin, e_end):
+        t = offsets[e]
+        n_hits = offsets[e + 1] - t
+        if n_hits == 0 or t >= t_end or t + n_hits <= t_begin:
+            continue  # nothing of this edge in the window: do not disturb the marks
+        u = rows[e]
+        if marked[slot] != u:
+            old = marked[slot]
+            if old >= 0:
+                for k in range(indptr[old], indptr[old + 1]):
+                    mark[indices[k]] = 0
+            for k in range(indptr[u], indptr[u + 1]):
+                mark[indices[k]] = 1
+            marked[slot] = u
+        v = indices[e]
+        # Branch-free compaction of N+(v) ∩ N+(u), in increasing id: every w is
+        # stored, the cursor moves only past the marked ones (a branch per probe
+        # mispredicts).
+        k = 0
+        for j in range(indptr[v], indptr[v + 1]):
+            w = indices[j]
+            found[k] = w
+            k += mark[w]
+        for h in range(max(t_begin - t, 0), min(t_end - t, n_hits)):
+            # Sort the three compact ids: u < w and v < w need not hold.
+            a, b, c = u, v, found[h]
+            if a > b:
+                a, b = b, a
+            if b > c:
+                b, c = c, b
+            if a > b:
+                a, b = b, a
+            i = t + h - t_begin
+            out_u[i] = labels[a]
+            out_v[i] = labels[b]
+            out_w[i] = labels[c]
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
 def _write_window(indptr, rows, indices, offsets, labels, e_begin, e_end, t_begin, t_end,
-                  marks, marked, out_u, out_v, out_w):
-    """Write the triangles numbered ``t_begin .. t_end - 1`` (edges ``e_begin .. e_end - 1``)."""
-    for e in numba.prange(e_begin, e_end):
-        _write_edge(indptr, rows, indices, offsets, labels, e, t_begin, t_end, marks, marked,
-                    numba.get_thread_id(), out_u, out_v, out_w)
-
-
-@numba.njit(cache=True, nogil=True)
-def _write_window_serial(indptr, rows, indices, offsets, labels, e_begin, e_end, t_begin,
-                         t_end, marks, marked, out_u, out_v, out_w):
-    """:func:`_write_window` on the calling thread, in thread slot 0."""
-    for e in range(e_begin, e_end):
-        _write_edge(indptr, rows, indices, offsets, labels, e, t_begin, t_end, marks, marked, 0,
-                    out_u, out_v, out_w)
+                  marks, marked, hits, out_u, out_v, out_w):
+    """Write the triangles numbered ``t_begin .. t_end - 1`` (edges ``e_begin .. e_end - 1``),
+    in blocks of :data:`WRITE_BLOCK_EDGES` edges; each thread slot keeps its marks."""
+    n_blocks = (e_end - e_begin + WRITE_BLOCK_EDGES - 1) // WRITE_BLOCK_EDGES
+    for block in numba.prange(n_blocks):
+        slot = numba.get_thread_id()
+        first = e_begin + block * WRITE_BLOCK_EDGES
+        _write_edges(indptr, rows, indices, offsets, labels, first,
+                     min(first + WRITE_BLOCK_EDGES, e_end), t_begin, t_end, marks[slot], marked,
+                     slot, hits[slot], out_u, out_v, out_w)
 
 
 class CpuLister:
@@ -166,14 +165,16 @@ class CpuLister:
         self.offsets = np.zeros(m + 1, dtype=np.int64)
         self._marks = np.zeros((0, max(oriented.n_vertices, 1)), dtype=np.uint8)
         self._marked = np.zeros(0, dtype=np.int64)
+        self._hits = np.zeros((0, max(oriented.max_out_degree, 1)), dtype=oriented.indices.dtype)
         if m:
             self._ensure_marks()
-            args = (oriented.indptr, oriented.indices, self._marks, self.offsets[1:])
             if m < PARALLEL_MIN_EDGES or numba.get_num_threads() == 1:
-                _count_per_edge_serial(*args)
+                _count_rows(oriented.indptr, oriented.indices, self._marks[0], self.offsets[1:],
+                            0, oriented.n_vertices)
             else:
-                with numba.parallel_chunksize(COUNT_CHUNK_VERTICES):
-                    _count_per_edge(*args)
+                with numba.parallel_chunksize(1):  # blocks are the work chunks
+                    _count_per_edge(oriented.indptr, oriented.indices, self._marks,
+                                    self.offsets[1:])
             # The byte maps are clean again (every anchor cleared its marks).
             np.cumsum(self.offsets[1:], out=self.offsets[1:])  # int64: any number of triangles
         self.n_triangles = int(self.offsets[-1])
@@ -186,6 +187,8 @@ class CpuLister:
             self._marks = np.concatenate(
                 [self._marks, np.zeros((extra, self._marks.shape[1]), dtype=np.uint8)])
             self._marked = np.concatenate([self._marked, np.full(extra, -1, dtype=np.int64)])
+            self._hits = np.concatenate(
+                [self._hits, np.zeros((extra, self._hits.shape[1]), dtype=self._hits.dtype)])
 
     def edge_range(self, t_begin: int, t_end: int) -> tuple[int, int]:
         """The oriented edges ``e0 .. e1 - 1`` holding triangles ``t_begin .. t_end - 1``."""
@@ -202,13 +205,15 @@ class CpuLister:
         self._ensure_marks()
         e0, e1 = self.edge_range(t_begin, t_end)
         o = self.oriented
-        args = (o.indptr, o.rows, o.indices, self.offsets, self.labels, e0, e1, t_begin, t_end,
-                self._marks, self._marked, out_u, out_v, out_w)
         if e1 - e0 < PARALLEL_MIN_EDGES or numba.get_num_threads() == 1:
-            _write_window_serial(*args)
+            _write_edges(o.indptr, o.rows, o.indices, self.offsets, self.labels, e0, e1, t_begin,
+                         t_end, self._marks[0], self._marked, 0, self._hits[0], out_u, out_v,
+                         out_w)
         else:
-            with numba.parallel_chunksize(WRITE_CHUNK_EDGES):
-                _write_window(*args)
+            with numba.parallel_chunksize(1):  # blocks are the work chunks
+                _write_window(o.indptr, o.rows, o.indices, self.offsets, self.labels, e0, e1,
+                              t_begin, t_end, self._marks, self._marked, self._hits, out_u,
+                              out_v, out_w)
 
 
 def list_triangles_cpu(oriented, labels, chunk_size: int = CHUNK_ROWS):
