@@ -144,6 +144,20 @@ def test_kernel_on_a_literal_csr():
     assert oriented_mask(dg, dg.graph.oriented()).tolist() == [1, 3, 1]
 
 
+def test_parallel_kernel_agrees(monkeypatch):
+    # Small graphs run on the calling thread; force the blocks onto the thread pool.
+    import tricount.cpu.directed as cpu_directed
+
+    g = directed_graph((np.arange(400) % 37, (np.arange(400) * 7 + 3) % 41))
+    oriented = g.graph.oriented()
+    mask = oriented_mask(g, oriented)
+    serial = directed_triangles_cpu(oriented, mask)
+    monkeypatch.setattr(cpu_directed, "PARALLEL_MIN_EDGES", 0)
+    parallel = directed_triangles_cpu(oriented, mask)
+    assert serial[1].sum() > 0
+    assert np.array_equal(serial[0], parallel[0]) and np.array_equal(serial[1], parallel[1])
+
+
 digraphs = st.integers(1, 25).flatmap(lambda n: st.tuples(
     st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=150)))
 

@@ -112,6 +112,17 @@ class TestDirected:
                      [want[v] for v in range(4)])
 
 
+def test_parallel_kernel_agrees(monkeypatch):
+    # Small graphs run on the calling thread; force the blocks onto the thread pool.
+    import tricount.cpu.weighted as cpu_weighted
+
+    G = nx.gnm_random_graph(200, 2000, seed=4)
+    wg = weighted_graph(G)
+    serial = weighted_clustering(wg, backend="cpu")
+    monkeypatch.setattr(cpu_weighted, "PARALLEL_MIN_EDGES", 0)
+    assert np.array_equal(weighted_clustering(wg, backend="cpu"), serial)  # deterministic
+
+
 def test_last_values():
     keys, values = last_values(np.array([4, 1, 4, 4, 1]), np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
     assert keys.tolist() == [1, 4] and values.tolist() == [5.0, 4.0]

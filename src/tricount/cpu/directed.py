@@ -27,7 +27,8 @@ every c in N+(u), the mask of u -> c (0: not an out-neighbour), so one load
 both tests c and gives the arcs between u and c; the walk of N+(v) gives v -> c.
 Credits to v and c are atomic adds (other threads credit the same vertices),
 u's are summed and added once; the code histogram is per thread, summed at the
-end. Counts are int64.
+end. Anchors go to threads in blocks; small graphs run on the calling thread
+(:data:`tricount.cpu.listing.PARALLEL_MIN_EDGES`). Counts are int64.
 """
 
 from __future__ import annotations
@@ -36,11 +37,12 @@ import numba
 import numpy as np
 
 from tricount.cpu._atomic import atomic_add
+from tricount.cpu.listing import PARALLEL_MIN_EDGES
 
 __all__ = ["directed_triangles_cpu", "N_CODES", "COUNT_NAMES"]
 
-#: Anchors per work chunk (the provenance of :data:`tricount.cpu.bitmap.CHUNK_VERTICES`).
-CHUNK_VERTICES = 64
+#: Anchors per parallel block (as :data:`tricount.cpu.bitmap.CHUNK_VERTICES`).
+BLOCK_VERTICES = 64
 #: 6 arc bits per triangle.
 N_CODES = 64
 #: The rows of the per-vertex result, in order.
@@ -77,21 +79,22 @@ def _credit(per_vertex, n, x, cycles, source, middle, sink):
         atomic_add(per_vertex, 3 * n + x, sink)
 
 
-@numba.njit(parallel=True, cache=True, nogil=True)
-def _directed(indptr, indices, omask, marks, per_vertex, codes, want_per_vertex):
+@numba.njit(cache=True, nogil=True)
+def _directed_rows(indptr, indices, omask, mark, histogram, per_vertex, want_per_vertex,
+                   u_begin, u_end):
+    """Every triangle anchored at ``u_begin .. u_end - 1``: its code into ``histogram``,
+    its roles into ``per_vertex`` (atomically) when wanted. ``mark`` is clean before
+    and after."""
     n = indptr.shape[0] - 1
-    for u in numba.prange(n):
-        u_begin = indptr[u]
-        u_end = indptr[u + 1]
-        if u_end - u_begin < 2:
+    for u in range(u_begin, u_end):
+        k_begin = indptr[u]
+        k_end = indptr[u + 1]
+        if k_end - k_begin < 2:
             continue  # a triangle needs two out-neighbours at its anchor
-        slot = numba.get_thread_id()
-        mark = marks[slot]
-        histogram = codes[slot]
-        for k in range(u_begin, u_end):
+        for k in range(k_begin, k_end):
             mark[indices[k]] = omask[k]  # 1..3: never 0 for a stored edge
         u_cycles = u_source = u_middle = u_sink = 0
-        for k in range(u_begin, u_end):
+        for k in range(k_begin, k_end):
             v = indices[k]
             m_ab = omask[k]
             for j in range(indptr[v], indptr[v + 1]):
@@ -109,10 +112,22 @@ def _directed(indptr, indices, omask, marks, per_vertex, codes, want_per_vertex)
                     u_sink += r[7]
                     _credit(per_vertex, n, v, r[0], r[2], r[5], r[8])
                     _credit(per_vertex, n, w, r[0], r[3], r[6], r[9])
-        for k in range(u_begin, u_end):
+        for k in range(k_begin, k_end):
             mark[indices[k]] = 0
         if want_per_vertex:
             _credit(per_vertex, n, u, u_cycles, u_source, u_middle, u_sink)
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _directed(indptr, indices, omask, marks, per_vertex, codes, want_per_vertex):
+    """:func:`_directed_rows` over blocks of :data:`BLOCK_VERTICES` anchors; each thread
+    slot has its byte map and its histogram."""
+    n = indptr.shape[0] - 1
+    for block in numba.prange((n + BLOCK_VERTICES - 1) // BLOCK_VERTICES):
+        slot = numba.get_thread_id()
+        first = block * BLOCK_VERTICES
+        _directed_rows(indptr, indices, omask, marks[slot], codes[slot], per_vertex,
+                       want_per_vertex, first, min(first + BLOCK_VERTICES, n))
 
 
 def directed_triangles_cpu(oriented, omask, *, per_vertex: bool = True):
@@ -121,12 +136,17 @@ def directed_triangles_cpu(oriented, omask, *, per_vertex: bool = True):
     the 64 triangle codes."""
     n = oriented.n_vertices
     counts = np.zeros(4 * n, dtype=np.int64)
-    slots = numba.get_num_threads()
+    serial = oriented.n_edges < PARALLEL_MIN_EDGES or numba.get_num_threads() == 1
+    slots = 1 if serial else numba.get_num_threads()
     codes = np.zeros((slots, N_CODES), dtype=np.int64)
     if oriented.n_edges:
         marks = np.zeros((slots, n), dtype=np.uint8)
         omask = np.ascontiguousarray(omask, dtype=np.uint8)
-        with numba.parallel_chunksize(CHUNK_VERTICES):
-            _directed(oriented.indptr, oriented.indices, omask, marks, counts, codes,
-                      bool(per_vertex))
+        if serial:
+            _directed_rows(oriented.indptr, oriented.indices, omask, marks[0], codes[0], counts,
+                           bool(per_vertex), 0, n)
+        else:
+            with numba.parallel_chunksize(1):  # blocks are the work chunks
+                _directed(oriented.indptr, oriented.indices, omask, marks, counts, codes,
+                          bool(per_vertex))
     return counts.reshape(4, n), codes.sum(axis=0)

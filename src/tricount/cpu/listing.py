@@ -120,19 +120,18 @@ def _write_edges(indptr, rows, indices, offsets, labels, e_begin, e_end, t_begin
             w = indices[j]
             found[k] = w
             k += mark[w]
+        # Rows sorted by compact id; u and v are the same for every hit of the edge,
+        # so only the third id is placed, by two comparisons (selects, not branches).
+        lo, hi = min(u, v), max(u, v)
+        label_lo, label_hi = labels[lo], labels[hi]
         for h in range(max(t_begin - t, 0), min(t_end - t, n_hits)):
-            # Sort the three compact ids: u < w and v < w need not hold.
-            a, b, c = u, v, found[h]
-            if a > b:
-                a, b = b, a
-            if b > c:
-                b, c = c, b
-            if a > b:
-                a, b = b, a
+            c = found[h]
+            label_c = labels[c]
+            below_lo, below_hi = c < lo, c < hi
             i = t + h - t_begin
-            out_u[i] = labels[a]
-            out_v[i] = labels[b]
-            out_w[i] = labels[c]
+            out_u[i] = label_c if below_lo else label_lo
+            out_v[i] = label_lo if below_lo else (label_c if below_hi else label_hi)
+            out_w[i] = label_hi if below_hi else label_c
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)

@@ -25,6 +25,8 @@ __all__ = ["GpuLister", "iter_columns_gpu", "list_triangles_gpu"]
 
 #: cudaMemcpyDeviceToHost.
 _DEVICE_TO_HOST = 2
+#: Windows whose edge ranges one device search finds (their bounds: 32 bytes each).
+WINDOW_BATCH = 1 << 16
 
 
 class GpuLister:
@@ -54,17 +56,22 @@ class GpuLister:
             del counts
         self.n_triangles = int(self.offsets[-1])  # synchronizes
 
-    def windows(self, chunk_size: int) -> list[tuple[int, int, int, int]]:
-        """``(t_begin, t_end, e_begin, e_end)`` of every window of ``chunk_size`` triangles."""
+    def windows(self, chunk_size: int):
+        """``(t_begin, t_end, e_begin, e_end)`` of every window of ``chunk_size`` triangles,
+        in order; their edge ranges are searched on the device, :data:`WINDOW_BATCH` at a
+        time (host memory stays bounded for any chunk size)."""
         cp = cupy()
         if chunk_size < 1:
             raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
-        starts = np.arange(0, self.n_triangles, chunk_size, dtype=np.int64)
-        ends = np.minimum(starts + chunk_size, self.n_triangles)
-        e_begin = cp.searchsorted(self.offsets, cp.asarray(starts), side="right") - 1
-        e_end = cp.searchsorted(self.offsets, cp.asarray(ends), side="left")
-        return list(zip(starts.tolist(), ends.tolist(), cp.asnumpy(e_begin).tolist(),
-                        cp.asnumpy(e_end).tolist()))
+        step = chunk_size * WINDOW_BATCH
+        for first in range(0, self.n_triangles, step):
+            starts = np.arange(first, min(first + step, self.n_triangles), chunk_size,
+                               dtype=np.int64)
+            ends = np.minimum(starts + chunk_size, self.n_triangles)
+            e_begin = cp.searchsorted(self.offsets, cp.asarray(starts), side="right") - 1
+            e_end = cp.searchsorted(self.offsets, cp.asarray(ends), side="left")
+            yield from zip(starts.tolist(), ends.tolist(), cp.asnumpy(e_begin).tolist(),
+                           cp.asnumpy(e_end).tolist())
 
     def write(self, window, out) -> None:
         """Launch the write of ``window`` into the device int64 array ``out`` (3 k entries:
@@ -93,33 +100,39 @@ def iter_columns_gpu(oriented, labels, chunk_size: int, **tunables):
         return
     windows = lister.windows(chunk_size)
     capacity = 3 * min(chunk_size, lister.n_triangles)
-    slots = min(2, len(windows))
+    slots = 1 if chunk_size >= lister.n_triangles else 2
     device = [cp.empty(capacity, dtype=cp.int64) for _ in range(slots)]
     host = [cupyx.empty_pinned(capacity, dtype=np.int64) for _ in range(slots)]
     compute, copier = cp.cuda.Stream(), cp.cuda.Stream()
     copied = [None] * slots
 
-    def start(i):
+    def start(i, window):
         slot = i % slots
-        k = windows[i][1] - windows[i][0]
+        k = window[1] - window[0]
         with compute:
             if copied[slot] is not None:
                 compute.wait_event(copied[slot])  # the copy out of this buffer has finished
-            lister.write(windows[i], device[slot])
+            lister.write(window, device[slot])
             written = compute.record()
         copier.wait_event(written)
         cp.cuda.runtime.memcpyAsync(host[slot].ctypes.data, device[slot].data.ptr, 3 * k * 8,
                                     _DEVICE_TO_HOST, copier.ptr)
         copied[slot] = copier.record()
+        return k
 
     try:
-        start(0)
-        for i, (t_begin, t_end, _, _) in enumerate(windows):
-            if i + 1 < len(windows):
-                start(i + 1)  # its host buffer held window i - 1, which the caller is done with
+        i, window = 0, next(windows)
+        k = start(0, window)
+        while True:
+            following = next(windows, None)
+            if following is not None:
+                # Its host buffer held window i - 1, which the caller is done with.
+                k_next = start(i + 1, following)
             copied[i % slots].synchronize()
-            k = t_end - t_begin
             yield host[i % slots][: 3 * k].reshape(3, k)
+            if following is None:
+                return
+            i, k = i + 1, k_next
     finally:
         # Closed early or failed: let queued work finish before the buffers are freed.
         compute.synchronize()
@@ -137,7 +150,7 @@ def list_triangles_gpu(oriented, labels, chunk_size: int, *, to_host: bool = Tru
     """
     if to_host:
         for columns in iter_columns_gpu(oriented, labels, chunk_size, **tunables):
-            yield np.ascontiguousarray(columns.T)
+            yield np.array(columns.T, order="C")  # always a copy (one row reads as contiguous)
         return
     cp = cupy()
     lister = GpuLister(oriented, labels, **tunables)
