@@ -35,11 +35,15 @@ __all__ = ["list_triangles", "write_triangles", "CHUNK_ROWS", "FORMATS"]
 CHUNK_ROWS = 1 << 20
 #: File formats :func:`write_triangles` writes, by name.
 FORMATS = ("parquet", "tsv")
-#: Parquet writer settings. Uncompressed, no dictionary pages for ids, no
-#: statistics: ids of triangles barely compress and rows are not sorted by any
-#: column, so each of these would cost writing speed and buy nothing (on a
-#: 2-core VM, pyarrow 26: 0.44 GB/s with statistics, 0.56 GB/s without).
-PARQUET_OPTIONS = {"compression": "none", "write_statistics": False}
+#: Parquet compression by default. Rows of one edge share u and v, so the
+#: columns compress well: R-MAT 15's 6.7 M triangles take 0.12 of their 24 bytes
+#: each with snappy, 0.09 with zstd; written at 0.23 GB/s of triangle data with
+#: snappy against 0.31 uncompressed (pyarrow 26, loaded 2-core VM, 2026-11-25).
+PARQUET_COMPRESSION = "snappy"
+#: No dictionary pages for ids (millions of distinct values) and no statistics
+#: (rows are sorted by no column, so min/max per row group filter nothing):
+#: both cost writing speed (statistics: 0.56 -> 0.44 GB/s on the same VM).
+PARQUET_OPTIONS = {"write_statistics": False}
 
 
 def list_triangles(graph, *, backend: str = "auto", chunk_size: int = CHUNK_ROWS):
@@ -83,7 +87,8 @@ def list_triangles(graph, *, backend: str = "auto", chunk_size: int = CHUNK_ROWS
 
 
 def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHUNK_ROWS,
-                    format: str | None = None, names=None) -> int:
+                    format: str | None = None, names=None,
+                    compression: str = PARQUET_COMPRESSION) -> int:
     """Write every triangle once to a Parquet or TSV file; return the number written.
 
     Parquet (through pyarrow): columns ``u``, ``v``, ``w``, one row group per
@@ -106,6 +111,8 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
         string columns, any type pyarrow can hold). A graph whose
         ``vertex_ids`` are not integers (string nodes of NetworkX) writes its
         labels this way by default.
+    compression : str
+        Parquet's codec: "snappy" (the default), "none", "lz4", "zstd", ...
 
     Examples
     --------
@@ -130,7 +137,7 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
         return _write_tsv(columns, sys.stdout.buffer, names)
     with _replacing(path) as f:
         if fmt == "parquet":
-            return _write_parquet(columns, f, names)
+            return _write_parquet(columns, f, names, compression)
         return _write_tsv(columns, f, names)
 
 
@@ -242,7 +249,7 @@ def _named(names, ids):
     return names.take(pa.array(ids))
 
 
-def _write_parquet(columns, f, names) -> int:
+def _write_parquet(columns, f, names, compression: str) -> int:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -253,7 +260,8 @@ def _write_parquet(columns, f, names) -> int:
     kind = pa.int64() if names is None else names.type
     schema = pa.schema([("u", kind), ("v", kind), ("w", kind)])
     # Dictionary pages only for names (repeated strings), never for ids.
-    writer = pq.ParquetWriter(f, schema, use_dictionary=names is not None, **PARQUET_OPTIONS)
+    writer = pq.ParquetWriter(f, schema, use_dictionary=names is not None,
+                              compression=compression, **PARQUET_OPTIONS)
     written = 0
     with writer:
         for chunk in columns:
