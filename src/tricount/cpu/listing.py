@@ -51,6 +51,9 @@ WRITE_BLOCK_EDGES = 256
 #: (14,484 edges, 48,260 triangles) counts in 0.45 ms and writes in 0.8 ms on one
 #: thread (2026-11-25).
 PARALLEL_MIN_EDGES = 1 << 16
+#: A window of this many rows is written in parallel whatever its edges (R-MAT 18's
+#: 2^20-row windows span only about 48,000 edges each).
+PARALLEL_MIN_ROWS = 1 << 16
 
 
 @numba.njit(cache=True, nogil=True)
@@ -204,7 +207,8 @@ class CpuLister:
         self._ensure_marks()
         e0, e1 = self.edge_range(t_begin, t_end)
         o = self.oriented
-        if e1 - e0 < PARALLEL_MIN_EDGES or numba.get_num_threads() == 1:
+        small = e1 - e0 < PARALLEL_MIN_EDGES and t_end - t_begin < PARALLEL_MIN_ROWS
+        if small or numba.get_num_threads() == 1:
             _write_edges(o.indptr, o.rows, o.indices, self.offsets, self.labels, e0, e1, t_begin,
                          t_end, self._marks[0], self._marked, 0, self._hits[0], out_u, out_v,
                          out_w)
