@@ -10,11 +10,11 @@
 
 from __future__ import annotations
 
-import os
 import time
 
+from tricount import inputs
 from tricount.backends import get_backend
-from tricount.errors import InvalidArgumentError, check_text
+from tricount.errors import check_text
 from tricount.graph import CSRGraph
 from tricount.io import load_graph, read_graph
 from tricount.result import CountResult
@@ -22,26 +22,10 @@ from tricount.result import CountResult
 __all__ = ["count", "count_triangles", "load_graph", "as_graph"]
 
 
-def as_graph(graph, *, device: str = "cpu") -> tuple[CSRGraph, dict]:
-    """Turn a graph, a path or a ``(src, dst)`` pair into a graph; time the steps.
-
-    A path is loaded onto ``device`` ("cpu" or "gpu"). Returns the graph and
-    ``{"load_s": ..., "build_s": ...}``.
-    """
-    if isinstance(graph, CSRGraph):
-        return graph, {"load_s": 0.0, "build_s": 0.0}
-    if isinstance(graph, (str, os.PathLike)):
-        # Any supported format; a native .tcsr file maps straight to a CSRGraph.
-        loaded = read_graph(graph, device=device)
-        return loaded.graph, {"load_s": loaded.timings["load_s"],
-                              "build_s": loaded.timings["build_s"]}
-    if not (isinstance(graph, tuple) and len(graph) == 2):
-        raise InvalidArgumentError(
-            "graph must be a tricount.Graph, a file path or a (src, dst) tuple, got "
-            f"{type(graph).__name__}")
-    t0 = time.perf_counter()
-    g = CSRGraph.from_edges(*graph)
-    return g, {"load_s": 0.0, "build_s": time.perf_counter() - t0}
+def as_graph(graph, *, device: str = "cpu", vertices: str = "edges") -> tuple[CSRGraph, dict]:
+    """Turn any graph a user holds (a graph, a path, a NetworkX graph, a table, arrays, ...)
+    into a graph; time the steps. See :func:`tricount.inputs.as_graph`."""
+    return inputs.as_graph(graph, device=device, vertices=vertices)
 
 
 def count(graph, *, backend: str = "auto", method: str = "auto", **options) -> CountResult:
@@ -49,9 +33,12 @@ def count(graph, *, backend: str = "auto", method: str = "auto", **options) -> C
 
     Parameters
     ----------
-    graph : CSRGraph, str, os.PathLike or (src, dst)
-        The graph, a graph file in any supported format, or a tuple of two
-        arrays of edge endpoints.
+    graph : graph-like
+        A :class:`CSRGraph`, a graph file in any supported format, or any graph
+        a user holds: a NetworkX or igraph graph, a SciPy sparse matrix, a
+        pandas / pyarrow / polars table, ``(src, dst)`` arrays, an ``(m, 2)``
+        array or a list of pairs, a CuPy or DLPack array (see
+        :mod:`tricount.inputs`).
     backend : {"auto", "cpu", "gpu", "reference"}
         ``auto`` uses the GPU when one is usable, else the CPU, and says why.
     method : str

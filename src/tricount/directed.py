@@ -37,10 +37,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from tricount.backends import get_backend
-from tricount.errors import InvalidEdgesError, TricountError, UnsupportedGraphError
+from tricount.errors import UnsupportedGraphError
 from tricount.graph import CSRGraph
-from tricount.local._prep import edge_keys, oriented_edge_ids
-from tricount.prep.canonical import validate_edge_arrays
+from tricount.inputs import graph_and_arcs, is_networkx
+from tricount.prep.edge_ids import edge_keys
 from tricount.prep.xp import array_namespace, to_host
 
 __all__ = [
@@ -141,76 +141,24 @@ def direction_mask(lo, hi, n_vertices: int, src, dst):
     return forward | backward
 
 
-def directed_graph(edges, *, n_vertices: int | None = None, name=None) -> DirectedGraph:
-    """Build a :class:`DirectedGraph` from arcs ``(src, dst)`` or a NetworkX directed graph.
+def directed_graph(edges, *, name=None) -> DirectedGraph:
+    """Build a :class:`DirectedGraph` from the arcs of any graph a user holds.
 
-    ``(src, dst)`` as for :meth:`CSRGraph.from_edges`: the vertices are the ids
-    that occur, or ``0 .. n_vertices - 1``. A NetworkX graph keeps every node,
-    in node order, with its label in ``vertex_ids``; it must be directed.
+    ``edges``: a NetworkX ``DiGraph``, a directed igraph graph, ``(src, dst)``,
+    a table of arcs (``source`` -> ``target``), an ``(m, 2)`` array, a list
+    of pairs, a matrix (row -> column), a path (its lines as written); see
+    :mod:`tricount.inputs`. The vertices are the ids that occur (every node
+    of a graph object); a graph object must be directed.
     """
     if isinstance(edges, DirectedGraph):
         return edges
-    if is_networkx(edges) and not edges.is_directed():
+    if (is_networkx(edges) or hasattr(edges, "get_edgelist")) and not edges.is_directed():
         raise UnsupportedGraphError(
             "directed triangles need a directed graph; for an undirected one use "
             "tricount.triangles or tricount.clustering")
-    g, src, dst, _values = graph_and_arcs(edges, n_vertices=n_vertices, name=name)
+    g, src, dst, _weights, _directed = graph_and_arcs(edges, name=name)
     lo, hi = g.edges()
     return DirectedGraph(g, direction_mask(lo, hi, g.n_vertices, src, dst))
-
-
-def is_networkx(obj) -> bool:
-    """Whether ``obj`` looks like a NetworkX graph (without importing NetworkX)."""
-    return hasattr(obj, "is_directed") and hasattr(obj, "nodes") and hasattr(obj, "edges")
-
-
-def graph_and_arcs(edges, *, n_vertices=None, name=None, weight=None):
-    """``(graph, src, dst, values)``: the undirected graph of some arcs, the arcs in its
-    compact ids, and one value per arc (None unless ``weight``).
-
-    ``edges`` is ``(src, dst)``, ``(src, dst, values)`` or a NetworkX graph;
-    for NetworkX the values are the edge attribute ``weight`` (1 where absent),
-    for a triple the third array. Self-loops stay among the arcs.
-    """
-    if is_networkx(edges):
-        G = edges
-        g = CSRGraph.from_networkx(G, name=name)
-        index = {node: i for i, node in enumerate(G.nodes)}  # from_networkx's order
-        m = G.number_of_edges()
-        src = np.fromiter((index[u] for u, _ in G.edges()), dtype=np.int64, count=m)
-        dst = np.fromiter((index[v] for _, v in G.edges()), dtype=np.int64, count=m)
-        values = None
-        if weight is not None:
-            values = np.fromiter((d.get(weight, 1) for _, _, d in G.edges(data=True)),
-                                 dtype=np.float64, count=m)
-        return g, src, dst, values
-    if not (isinstance(edges, tuple) and len(edges) in (2, 3)):
-        raise InvalidEdgesError(
-            "expected arcs as (src, dst), (src, dst, weights) or a NetworkX graph, got "
-            f"{type(edges).__name__}")
-    src, dst = validate_edge_arrays(edges[0], edges[1])
-    values = None
-    if len(edges) == 3:
-        xp = array_namespace(src)
-        values = xp.asarray(edges[2], dtype=xp.float64)
-        if values.shape != src.shape:
-            raise InvalidEdgesError(
-                f"expected one weight per edge ({src.shape[0]}), got shape {values.shape}")
-    g = CSRGraph.from_edges(src, dst, name=name, n_vertices=n_vertices)
-    if n_vertices is None:  # compact ids are ranks among the sorted ids that occur
-        src = g.xp.searchsorted(g.vertex_ids, src)
-        dst = g.xp.searchsorted(g.vertex_ids, dst)
-    return g, src, dst, values
-
-
-def oriented_mask(dg: DirectedGraph, oriented):
-    """The mask of every entry of ``oriented``, relative to its orientation: bit 0
-    the arc row -> column, bit 1 column -> row."""
-    xp = dg.graph.xp
-    mask = dg.mask[oriented_edge_ids(dg.graph, oriented)]
-    flipped = oriented.rows > oriented.indices  # the entry runs hi -> lo
-    swapped = ((mask & 1) << 1) | (mask >> 1)
-    return xp.where(flipped, swapped, mask).astype(xp.uint8)
 
 
 # -- the computations ----------------------------------------------------------------------
@@ -221,9 +169,10 @@ def directed_triangle_counts(edges, *, backend: str = "auto") -> DirectedTriangl
 
     Parameters
     ----------
-    edges : (src, dst), networkx.DiGraph or DirectedGraph
-        Arcs; self-loops are ignored and a repeated arc counts once.
-    backend : {"auto", "cpu", "gpu"}
+    edges : graph-like or DirectedGraph
+        Arcs (see :func:`directed_graph`); self-loops are ignored and a repeated
+        arc counts once.
+    backend : {"auto", "cpu", "gpu", "reference"}
 
     Returns
     -------
@@ -253,26 +202,9 @@ def directed_triangle_counts(edges, *, backend: str = "auto") -> DirectedTriangl
 
 
 def _run(dg: DirectedGraph, backend: str, *, per_vertex: bool):
-    """Host ``(counts (4, n), codes (64,))`` from the chosen backend's kernel."""
+    """Host ``(counts (4, n), codes (64,))`` from the chosen backend."""
     engine, _reason = get_backend(backend)
-    if engine.name == "gpu":
-        import cupy
-
-        from tricount.gpu.directed import directed_triangles_gpu
-
-        on = dg.to_device(cupy)
-        oriented = on.graph.oriented()
-        counts, codes = directed_triangles_gpu(oriented, oriented_mask(on, oriented),
-                                               per_vertex=per_vertex)
-        return to_host(counts), to_host(codes)
-    if engine.name != "cpu":
-        raise TricountError(f"directed triangles run on the cpu or gpu backend, not "
-                            f"{engine.name!r}")
-    from tricount.cpu.directed import directed_triangles_cpu
-
-    on = dg.to_device(np)
-    oriented = on.graph.oriented()
-    return directed_triangles_cpu(oriented, oriented_mask(on, oriented), per_vertex=per_vertex)
+    return engine.directed_counts(dg.graph, dg.mask, per_vertex=per_vertex)
 
 
 def arc_degrees(dg: DirectedGraph):

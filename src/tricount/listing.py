@@ -1,6 +1,6 @@
 """Triangles as rows: list every triangle once, to memory or to a Parquet or TSV file.
 
-    graph ──as_graph──▶ CSRGraph ──get_backend──▶ cpu | gpu | reference
+    graph ──inputs.as_graph──▶ CSRGraph ──get_backend──▶ backend.list_triangles: cpu | gpu | reference
     cpu:  degree-oriented CSR ─▶ count per edge ─▶ prefix sum ─▶ write window by window
     gpu:  the same on the card, windows streamed to pinned host memory, copies overlapped
     rows ─▶ (k, 3) int64 arrays | Parquet (one row group per chunk) | TSV
@@ -18,14 +18,13 @@ triangles: the chunks stream, and a file is written chunk by chunk.
 from __future__ import annotations
 
 import os
-import sys
-from contextlib import contextmanager
 
 import numpy as np
 
-from tricount.api import as_graph
 from tricount.backends import get_backend
-from tricount.errors import TricountError
+from tricount.errors import InvalidArgumentError, TricountError
+from tricount.inputs import as_graph
+from tricount.io.output import atomic_output, check_outputs
 from tricount.prep.xp import to_host
 
 __all__ = ["list_triangles", "write_triangles", "CHUNK_ROWS", "FORMATS"]
@@ -51,7 +50,8 @@ def list_triangles(graph, *, backend: str = "auto", chunk_size: int = CHUNK_ROWS
 
     Parameters
     ----------
-    graph : CSRGraph, str, os.PathLike or (src, dst)
+    graph : graph-like
+        Any graph :func:`tricount.count` takes (see :mod:`tricount.inputs`).
     backend : {"auto", "cpu", "gpu", "reference"}
         ``auto`` uses the GPU when one is usable, else the CPU.
     chunk_size : int
@@ -60,9 +60,11 @@ def list_triangles(graph, *, backend: str = "auto", chunk_size: int = CHUNK_ROWS
     Returns
     -------
     iterator of numpy.ndarray
-        C-contiguous ``(k, 3)`` arrays: int64 original ids, or an object array
-        of labels when the graph's ``vertex_ids`` are not integers. Each row
-        is sorted in the graph's vertex order (see the module doc).
+        C-contiguous ``(k, 3)`` arrays: int64 original ids, or an array of
+        labels when the graph's ``vertex_ids`` are not integers (NetworkX
+        nodes, string names). Each row is sorted in the graph's vertex order
+        (see the module doc). The triangles are counted when the first chunk
+        is asked for.
 
     Examples
     --------
@@ -82,24 +84,29 @@ def list_triangles(graph, *, backend: str = "auto", chunk_size: int = CHUNK_ROWS
     """
     g, engine, chunk_size = _prepare(graph, backend, chunk_size)
     labels, names = _labels(g)
-    chunks = _chunks(g, engine.name, labels, chunk_size)
-    return chunks if names is None else (names[c] for c in chunks)
+    return _rows(engine, g, labels, names, chunk_size)
+
+
+def _rows(engine, g, labels, names, chunk_size):
+    _n, chunks = engine.list_triangles(g, chunk_size=chunk_size, labels=labels)
+    for chunk in chunks:
+        yield chunk if names is None else names[chunk]
 
 
 def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHUNK_ROWS,
                     format: str | None = None, names=None,
-                    compression: str = PARQUET_COMPRESSION) -> int:
+                    compression: str = PARQUET_COMPRESSION, inputs=(), progress=None) -> int:
     """Write every triangle once to a Parquet or TSV file; return the number written.
 
     Parquet (through pyarrow): columns ``u``, ``v``, ``w``, one row group per
     chunk. TSV: one ``u<TAB>v<TAB>w`` line per triangle, no header. The file
-    is written beside its target under a temporary name and renamed into
-    place when complete, so a failed write leaves no partial file. ``path``
-    ``"-"`` writes TSV to standard output.
+    is written whole or not at all (:func:`tricount.io.output.atomic_output`:
+    a temporary beside the target, fsynced, renamed into place), never over
+    one of ``inputs``. ``path`` ``"-"`` writes TSV to standard output.
 
     Parameters
     ----------
-    graph : CSRGraph, str, os.PathLike or (src, dst)
+    graph : graph-like
     path : str or os.PathLike
     backend, chunk_size
         As for :func:`list_triangles`.
@@ -109,10 +116,15 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
     names : array_like, optional
         ``names[i]`` is written for vertex id ``i`` (strings for Parquet
         string columns, any type pyarrow can hold). A graph whose
-        ``vertex_ids`` are not integers (string nodes of NetworkX) writes its
-        labels this way by default.
+        ``vertex_ids`` are not integers (NetworkX nodes, string names) writes
+        its labels this way by default.
     compression : str
         Parquet's codec: "snappy" (the default), "none", "lz4", "zstd", ...
+    inputs : sequence of paths
+        Files the output must not be (checked before any work).
+    progress : callable, optional
+        Called as ``progress(rows_written, n_triangles)`` after each chunk
+        (and once with 0 when the count is known).
 
     Examples
     --------
@@ -125,20 +137,36 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
     >>> sorted(open(path).read().splitlines())
     ['0\\t1\\t2', '0\\t1\\t3', '0\\t2\\t3', '1\\t2\\t3']
     """
-    g, engine, chunk_size = _prepare(graph, backend, chunk_size)
     fmt = _format_of(path, format)
+    if str(path) == "-" and fmt != "tsv":
+        raise InvalidArgumentError(f"standard output takes TSV, not {fmt}; pass a file path")
+    if fmt == "parquet":
+        _pyarrow()  # before any work: refuse early, not after the count
+    check_outputs([path], list(inputs))
+    g, engine, chunk_size = _prepare(graph, backend, chunk_size)
     labels, graph_names = _labels(g)
     if names is None:
         names = graph_names
-    columns = _column_chunks(g, engine.name, labels, chunk_size)
-    if str(path) == "-":
-        if fmt != "tsv":
-            raise TricountError(f"standard output takes TSV, not {fmt}; pass a file path")
-        return _write_tsv(columns, sys.stdout.buffer, names)
-    with _replacing(path) as f:
+    n_triangles, columns = engine.list_triangles(g, chunk_size=chunk_size, labels=labels,
+                                                 columns=True)
+    columns = _reporting(columns, n_triangles, progress)
+    with atomic_output(path) as (f, _tmp):
         if fmt == "parquet":
             return _write_parquet(columns, f, names, compression)
         return _write_tsv(columns, f, names)
+
+
+def _reporting(columns, n_triangles, progress):
+    """The ``(3, k)`` chunks, calling ``progress(rows so far, n_triangles)`` after each."""
+    if progress is None:
+        yield from columns
+        return
+    done = 0
+    progress(0, n_triangles)
+    for chunk in columns:
+        yield chunk
+        done += chunk.shape[1]
+        progress(done, n_triangles)
 
 
 # -- the chunk streams ---------------------------------------------------------------------
@@ -147,7 +175,7 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
 def _prepare(graph, backend, chunk_size):
     chunk_size = int(chunk_size)
     if chunk_size < 1:
-        raise TricountError(f"chunk_size must be at least 1, got {chunk_size}")
+        raise InvalidArgumentError(f"chunk_size must be at least 1, got {chunk_size}")
     engine, _reason = get_backend(backend)
     g, _ = as_graph(graph, device="gpu" if engine.name == "gpu" else "cpu")
     return g, engine, chunk_size
@@ -157,56 +185,14 @@ def _labels(g):
     """``(labels, names)``: the int64 ids the kernels write (None: the compact ids
     themselves) and the labels to map them through afterwards (None: none)."""
     ids = to_host(g.vertex_ids) if g.vertex_ids is not None else None
-    if ids is None or ids.dtype.kind not in "iu":
-        return None, ids  # labels that are not integers: write compact ids, map after
+    if ids is None or ids.dtype.kind not in "iu" or (ids.dtype.kind == "u" and ids.shape[0]
+                                                     and int(ids.max()) >= 2**63):
+        return None, ids  # labels int64 cannot hold: write compact ids, map after
     ids = np.ascontiguousarray(ids, dtype=np.int64)
     if ids.shape[0] and ids[0] == 0 and ids[-1] == ids.shape[0] - 1 \
             and np.array_equal(ids, np.arange(ids.shape[0])):
         return None, None  # already compact: skip the gather
     return ids, None
-
-
-def _chunks(g, backend: str, labels, chunk_size: int):
-    """Fresh C-contiguous ``(k, 3)`` int64 chunks from the chosen backend."""
-    if backend == "gpu":
-        import cupy
-
-        from tricount.gpu.listing import list_triangles_gpu
-
-        return list_triangles_gpu(g.to_device(cupy).oriented(), labels, chunk_size)
-    if backend == "reference":
-        return _reference_chunks(g, labels, chunk_size)
-    from tricount.cpu.listing import list_triangles_cpu
-
-    cpu = g.to_device(np)
-    ids = labels if labels is not None else np.arange(cpu.n_vertices, dtype=np.int64)
-    return list_triangles_cpu(cpu.oriented(), ids, chunk_size)
-
-
-def _column_chunks(g, backend: str, labels, chunk_size: int):
-    """``(3, k)`` int64 chunks (u, v and w columns), each valid until the next is asked for."""
-    if backend == "gpu":
-        import cupy
-
-        from tricount.gpu.listing import iter_columns_gpu
-
-        return iter_columns_gpu(g.to_device(cupy).oriented(), labels, chunk_size)
-    return (c.T for c in _chunks(g, backend, labels, chunk_size))
-
-
-def _reference_chunks(g, labels, chunk_size: int):
-    """The oracle's rows: every triangle from Python sets, in sorted order (slow)."""
-    from tricount.reference import neighbour_sets
-
-    lo, hi = (to_host(a) for a in g.edges())
-    adj = neighbour_sets(lo.tolist(), hi.tolist())
-    rows = sorted((u, v, w) for u in adj for v in adj[u] if v > u
-                  for w in adj[u] & adj[v] if w > v)
-    out = np.array(rows, dtype=np.int64).reshape(-1, 3)
-    if labels is not None:
-        out = labels[out]
-    for t0 in range(0, out.shape[0], chunk_size):
-        yield np.ascontiguousarray(out[t0: t0 + chunk_size])
 
 
 # -- writers -------------------------------------------------------------------------------
@@ -222,24 +208,13 @@ def _format_of(path, format) -> str:
     return format
 
 
-@contextmanager
-def _replacing(path):
-    """A binary file at a temporary name beside ``path``: flushed, synced and renamed
-    onto ``path`` when the block succeeds, removed when it fails."""
-    path = os.fspath(path)
-    tmp = f"{path}.tmp{os.getpid()}"
+def _pyarrow():
     try:
-        with open(tmp, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise TricountError('writing Parquet needs pyarrow: pip install ".[parquet]"') from None
+    return pa, pq
 
 
 def _named(names, ids):
@@ -250,11 +225,7 @@ def _named(names, ids):
 
 
 def _write_parquet(columns, f, names, compression: str) -> int:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise TricountError("writing Parquet needs pyarrow: pip install pyarrow") from None
+    pa, pq = _pyarrow()
     if names is not None:
         names = pa.array(names)
     kind = pa.int64() if names is None else names.type
@@ -284,9 +255,13 @@ def _write_tsv(columns, f, names) -> int:
     try:
         import pyarrow as pa
         import pyarrow.csv as pacsv
-    except ImportError:
-        raise TricountError("writing named vertices as TSV needs pyarrow: pip install pyarrow") \
-            from None
+    except ImportError:  # the same text, formatted by Python
+        names = np.asarray(names, dtype=object)
+        for chunk in columns:
+            rows = zip(*(names[c].tolist() for c in chunk))
+            f.write("".join(f"{u}\t{v}\t{w}\n" for u, v, w in rows).encode())
+            written += chunk.shape[1]
+        return written
     names = pa.array(names)
     schema = pa.schema([("u", names.type), ("v", names.type), ("w", names.type)])
     # quoting "none": pyarrow refuses a name holding a tab, newline or quote

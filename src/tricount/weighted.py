@@ -40,17 +40,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from tricount.backends import get_backend
-from tricount.directed import (
-    DirectedGraph,
-    arc_degrees,
-    average_in_order,
-    direction_mask,
-    graph_and_arcs,
-    is_networkx,
-)
-from tricount.errors import TricountError, UnsupportedGraphError
+from tricount.directed import DirectedGraph, arc_degrees, average_in_order, direction_mask
+from tricount.errors import UnsupportedGraphError
 from tricount.graph import CSRGraph
-from tricount.local._prep import edge_keys, oriented_edge_ids
+from tricount.inputs import graph_and_arcs, is_networkx
+from tricount.prep.edge_ids import edge_keys
 from tricount.prep.xp import array_namespace, to_host
 
 __all__ = [
@@ -101,30 +95,28 @@ def last_values(keys, values):
 
 
 def weighted_graph(edges, *, weight="weight", directed: bool | None = None,
-                   n_vertices: int | None = None, name=None) -> WeightedGraph:
-    """Build a :class:`WeightedGraph` from ``(src, dst, weights)`` or a NetworkX graph.
+                   name=None) -> WeightedGraph:
+    """Build a :class:`WeightedGraph` from the weighted edges of any graph a user holds.
 
     Parameters
     ----------
-    edges : (src, dst, weights), networkx.Graph or networkx.DiGraph
-        Missing NetworkX weights count as 1, as in NetworkX.
-    weight : str
-        The NetworkX edge attribute.
+    edges : graph-like
+        A NetworkX or igraph graph (missing weights count as 1, as in
+        NetworkX), ``(src, dst, weights)``, a table with a weight column, a
+        matrix (its values), ... (see :mod:`tricount.inputs`).
+    weight : str or array_like
+        The edge attribute or column, or one weight per input edge.
     directed : bool, optional
-        Read the triple as arcs. A NetworkX graph says itself.
-    n_vertices : int, optional
-        As for :meth:`CSRGraph.from_edges`.
+        Read the edges as arcs. By default a graph object says itself, and
+        anything else is undirected.
     """
     if isinstance(edges, WeightedGraph):
         return edges
-    if is_networkx(edges):
-        if edges.is_multigraph():
-            raise UnsupportedGraphError("weighted clustering is not defined for multigraphs "
-                                        "(NetworkX refuses them too)")
-        directed = edges.is_directed()
-    elif not (isinstance(edges, tuple) and len(edges) == 3):
-        raise TricountError("weighted clustering needs (src, dst, weights) or a NetworkX graph")
-    g, src, dst, values = graph_and_arcs(edges, n_vertices=n_vertices, name=name, weight=weight)
+    if is_networkx(edges) and edges.is_multigraph():
+        raise UnsupportedGraphError("weighted clustering is not defined for multigraphs "
+                                    "(NetworkX refuses them too)")
+    g, src, dst, values, says_directed = graph_and_arcs(edges, name=name, weight=weight)
+    directed = says_directed if directed is None else bool(directed)
     xp = g.xp
     n = g.n_vertices
     lo, hi = g.edges()
@@ -160,23 +152,7 @@ def weighted_triangle_sums(edges, *, weight="weight", directed: bool | None = No
 
 def _sums(wg: WeightedGraph, backend: str) -> np.ndarray:
     engine, _reason = get_backend(backend)
-    if engine.name == "gpu":
-        import cupy
-
-        from tricount.gpu.weighted import weighted_triangle_sums_gpu
-
-        g = wg.graph.to_device(cupy)
-        oriented = g.oriented()
-        factors = cupy.asarray(wg.factors)[oriented_edge_ids(g, oriented)]
-        return to_host(weighted_triangle_sums_gpu(oriented, factors))
-    if engine.name != "cpu":
-        raise TricountError(f"weighted clustering runs on the cpu or gpu backend, not "
-                            f"{engine.name!r}")
-    from tricount.cpu.weighted import weighted_triangle_sums_cpu
-
-    g = wg.graph.to_device(np)
-    oriented = g.oriented()
-    return weighted_triangle_sums_cpu(oriented, to_host(wg.factors)[oriented_edge_ids(g, oriented)])
+    return engine.weighted_sums(wg.graph, wg.factors)
 
 
 def weighted_clustering(edges, *, weight="weight", directed: bool | None = None,
@@ -185,12 +161,13 @@ def weighted_clustering(edges, *, weight="weight", directed: bool | None = None,
 
     Parameters
     ----------
-    edges : (src, dst, weights), networkx.Graph, networkx.DiGraph or WeightedGraph
-    weight : str
-        The NetworkX edge attribute (1 where absent).
+    edges : graph-like or WeightedGraph
+        As for :func:`weighted_graph`.
+    weight : str or array_like
+        The edge attribute or column (NetworkX: 1 where absent), or one weight per edge.
     directed : bool, optional
-        Read a ``(src, dst, weights)`` triple as arcs (a NetworkX graph says itself).
-    backend : {"auto", "cpu", "gpu"}
+        Read the edges as arcs (a NetworkX or igraph graph says itself).
+    backend : {"auto", "cpu", "gpu", "reference"}
 
     Examples
     --------

@@ -26,11 +26,11 @@ from tricount.directed import (
     directed_graph,
     directed_triangle_counts,
     direction_mask,
-    oriented_mask,
     triad_name,
     triadic_census,
 )
 from tricount.errors import UnsupportedGraphError
+from tricount.prep.edge_ids import oriented_mask
 from tricount.prep.orient import OrientedCSR
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -141,7 +141,7 @@ def test_kernel_on_a_literal_csr():
     assert codes.nonzero()[0].tolist() == [29] and triad_name(29) == "120C"
     assert counts.tolist() == [[1, 1, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1]]
     dg = directed_graph(([0, 1, 0, 2], [1, 2, 2, 0]))
-    assert oriented_mask(dg, dg.graph.oriented()).tolist() == [1, 3, 1]
+    assert oriented_mask(dg.graph, dg.graph.oriented(), dg.mask).tolist() == [1, 3, 1]
 
 
 def test_parallel_kernel_agrees(monkeypatch):
@@ -150,7 +150,7 @@ def test_parallel_kernel_agrees(monkeypatch):
 
     g = directed_graph((np.arange(400) % 37, (np.arange(400) * 7 + 3) % 41))
     oriented = g.graph.oriented()
-    mask = oriented_mask(g, oriented)
+    mask = oriented_mask(g.graph, oriented, g.mask)
     serial = directed_triangles_cpu(oriented, mask)
     monkeypatch.setattr(cpu_directed, "PARALLEL_MIN_EDGES", 0)
     parallel = directed_triangles_cpu(oriented, mask)

@@ -123,7 +123,7 @@ def gpu(monkeypatch):
         monkeypatch.setattr(module, "cupy", lambda: cp)
         monkeypatch.setattr(module, "kernel_arrays",
                             lambda o: (o.indptr, o.rows, o.indices, "int"))
-        monkeypatch.setattr(module, "get_triangle_kernel", lambda stem, name, **d: name)
+        monkeypatch.setattr(module, "get_triangle_kernel", lambda stem, name, oriented, **d: name)
         monkeypatch.setattr(module, "launch_edge_range", _launch)
     return types.SimpleNamespace(listing=listing, directed=directed, weighted=weighted)
 

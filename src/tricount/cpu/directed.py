@@ -36,6 +36,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tricount._threads import parallel_region
 from tricount.cpu._atomic import atomic_add
 from tricount.cpu.listing import PARALLEL_MIN_EDGES
 
@@ -146,7 +147,7 @@ def directed_triangles_cpu(oriented, omask, *, per_vertex: bool = True):
             _directed_rows(oriented.indptr, oriented.indices, omask, marks[0], codes[0], counts,
                            bool(per_vertex), 0, n)
         else:
-            with numba.parallel_chunksize(1):  # blocks are the work chunks
+            with parallel_region(1):  # blocks are the work chunks; one loop at a time
                 _directed(oriented.indptr, oriented.indices, omask, marks, counts, codes,
                           bool(per_vertex))
     return counts.reshape(4, n), codes.sum(axis=0)

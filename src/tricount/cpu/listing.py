@@ -34,6 +34,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tricount._threads import parallel_region
+
 __all__ = ["CpuLister", "list_triangles_cpu", "CHUNK_ROWS"]
 
 #: Rows per chunk by default: 2^20 rows are 24 MiB of int64 ids, a Parquet row
@@ -174,7 +176,7 @@ class CpuLister:
                 _count_rows(oriented.indptr, oriented.indices, self._marks[0], self.offsets[1:],
                             0, oriented.n_vertices)
             else:
-                with numba.parallel_chunksize(1):  # blocks are the work chunks
+                with parallel_region(1):  # blocks are the work chunks; one loop at a time
                     _count_per_edge(oriented.indptr, oriented.indices, self._marks,
                                     self.offsets[1:])
             # The byte maps are clean again (every anchor cleared its marks).
@@ -213,7 +215,7 @@ class CpuLister:
                          t_end, self._marks[0], self._marked, 0, self._hits[0], out_u, out_v,
                          out_w)
         else:
-            with numba.parallel_chunksize(1):  # blocks are the work chunks
+            with parallel_region(1):  # blocks are the work chunks; one loop at a time
                 _write_window(o.indptr, o.rows, o.indices, self.offsets, self.labels, e0, e1,
                               t_begin, t_end, self._marks, self._marked, self._hits, out_u,
                               out_v, out_w)
@@ -223,9 +225,10 @@ def list_triangles_cpu(oriented, labels, chunk_size: int = CHUNK_ROWS):
     """Yield every triangle once, as C-contiguous ``(k, 3)`` int64 arrays of ``labels``.
 
     Every chunk has ``chunk_size`` rows except the last; each row is sorted by
-    compact id. ``oriented`` is a degree-oriented CSR of NumPy arrays.
+    compact id. ``oriented`` is a degree-oriented CSR of NumPy arrays, or a
+    :class:`CpuLister` already counted (``labels`` is then its own).
     """
-    lister = CpuLister(oriented, labels)
+    lister = oriented if isinstance(oriented, CpuLister) else CpuLister(oriented, labels)
     for t0 in range(0, lister.n_triangles, chunk_size):
         t1 = min(t0 + chunk_size, lister.n_triangles)
         out = np.empty((t1 - t0, 3), dtype=np.int64)

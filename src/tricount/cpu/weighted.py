@@ -25,6 +25,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tricount._threads import parallel_region
 from tricount.cpu.listing import PARALLEL_MIN_EDGES
 
 __all__ = ["weighted_triangle_sums_cpu"]
@@ -84,7 +85,7 @@ def weighted_triangle_sums_cpu(oriented, ow) -> np.ndarray:
     if m < PARALLEL_MIN_EDGES or numba.get_num_threads() == 1:
         _weighted_rows(oriented.indptr, oriented.indices, ow, closes, tops, 0, n)
     else:
-        with numba.parallel_chunksize(1):  # blocks are the work chunks
+        with parallel_region(1):  # blocks are the work chunks; one loop at a time
             _weighted_terms(oriented.indptr, oriented.indices, ow, closes, tops)
     return (np.bincount(oriented.rows, weights=closes, minlength=n)
             + np.bincount(oriented.indices, weights=closes + tops, minlength=n))

@@ -1,28 +1,22 @@
 """What the GPU launchers of triangles as data share: their kernels and their launch.
 
 The kernels of ``kernels/listing.cu``, ``kernels/directed.cu`` and
-``kernels/weighted.cu`` all run the schedule of ``kernels/triangle_visit.cuh``:
-a group of lanes per oriented edge over a range of edges, grid stride. They
-are compiled by :mod:`tricount.gpu._module` (memoized per device and defines)
-and looked up by name in :data:`TRIANGLE_ENTRY_POINTS`. Nothing here imports
-CuPy at module import.
+``kernels/weighted.cu`` all run the schedule of ``kernels/triangle_visit.cuh``
+(built on ``local.cuh``): a group of lanes per oriented edge over a range of
+edges, grid stride. They are listed in :data:`tricount.gpu._module.ENTRY_POINTS`
+and compiled by :func:`tricount.gpu._module.get_kernel` (memoized per device
+and defines), with every define of the file passed from here. Nothing here
+imports CuPy at module import.
 """
 
 from __future__ import annotations
 
-from tricount.errors import TricountError
-from tricount.gpu._common import ceil_div, cupy, launch, resident_grid
+from tricount.gpu._local import local_defines
+from tricount.gpu._module import get_kernel
+from tricount.gpu.device import ceil_div, launch, resident_grid
 
-__all__ = ["TRIANGLE_ENTRY_POINTS", "BLOCK_SIZE", "GROUP_SIZE", "get_triangle_kernel",
+__all__ = ["BLOCK_SIZE", "GROUP_SIZE", "default_defines", "get_triangle_kernel",
            "launch_edge_range"]
-
-#: Every ``extern "C"`` kernel of these files, as (source stem, name).
-TRIANGLE_ENTRY_POINTS = (
-    ("listing", "tc_list_count"),
-    ("listing", "tc_list_write"),
-    ("directed", "tc_directed"),
-    ("weighted", "tc_weighted"),
-)
 
 #: 256 threads per block: CuPy's and CUB's usual default; not tuned.
 BLOCK_SIZE = 256
@@ -30,22 +24,20 @@ BLOCK_SIZE = 256
 GROUP_SIZE = 8
 
 
-def get_triangle_kernel(stem: str, name: str, **defines):
-    """The compiled kernel ``name`` of ``kernels/<stem>.cu`` for the current device.
+def default_defines(stem: str) -> dict:
+    """``{stem: defines}``: the ``#ifndef`` defaults of ``kernels/<stem>.cu``, a launcher's
+    ``DEFAULT_DEFINES`` (tests/gpu/test_kernel_defines.py compares them with the file)."""
+    return {stem: local_defines(block_size=BLOCK_SIZE, group_size=GROUP_SIZE, vertex_t="int",
+                                edge_t="int")}
 
-    ``defines`` become ``-DTC_<NAME>=value`` flags, as for
-    :func:`tricount.gpu._module.get_kernel`, which serves these kernels once
-    they are listed in its ``ENTRY_POINTS``; until then they are compiled by
-    the same memoized path under this module's own list.
-    """
-    from tricount.gpu import _module
 
-    if (stem, name) not in TRIANGLE_ENTRY_POINTS:
-        raise TricountError(f"no kernel {name!r} in kernels/{stem}.cu; see TRIANGLE_ENTRY_POINTS")
-    if (stem, name) in _module.ENTRY_POINTS:
-        return _module.get_kernel(stem, name, **defines)
-    key = tuple(sorted((f"TC_{k.upper()}", str(v)) for k, v in defines.items()))
-    return _module._kernel(cupy().cuda.Device().id, stem, name, key)
+def get_triangle_kernel(stem: str, name: str, oriented, *, block_size: int = BLOCK_SIZE,
+                        group_size: int = GROUP_SIZE, vertex_t: str = "int"):
+    """The compiled kernel ``name`` of ``kernels/<stem>.cu`` for ``oriented`` on the current
+    device, every define of the file given (``vertex_t``: the C type of its ids)."""
+    edge_t = "int" if oriented.n_edges < 2**31 else "long long"
+    return get_kernel(stem, name, local_defines(block_size=block_size, group_size=group_size,
+                                                vertex_t=vertex_t, edge_t=edge_t))
 
 
 def launch_edge_range(kernel, n_edges: int, args: tuple, *, block_size: int = BLOCK_SIZE,

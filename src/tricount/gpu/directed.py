@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.gpu._common import cupy, kernel_arrays
-from tricount.gpu._triangles import BLOCK_SIZE, GROUP_SIZE, get_triangle_kernel, launch_edge_range
+from tricount.gpu._triangles import (BLOCK_SIZE, GROUP_SIZE, default_defines,
+                                     get_triangle_kernel, launch_edge_range)
+from tricount.gpu.device import cupy, kernel_arrays
 
 __all__ = ["directed_triangles_gpu"]
+
+#: The ``#ifndef`` defaults of ``kernels/directed.cu`` (checked by tests/gpu/test_kernel_defines.py).
+DEFAULT_DEFINES = default_defines("directed")
 
 #: 6 arc bits per triangle (``TC_N_CODES`` in the kernel).
 N_CODES = 64
@@ -32,7 +36,7 @@ def directed_triangles_gpu(oriented, omask, *, per_vertex: bool = True,
     codes = cp.zeros(N_CODES, dtype=cp.uint64)
     if oriented.n_edges:
         indptr, rows, cols, vertex = kernel_arrays(oriented)
-        kernel = get_triangle_kernel("directed", "tc_directed", block_size=block_size,
+        kernel = get_triangle_kernel("directed", "tc_directed", oriented, block_size=block_size,
                                      group_size=group_size, vertex_t=vertex)
         omask = cp.ascontiguousarray(omask, dtype=cp.uint8)
         target = counts if per_vertex else np.uint64(0)  # null: codes only

@@ -18,10 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.gpu._common import cupy, kernel_arrays
-from tricount.gpu._triangles import BLOCK_SIZE, GROUP_SIZE, get_triangle_kernel, launch_edge_range
+from tricount.gpu._triangles import (BLOCK_SIZE, GROUP_SIZE, default_defines,
+                                     get_triangle_kernel, launch_edge_range)
+from tricount.gpu.device import cupy, kernel_arrays
 
 __all__ = ["GpuLister", "iter_columns_gpu", "list_triangles_gpu"]
+
+#: The ``#ifndef`` defaults of ``kernels/listing.cu`` (checked by tests/gpu/test_kernel_defines.py).
+DEFAULT_DEFINES = default_defines("listing")
 
 #: cudaMemcpyDeviceToHost.
 _DEVICE_TO_HOST = 2
@@ -44,11 +48,12 @@ class GpuLister:
         self.n_edges = oriented.n_edges
         self.indptr, self.rows, self.cols, vertex = kernel_arrays(oriented)
         self.labels = None if labels is None else cp.asarray(labels, dtype=cp.int64)
-        self._defines = {"block_size": block_size, "group_size": group_size, "vertex_t": vertex}
+        self._shape = {"block_size": block_size, "group_size": group_size, "vertex_t": vertex}
+        self._oriented = oriented
         self.offsets = cp.zeros(self.n_edges + 1, dtype=cp.int64)
         if self.n_edges:
             counts = cp.empty(self.n_edges, dtype=cp.uint32)  # < 2^31 each (one out-list)
-            kernel = get_triangle_kernel("listing", "tc_list_count", **self._defines)
+            kernel = get_triangle_kernel("listing", "tc_list_count", oriented, **self._shape)
             launch_edge_range(kernel, self.n_edges,
                               (self.indptr, self.rows, self.cols, np.int64(self.n_edges), counts),
                               block_size=block_size, group_size=group_size)
@@ -77,7 +82,8 @@ class GpuLister:
         """Launch the write of ``window`` into the device int64 array ``out`` (3 k entries:
         the u, v and w columns) on the current stream."""
         t_begin, t_end, e_begin, e_end = window
-        kernel = get_triangle_kernel("listing", "tc_list_write", **self._defines)
+        kernel = get_triangle_kernel("listing", "tc_list_write", self._oriented,
+                                     **self._shape)
         labels = self.labels if self.labels is not None else np.uint64(0)  # null: compact ids
         launch_edge_range(kernel, e_end - e_begin,
                           (self.indptr, self.rows, self.cols, self.offsets, labels,
@@ -86,16 +92,21 @@ class GpuLister:
                           block_size=self.block_size, group_size=self.group_size)
 
 
+def _lister(oriented, labels, tunables) -> GpuLister:
+    return oriented if isinstance(oriented, GpuLister) else GpuLister(oriented, labels, **tunables)
+
+
 def iter_columns_gpu(oriented, labels, chunk_size: int, **tunables):
     """Yield every triangle once as ``(3, k)`` int64 NumPy views of pinned memory.
 
     Row 0 holds the u column, row 1 v, row 2 w. A view is valid only until the
     next one is asked for (its buffer is then refilled); copy what you keep.
+    ``oriented`` may be a :class:`GpuLister` already counted (``labels`` is then its own).
     """
     import cupyx
 
     cp = cupy()
-    lister = GpuLister(oriented, labels, **tunables)
+    lister = _lister(oriented, labels, tunables)
     if lister.n_triangles == 0:
         return
     windows = lister.windows(chunk_size)
@@ -153,7 +164,7 @@ def list_triangles_gpu(oriented, labels, chunk_size: int, *, to_host: bool = Tru
             yield np.array(columns.T, order="C")  # always a copy (one row reads as contiguous)
         return
     cp = cupy()
-    lister = GpuLister(oriented, labels, **tunables)
+    lister = _lister(oriented, labels, tunables)
     if lister.n_triangles == 0:
         return
     for window in lister.windows(chunk_size):

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.gpu._common import cupy, kernel_arrays
-from tricount.gpu._triangles import BLOCK_SIZE, GROUP_SIZE, get_triangle_kernel, launch_edge_range
+from tricount.gpu._triangles import (BLOCK_SIZE, GROUP_SIZE, default_defines,
+                                     get_triangle_kernel, launch_edge_range)
+from tricount.gpu.device import cupy, kernel_arrays
 
 __all__ = ["weighted_triangle_sums_gpu"]
+
+#: The ``#ifndef`` defaults of ``kernels/weighted.cu`` (checked by tests/gpu/test_kernel_defines.py).
+DEFAULT_DEFINES = default_defines("weighted")
 
 
 def weighted_triangle_sums_gpu(oriented, ow, *, block_size: int = BLOCK_SIZE,
@@ -26,7 +30,7 @@ def weighted_triangle_sums_gpu(oriented, ow, *, block_size: int = BLOCK_SIZE,
     sums = cp.zeros(oriented.n_vertices, dtype=cp.float64)
     if oriented.n_edges:
         indptr, rows, cols, vertex = kernel_arrays(oriented)
-        kernel = get_triangle_kernel("weighted", "tc_weighted", block_size=block_size,
+        kernel = get_triangle_kernel("weighted", "tc_weighted", oriented, block_size=block_size,
                                      group_size=group_size, vertex_t=vertex)
         launch_edge_range(kernel, oriented.n_edges,
                           (indptr, rows, cols, cp.ascontiguousarray(ow, dtype=cp.float64),
