@@ -141,14 +141,15 @@ def direction_mask(lo, hi, n_vertices: int, src, dst):
     return forward | backward
 
 
-def directed_graph(edges, *, name=None) -> DirectedGraph:
+def directed_graph(edges, *, vertices: str = "edges", name=None) -> DirectedGraph:
     """Build a :class:`DirectedGraph` from the arcs of any graph a user holds.
 
     ``edges``: a NetworkX ``DiGraph``, a directed igraph graph, ``(src, dst)``,
     a table of arcs (``source`` -> ``target``), an ``(m, 2)`` array, a list
     of pairs, a matrix (row -> column), a path (its lines as written); see
-    :mod:`tricount.inputs`. The vertices are the ids that occur (every node
-    of a graph object); a graph object must be directed.
+    :mod:`tricount.inputs`. The vertices are the ids that occur, or every id
+    ``0 .. max`` with ``vertices="range"`` (every node of a graph object); a
+    graph object must be directed.
     """
     if isinstance(edges, DirectedGraph):
         return edges
@@ -156,7 +157,7 @@ def directed_graph(edges, *, name=None) -> DirectedGraph:
         raise UnsupportedGraphError(
             "directed triangles need a directed graph; for an undirected one use "
             "tricount.triangles or tricount.clustering")
-    g, src, dst, _weights, _directed = graph_and_arcs(edges, name=name)
+    g, src, dst, _weights, _directed = graph_and_arcs(edges, vertices=vertices, name=name)
     lo, hi = g.edges()
     return DirectedGraph(g, direction_mask(lo, hi, g.n_vertices, src, dst))
 

@@ -40,7 +40,7 @@ from tricount.graph import CSRGraph
 from tricount.prep.xp import array_namespace, to_host
 
 __all__ = ["Arcs", "ACCEPTED", "VERTICES", "COLUMN_PAIRS", "read_arcs", "as_graph",
-           "graph_and_arcs", "span_ids", "is_networkx", "label_array"]
+           "graph_and_arcs", "span_ids", "is_networkx", "label_array", "networkx_arcs"]
 
 #: What every public function takes as ``graph``, said by the error for anything else.
 ACCEPTED = ("a tricount.Graph; a file path; a NetworkX or igraph graph; a SciPy sparse "
@@ -98,6 +98,13 @@ def _module_of(obj) -> str:
 
 
 # -- each kind of object -------------------------------------------------------------------
+
+
+def networkx_arcs(G, weight=None) -> Arcs:
+    """The :class:`Arcs` of a NetworkX graph: every node a vertex, in node order (its label
+    in ``labels``), each edge as ``G.edges()`` lists it, ``weight`` its attribute (1 where
+    absent)."""
+    return _networkx(G, weight)
 
 
 def _networkx(G, weight) -> Arcs:
@@ -264,6 +271,8 @@ def read_arcs(obj, *, weight=None) -> Arcs:
 
 
 def _read(obj, weight) -> Arcs:
+    if isinstance(obj, Arcs):
+        return obj
     kind = _module_of(obj)
     if is_networkx(obj):
         return _networkx(obj, weight)
@@ -365,31 +374,42 @@ def as_graph(graph, *, device: str = "cpu", vertices: str = "edges") -> tuple[CS
     return g, {"load_s": 0.0, "build_s": time.perf_counter() - t0}
 
 
-def graph_and_arcs(edges, *, weight=None, name=None):
+def graph_and_arcs(edges, *, weight=None, vertices: str = "edges", name=None):
     """``(graph, src, dst, weights, directed)``: the undirected graph of an input's arcs,
     the arcs in its compact ids (self-loops kept), one weight per arc (None without
     ``weight``), and whether the input says it is directed.
 
-    Takes what :func:`read_arcs` takes, and a path (its lines as written, by
-    :func:`tricount.io.read_edges`).
+    Takes what :func:`read_arcs` takes, a path (its lines as written, by
+    :func:`tricount.io.read_edges`), and a :class:`CSRGraph` with ``weight``
+    an array of one weight per edge of ``graph.edges()`` (its edges as arcs
+    lo -> hi). ``vertices`` as for :func:`as_graph`.
     """
+    check_choice(vertices, "vertices", VERTICES)
     if isinstance(edges, CSRGraph):
-        raise InvalidArgumentError(
-            "a tricount.Graph holds no directions or weights; pass the arcs themselves "
-            "(a NetworkX DiGraph, (src, dst[, weights]), a table, ...)")
+        if weight is None or isinstance(weight, str):
+            raise InvalidArgumentError(
+                "a tricount.Graph holds no directions or weights; pass the arcs themselves "
+                "(a NetworkX DiGraph, (src, dst[, weights]), a table, ...) or weight= an "
+                "array of one weight per edge of graph.edges()")
+        ids = to_host(edges.vertex_ids)
+        lo, hi = (to_host(a) for a in edges.edges())
+        edges = (ids[lo], ids[hi])
     if isinstance(edges, (str, os.PathLike)):
         from tricount.io import read_edges
 
         edges = read_edges(edges)
     arcs = read_arcs(edges, weight=weight)
-    g = _graph_of(arcs, vertices="edges", name=name)
+    g = _graph_of(arcs, vertices=vertices, name=name)
     src, dst = arcs.src, arcs.dst
-    if arcs.n_vertices is None:  # compact ids are ranks among the sorted ids that occur
+    xp = g.xp
+    if arcs.n_vertices is None and vertices == "edges":
+        # Compact ids are ranks among the sorted ids that occur.
         from tricount.prep.canonical import validate_edge_arrays
 
         src, dst = validate_edge_arrays(src, dst)
-        ids = g.xp.asarray(g.vertex_ids) if g.xp is not np else to_host(g.vertex_ids)
-        src, dst = g.xp.searchsorted(ids, src), g.xp.searchsorted(ids, dst)
-    else:
-        src, dst = g.xp.asarray(src), g.xp.asarray(dst)
-    return g, src, dst, arcs.weights, arcs.directed
+        ids = xp.asarray(g.vertex_ids) if xp is not np else to_host(g.vertex_ids)
+        src, dst = xp.searchsorted(ids, src), xp.searchsorted(ids, dst)
+    elif arcs.labels is not None and vertices == "range":  # spanned: the labels are the ids
+        labels = to_host(arcs.labels).astype(np.int64)
+        src, dst = labels[to_host(src)], labels[to_host(dst)]
+    return g, xp.asarray(src), xp.asarray(dst), arcs.weights, arcs.directed

@@ -95,7 +95,7 @@ def last_values(keys, values):
 
 
 def weighted_graph(edges, *, weight="weight", directed: bool | None = None,
-                   name=None) -> WeightedGraph:
+                   vertices: str = "edges", name=None) -> WeightedGraph:
     """Build a :class:`WeightedGraph` from the weighted edges of any graph a user holds.
 
     Parameters
@@ -109,13 +109,16 @@ def weighted_graph(edges, *, weight="weight", directed: bool | None = None,
     directed : bool, optional
         Read the edges as arcs. By default a graph object says itself, and
         anything else is undirected.
+    vertices : {"edges", "range"}
+        As for :func:`tricount.inputs.as_graph`.
     """
     if isinstance(edges, WeightedGraph):
         return edges
     if is_networkx(edges) and edges.is_multigraph():
         raise UnsupportedGraphError("weighted clustering is not defined for multigraphs "
                                     "(NetworkX refuses them too)")
-    g, src, dst, values, says_directed = graph_and_arcs(edges, name=name, weight=weight)
+    g, src, dst, values, says_directed = graph_and_arcs(edges, name=name, weight=weight,
+                                                        vertices=vertices)
     directed = says_directed if directed is None else bool(directed)
     xp = g.xp
     n = g.n_vertices

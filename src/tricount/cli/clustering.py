@@ -45,7 +45,8 @@ def load_for(args):
 def run(args) -> int:
     import tricount
     from tricount.io.tables import write_table
-    from tricount.local import _average, _clustering_from, _n_wedges, _transitivity
+    from tricount.directed import average_in_order
+    from tricount.local import _clustering_from, _n_wedges, _transitivity
 
     t0 = time.perf_counter()
     check_outputs(args, (args.per_vertex,))
@@ -56,7 +57,7 @@ def run(args) -> int:
     n_triangles = int(per_vertex.sum()) // 3
     n_wedges = _n_wedges(graph)
     try:
-        average = _average(values, args.count_zeros)
+        average = average_in_order(values, args.count_zeros)
     except ZeroDivisionError:
         average = None
     transitivity = _transitivity(n_triangles, n_wedges)
