@@ -37,6 +37,7 @@ import numpy as np
 
 from tricount.errors import InvalidArgumentError, InvalidEdgesError, check_choice
 from tricount.graph import CSRGraph
+from tricount.prep.canonical import validate_edge_arrays
 from tricount.prep.xp import array_namespace, to_host
 
 __all__ = ["Arcs", "ACCEPTED", "VERTICES", "COLUMN_PAIRS", "read_arcs", "as_graph",
@@ -232,6 +233,7 @@ def _ids_or_names(src, dst, weights=None) -> Arcs:
         index = index.reshape(-1)
         return Arcs(index[:m], index[m:], n_vertices=int(labels.shape[0]), labels=labels,
                     weights=weights)
+    src, dst = validate_edge_arrays(src, dst)
     return Arcs(src, dst, weights=weights)
 
 
@@ -303,6 +305,10 @@ def _read(obj, weight) -> Arcs:
         except ValueError:
             raise InvalidEdgesError("a list of edges must hold pairs (u, v), all of one "
                                     "length") from None
+        if rows.dtype.kind in "US" and not all(isinstance(x, (str, bytes)) for pair in pairs
+                                               for x in pair[:2]):
+            raise InvalidEdgesError("vertex names must be all strings or all integers, got "
+                                    "a mix")  # NumPy would have turned the numbers into text
         if rows.dtype == object and rows.ndim == 2:  # Python ints past 2**63, or a mix
             return _ids_or_names(list(rows[:, 0]), list(rows[:, 1]), None if rows.shape[1] < 3
                                  else rows[:, 2].astype(np.float64))
@@ -316,9 +322,6 @@ def _read(obj, weight) -> Arcs:
 def _graph_of(arcs: Arcs, *, vertices: str, name=None) -> CSRGraph:
     n_vertices = arcs.n_vertices
     if vertices == "range" and n_vertices is None:
-        from tricount.prep.canonical import validate_edge_arrays
-
-        arcs.src, arcs.dst = validate_edge_arrays(arcs.src, arcs.dst)
         xp = array_namespace(arcs.src)
         n_vertices = int(xp.maximum(arcs.src.max(), arcs.dst.max())) + 1 \
             if arcs.src.shape[0] else 0
@@ -404,9 +407,6 @@ def graph_and_arcs(edges, *, weight=None, vertices: str = "edges", name=None):
     xp = g.xp
     if arcs.n_vertices is None and vertices == "edges":
         # Compact ids are ranks among the sorted ids that occur.
-        from tricount.prep.canonical import validate_edge_arrays
-
-        src, dst = validate_edge_arrays(src, dst)
         ids = xp.asarray(g.vertex_ids) if xp is not np else to_host(g.vertex_ids)
         src, dst = xp.searchsorted(ids, src), xp.searchsorted(ids, dst)
     elif arcs.labels is not None and vertices == "range":  # spanned: the labels are the ids

@@ -43,7 +43,8 @@ __all__ = ["load_graph", "read_graph", "read_edges", "write_graph", "write_snap"
            "write_native", "graph_name", "output_format", "FORMATS", "OUTPUT_FORMATS",
            "LoadedGraph"]
 
-_NAME_SUFFIXES = (".txt", ".tsv", ".el", ".wel", ".edges", ".edgelist", ".snap", ".mtx",
+_NAME_SUFFIXES = (".txt", ".tsv", ".csv", ".parquet", ".pq", ".arrow", ".feather", ".el", ".wel",
+                  ".edges", ".edgelist", ".snap", ".mtx",
                   ".mmio", ".mm", ".graph", ".metis", ".npy", ".npz", ".tcsr")
 
 
@@ -75,9 +76,10 @@ class LoadedGraph:
 DEVICES = ("cpu", "gpu")
 #: The parser module of each text format (imported on first use: they load Numba).
 TEXT_PARSERS = {"snap": "snap", "graphchallenge": "graphchallenge",
-                "matrix-market": "mtx", "metis": "metis"}
+                "matrix-market": "mtx", "metis": "metis", "csv": "delimited",
+                "parquet": "parquet", "arrow": "arrow"}
 #: Formats the GPU path streams to the device as they are parsed.
-STREAMED_FORMATS = tuple(TEXT_PARSERS)
+STREAMED_FORMATS = ("snap", "graphchallenge", "matrix-market", "metis")
 #: Formats :func:`write_graph` writes.
 OUTPUT_FORMATS = ("native", "snap")
 _TEXT_SUFFIXES = (".txt", ".tsv", ".el", ".edges", ".edgelist", ".snap")
@@ -137,6 +139,8 @@ def _read(source, name, format, progress, device, t0) -> LoadedGraph:
                                  duplicates_dropped=sink.duplicates_merged)
     if declared.symmetric:
         check_symmetric(source.path, graph, n_entries)
+    if declared.names is not None:  # ids 0 .. n - 1 are the ranks of the sorted names
+        graph.vertex_ids = declared.names
     return LoadedGraph(graph, fmt, source.compression,
                        {"load_s": t1 - t0, "build_s": time.perf_counter() - t1})
 
@@ -177,7 +181,8 @@ def _to_gpu(graph: CSRGraph) -> CSRGraph:
     except cupy.cuda.runtime.CUDARuntimeError as exc:
         raise BackendUnavailableError(f"device 'gpu' is unavailable ({exc}); load with "
                                       "device='cpu'") from None
-    g.vertex_ids = cupy.asarray(g.vertex_ids)  # as a graph built on the GPU has them
+    if np.asarray(g.vertex_ids).dtype.kind in "iu":  # names stay on the host
+        g.vertex_ids = cupy.asarray(g.vertex_ids)  # as a graph built on the GPU has them
     return g
 
 
@@ -239,7 +244,8 @@ def load_graph(path, *, format: str = "auto", progress=None, device: str = "cpu"
 
 
 def read_edges(path, *, format: str = "auto"):
-    """A file's edges as ``(src, dst)`` int64 arrays of the file's own ids.
+    """A file's edges as ``(src, dst)`` int64 arrays of the file's own ids (object arrays
+    of its vertex names for a table of names).
 
     Text and NumPy files give their lines as written (loops and repeats
     included); a native file gives each canonical edge once.
@@ -263,8 +269,11 @@ def _read_edges(source, format):
         ids = np.asarray(g.vertex_ids)
         return ids[lo].astype(np.int64), ids[hi].astype(np.int64)
     sink = EdgeText(merge_repeats=False)  # the lines as written, repeats included
-    parse_into(source, fmt if source.peek(1) else "empty", sink)
-    return concatenate(sink.chunks)
+    declared = parse_into(source, fmt if source.peek(1) else "empty", sink)
+    src, dst = concatenate(sink.chunks)
+    if declared.names is not None:  # the names themselves, as written
+        return declared.names[src], declared.names[dst]
+    return src, dst
 
 
 def output_format(path, requested=None) -> str:
