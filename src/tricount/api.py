@@ -16,7 +16,7 @@ from tricount import inputs
 from tricount.backends import get_backend
 from tricount.errors import check_text
 from tricount.graph import CSRGraph
-from tricount.io import load_graph, read_graph
+from tricount.io import load_graph
 from tricount.result import CountResult
 
 __all__ = ["count", "count_triangles", "load_graph", "as_graph"]

@@ -1,6 +1,6 @@
 """Triangles as rows: list every triangle once, to memory or to a Parquet or TSV file.
 
-    graph ──inputs.as_graph──▶ CSRGraph ──get_backend──▶ backend.list_triangles: cpu | gpu | reference
+    graph ──inputs.as_graph──▶ CSRGraph ──backend.list_triangles──▶ cpu | gpu | reference
     cpu:  degree-oriented CSR ─▶ count per edge ─▶ prefix sum ─▶ write window by window
     gpu:  the same on the card, windows streamed to pinned host memory, copies overlapped
     rows ─▶ (k, 3) int64 arrays | Parquet (one row group per chunk) | TSV

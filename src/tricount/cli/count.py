@@ -123,7 +123,9 @@ def run(args) -> int:
         loaded = options.load(args, device=_load_device(args))
         graph = loaded.graph
         load_s, build_s = loaded.timings["load_s"], loaded.timings["build_s"]
-    result = tricount.count(graph, backend=args.backend, method=args.method, **count_options)
+    with options.step("counting triangles"):
+        result = tricount.count(graph, backend=args.backend, method=args.method,
+                                **count_options)
     result.timings["load_s"] = load_s
     result.timings["preprocess_s"] += build_s
     result.timings["total_s"] = time.perf_counter() - t0
@@ -141,9 +143,9 @@ def run(args) -> int:
         return status
     print(result.n_triangles)
     empty = " (the graph is empty)" if graph.n_edges == 0 else ""
-    print(f"{graph.name}: {graph.n_vertices} vertices, {graph.n_edges} edges{empty}; "
+    options.say(args, f"{graph.name}: {graph.n_vertices} vertices, {graph.n_edges} edges{empty}; "
           f"{result.backend}/{result.method}, total {result.timings['total_s']:.3f} s, "
-          f"count {result.timings['count_s']:.3f} s", file=sys.stderr)
+          f"count {result.timings['count_s']:.3f} s")
     if args.verify:
         verdict = ("PASS" if status == options.EXIT_OK
                    else f"FAIL (reference says {report['reference_triangles']})")

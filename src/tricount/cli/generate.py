@@ -12,6 +12,7 @@ file is written whole or not at all; ``-`` is standard output (SNAP text).
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -86,19 +87,28 @@ def run(args) -> int:
     format_of(args.file, args.to)  # an unknown suffix is refused before generating
     kwargs = {p.name: getattr(args, p.name) for p in generator.params}
     xp = _array_module(args.device)
-    src, dst = call_generator(generator, kwargs, xp)
-    src, dst = to_host(src), to_host(dst)
     name = generator.graph_name(kwargs)
+    with options.step(f"generating {name}"):
+        src, dst = call_generator(generator, kwargs, xp)
+        src, dst = to_host(src), to_host(dst)
     settings = " ".join(f"{k}={v}" for k, v in kwargs.items())
     comments = [
         f"{generator.title} {name}: {generator.summary}",
         f"tricount generate {generator.name} {settings}",
         f"{src.shape[0]} edge lines; self-loops and repeats, if any, are included",
     ]
-    written = write_edges(args.file, src, dst, name=name, comments=comments, to=args.to)
+    with options.step(f"writing {args.file}"):
+        written = write_edges(args.file, src, dst, name=name, comments=comments, to=args.to)
+    if getattr(args, "json", False):
+        report = {"generator": generator.name, "graph": name, **kwargs,
+                  "device": args.device, "edge_lines": int(src.shape[0]), "edges": written,
+                  "output": os.fspath(args.file), "format": format_of(args.file, args.to)}
+        # Edges on standard output: the report goes to stderr, as for convert.
+        print(json.dumps(report), file=sys.stderr if args.file == "-" else sys.stdout)
+        return options.EXIT_OK
     dropped = "" if written == src.shape[0] else \
         f" ({src.shape[0]} generated lines; loops and repeats dropped)"
-    print(f"wrote {written} edges{dropped} to {args.file}", file=sys.stderr)
+    options.say(args, f"wrote {written} edges{dropped} to {args.file}")
     return options.EXIT_OK
 
 

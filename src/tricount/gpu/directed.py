@@ -19,7 +19,7 @@ from tricount.gpu.device import cupy, kernel_arrays
 
 __all__ = ["directed_triangles_gpu"]
 
-#: The ``#ifndef`` defaults of ``kernels/directed.cu`` (checked by tests/gpu/test_kernel_defines.py).
+#: The ``#ifndef`` defaults of ``kernels/directed.cu`` (tests/gpu/test_kernel_defines.py).
 DEFAULT_DEFINES = default_defines("directed")
 
 #: 6 arc bits per triangle (``TC_N_CODES`` in the kernel).

@@ -24,7 +24,7 @@ from tricount.gpu.device import cupy, kernel_arrays
 
 __all__ = ["GpuLister", "iter_columns_gpu", "list_triangles_gpu"]
 
-#: The ``#ifndef`` defaults of ``kernels/listing.cu`` (checked by tests/gpu/test_kernel_defines.py).
+#: The ``#ifndef`` defaults of ``kernels/listing.cu`` (tests/gpu/test_kernel_defines.py).
 DEFAULT_DEFINES = default_defines("listing")
 
 #: cudaMemcpyDeviceToHost.

@@ -19,7 +19,7 @@ from tricount.gpu.device import cupy, kernel_arrays
 
 __all__ = ["weighted_triangle_sums_gpu"]
 
-#: The ``#ifndef`` defaults of ``kernels/weighted.cu`` (checked by tests/gpu/test_kernel_defines.py).
+#: The ``#ifndef`` defaults of ``kernels/weighted.cu`` (tests/gpu/test_kernel_defines.py).
 DEFAULT_DEFINES = default_defines("weighted")
 
 

@@ -114,7 +114,7 @@ def _read(source, name, format, progress, device, t0) -> LoadedGraph:
         graph = read_native(source, timings=timings)
         timings["load_s"] = time.perf_counter() - t0 - timings["build_s"]
         return LoadedGraph(graph, fmt, source.compression, timings)
-    from tricount.io._progress import Progress
+    from tricount.io._progress import Progress, Ticker
 
     bar = Progress(source.path, source.size or 0, progress)
     try:
@@ -133,10 +133,11 @@ def _read(source, name, format, progress, device, t0) -> LoadedGraph:
     from tricount.io._parse import check_symmetric
 
     n_entries = sink.n_entries
-    graph = CSRGraph.from_chunks(sink.chunks, max_id=sink.max_id,
-                                 n_vertices=declared.n_vertices, id_base=declared.id_base,
-                                 name=name, loops_dropped=sink.loops_merged,
-                                 duplicates_dropped=sink.duplicates_merged)
+    with Ticker(f"building the graph of {name}", progress):
+        graph = CSRGraph.from_chunks(sink.chunks, max_id=sink.max_id,
+                                     n_vertices=declared.n_vertices, id_base=declared.id_base,
+                                     name=name, loops_dropped=sink.loops_merged,
+                                     duplicates_dropped=sink.duplicates_merged)
     if declared.symmetric:
         check_symmetric(source.path, graph, n_entries)
     if declared.names is not None:  # ids 0 .. n - 1 are the ranks of the sorted names
@@ -207,8 +208,9 @@ def load_graph(path, *, format: str = "auto", progress=None, device: str = "cpu"
         (``.mtx``, ``.mmio``), ``"metis"`` (``.graph``), ``"numpy"`` (``.npy``,
         ``.npz``) or ``"native"`` (``.tcsr`` from ``tricount convert``).
     progress : bool or None
-        Show a progress bar on stderr (needs tqdm). ``None``: only on a
-        terminal, and only once loading has taken two seconds.
+        Show progress bars on stderr (reading, then building). ``None``: only
+        on a terminal (and unless :func:`tricount._progress.configure` turned
+        them off), and only once a step has taken two seconds.
     device : {"cpu", "gpu"}
         Where the graph's arrays live. With ``"gpu"`` a text file is parsed
         on the CPU in chunks while the previous chunk is copied to the GPU
@@ -312,7 +314,7 @@ def write_graph(path, graph: CSRGraph, *, format: str | None = None, comments=()
         lo, hi = graph.edges()
         ids = np.asarray(to_host(graph.vertex_ids))
         lo, hi = to_host(lo), to_host(hi)
-        write_snap(path, ids[lo], ids[hi], comments=comments, inputs=inputs)
+        write_snap(path, ids[lo], ids[hi], comments=comments, inputs=inputs)  # names too
     except MemoryError:
         raise OutputError(f"{path}: out of memory while writing the graph; free memory or "
                           "use a machine with more memory") from None

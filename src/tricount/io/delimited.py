@@ -1,6 +1,6 @@
 """Delimited edge tables (format ``csv``): a header, any delimiter, vertex ids or names.
 
-    source ─sniff(kept head)─▶ Dialect ─pyarrow.csv (C++, threads) | polars | Python─▶ columns
+    source ─sniff(kept head)─▶ Dialect ─pyarrow.csv | polars | Python─▶ columns
            ─_columns.add_edge_columns─▶ EdgeText (+ the names, sorted)
 
 One edge per row. The delimiter is the first of comma and semicolon found on
@@ -13,8 +13,8 @@ the others (a weight, a timestamp) are ignored. Cells that are not integers
 are vertex names (``alice,bob``): mapped to ids by sorted rank and kept as the
 graph's ``vertex_ids``. In a file separated by blanks and without a header,
 every row of its head must hold a name (a word after rows of integer ids, or
-``2.0`` or ``-3``, is reported as an error with its line, as a typo). ``#`` and ``%`` lines are comments; a cell may be
-quoted (``"Smith, J."``).
+``2.0`` or ``-3``, is reported as an error with its line, as a typo). ``#``
+and ``%`` lines are comments; a cell may be quoted (``"Smith, J."``).
 
 Files named ``*.csv``, and edge lists whose head has a delimiter other than
 blanks, a header or names, come here (:func:`sniff`); the others are plain

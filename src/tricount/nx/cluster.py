@@ -132,8 +132,7 @@ def transitivity(G):
 
 
 @networkx_algorithm(
-    additional_docs=("Lists every triangle once in streamed chunks (each in node order); "
-                     "with nbunch, those that touch it."),
+    additional_docs="Lists every triangle once, streamed in chunks, each in node order.",
 )
 def all_triangles(G, nbunch=None):
     keep = None

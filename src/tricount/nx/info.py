@@ -24,7 +24,7 @@ __all__ = ["get_info", "FUNCTIONS"]
 # BEGIN: functions
 FUNCTIONS = {
     "all_triangles": {
-        "additional_docs": "Lists every triangle once in streamed chunks (each in node order); with nbunch, those that touch it.",
+        "additional_docs": "Lists every triangle once, streamed in chunks, each in node order.",
         "additional_parameters": {},
     },
     "average_clustering": {
