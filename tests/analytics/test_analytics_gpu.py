@@ -29,12 +29,13 @@ import tricount  # noqa: E402
 from tricount.cpu.directed import directed_triangles_cpu  # noqa: E402
 from tricount.cpu.listing import list_triangles_cpu  # noqa: E402
 from tricount.cpu.weighted import weighted_triangle_sums_cpu  # noqa: E402
-from tricount.directed import directed_graph, oriented_mask  # noqa: E402
+from tricount.directed import directed_graph  # noqa: E402
 from tricount.generate import rmat  # noqa: E402
 from tricount.gpu.directed import directed_triangles_gpu  # noqa: E402
 from tricount.gpu.listing import GpuLister, iter_columns_gpu, list_triangles_gpu  # noqa: E402
 from tricount.gpu.weighted import weighted_triangle_sums_gpu  # noqa: E402
 from tricount.listing import list_triangles, write_triangles  # noqa: E402
+from tricount.prep.edge_ids import oriented_mask  # noqa: E402
 from tricount.prep.orient import OrientedCSR  # noqa: E402
 
 TUNINGS = [{}, {"block_size": 32, "group_size": 1}, {"block_size": 1024, "group_size": 32},
@@ -174,7 +175,7 @@ class TestDirected:
         want = nx.clustering(G)
         assert directed_clustering(G, backend="gpu").tolist() == [want[v] for v in G]
         dg = directed_graph(G).to_device(cupy)
-        assert oriented_mask(dg, dg.graph.oriented()).dtype == cupy.uint8
+        assert oriented_mask(dg.graph, dg.graph.oriented(), dg.mask).dtype == cupy.uint8
 
 
 class TestWeighted:
