@@ -6,7 +6,8 @@ other format. A column of text is vertex *names*: both columns are read as
 text, the distinct names are sorted, and each name's rank is its id; the
 names themselves become the graph's ``vertex_ids``, so every output shows
 them. With pyarrow the names are dictionary-encoded in C++ (one pass, then a
-sort of the distinct names only); without it, NumPy's ``unique``.
+sort of the distinct names only); with polars, its ``unique`` and a binary
+search; otherwise NumPy's ``unique``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,13 @@ def pick_columns(names, *, exclude=None, first_two: bool = True):
     return None
 
 
+def _is_polars(column) -> bool:
+    return type(column).__module__.split(".")[0] == "polars"
+
+
 def _is_text(column) -> bool:
+    if _is_polars(column):
+        return column.dtype.is_numeric() is False
     kind = getattr(column, "type", None)
     if kind is not None:  # a pyarrow array
         import pyarrow as pa
@@ -65,6 +72,19 @@ def _names_arrow(src, dst):
     return ids[:m], ids[m:], np.asarray(names.take(pa.array(order)).to_pylist(), dtype=object)
 
 
+def _names_polars(src, dst):
+    """``(src ids, dst ids, names)`` of two polars columns, names sorted (binary search)."""
+    import polars as pl
+
+    both = pl.concat([src.cast(pl.String), dst.cast(pl.String)])
+    if both.null_count() or (both.str.len_bytes() == 0).any():
+        return None  # an empty cell
+    names = both.unique().sort()
+    ids = names.search_sorted(both).to_numpy().astype(np.int64)
+    m = len(src)
+    return ids[:m], ids[m:], names.to_numpy().astype(object)
+
+
 def _chunks(column):
     return column.chunks if hasattr(column, "chunks") else [column]
 
@@ -80,6 +100,11 @@ def _names_numpy(src, dst):
 
 def _ids(path, column, what: str) -> np.ndarray:
     """An integer column as int64 ids; negatives, fractions and gaps refused."""
+    if _is_polars(column):
+        if column.null_count():
+            raise GraphFormatError(path, f"the {what} column has {column.null_count()} empty "
+                                         "values; expected a vertex id on every row")
+        column = column.to_numpy()
     if hasattr(column, "type"):  # pyarrow
         if column.null_count:
             raise GraphFormatError(path, f"the {what} column has {column.null_count} empty "
@@ -104,8 +129,12 @@ def add_edge_columns(path, src, dst, sink, *, consumed: int = 0):
 
     names = None
     if _is_text(src) or _is_text(dst):
-        arrow = hasattr(src, "type") and hasattr(dst, "type")
-        named = _names_arrow(src, dst) if arrow else _names_numpy(src, dst)
+        if _is_polars(src):
+            named = _names_polars(src, dst)
+        elif hasattr(src, "type") and hasattr(dst, "type"):
+            named = _names_arrow(src, dst)
+        else:
+            named = _names_numpy(src, dst)
         if named is None:
             raise GraphFormatError(path, "an edge row has an empty vertex cell; expected a "
                                          "vertex name or id in both edge columns")

@@ -205,13 +205,7 @@ def _read_polars(source, out, dialect: Dialect):
         frame = pl.read_csv(io.BytesIO(data), **kwargs)
     except Exception as exc:  # polars' parse errors have no common base
         raise GraphFormatError(source.path, f"cannot read the table: {exc}") from None
-    def column(name):
-        if frame[name].null_count():
-            raise GraphFormatError(source.path, "an edge row has an empty vertex cell; "
-                                                "expected a vertex name or id in both columns")
-        return frame[name].to_numpy()
-
-    return _add(source, out, frame.columns, column, dialect)
+    return _add(source, out, frame.columns, lambda name: frame[name], dialect)
 
 
 def _read_python(source, out, dialect: Dialect):
