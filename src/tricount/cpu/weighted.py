@@ -26,6 +26,7 @@ import numba
 import numpy as np
 
 from tricount._threads import parallel_region
+from tricount.cpu._common import next_common
 from tricount.cpu.listing import PARALLEL_MIN_EDGES
 
 __all__ = ["weighted_triangle_sums_cpu"]
@@ -44,23 +45,14 @@ def _weighted_rows(indptr, indices, ow, closes, tops, u_begin, u_end):
         for k in range(k_begin, k_end):
             v = indices[k]
             w_uv = ow[k]
-            a = k_begin
-            b = indptr[v]
             b_end = indptr[v + 1]
             closed = 0.0
-            while a < k_end and b < b_end:
-                x = indices[a]
-                y = indices[b]
-                if x < y:
-                    a += 1
-                elif x > y:
-                    b += 1
-                else:  # c = x: the triangle u -> v -> c with u -> c
-                    term = w_uv * ow[a] * ow[b]
-                    closed += term
-                    tops[a] += term  # u -> c: row u, this block's alone
-                    a += 1
-                    b += 1
+            a, b = next_common(indices, k_begin, k_end, indptr[v], b_end)
+            while a < k_end:  # c = indices[a]: the triangle u -> v -> c with u -> c
+                term = w_uv * ow[a] * ow[b]
+                closed += term
+                tops[a] += term  # u -> c: row u, this block's alone
+                a, b = next_common(indices, a + 1, k_end, b + 1, b_end)
             closes[k] = closed
 
 
