@@ -66,7 +66,7 @@ if [ "$MODE" = all ] || [ "$MODE" = tests ]; then
   tests_rc=0
   : > "$OUT/tests.log"
   default_files="tests/gpu/test_kernels.py tests/gpu/test_engine.py tests/gpu/test_graphs.py"
-  for extra in tests/gpu/test_*.py; do
+  for extra in tests/gpu/test_*.py tests/analytics/test_analytics_gpu.py; do
     case " $default_files " in *" $extra "*) ;; *) default_files="$default_files $extra" ;; esac
   done
   for file in ${TEST_FILES:-$default_files}; do

@@ -19,14 +19,15 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "tricount"
 
 #: Unit -> floor, bottom (1) to top (10), as drawn in docs/architecture.md.
 FLOORS = {
-    "errors": 1, "result": 1, "reference": 1, "_threads": 1,
+    "errors": 1, "result": 1, "reference": 1, "_threads": 1, "_progress": 1,
     "prep": 2,
     "graph": 3, "generate": 3,
     "io": 4,
+    "inputs": 4.5,  # any graph a user holds -> CSRGraph (reads paths through io)
     "cpu": 5, "gpu": 5,
     "backends": 6,
     "partition": 7,
-    "api": 8, "local": 8,
+    "api": 8, "local": 8, "listing": 8, "directed": 8, "weighted": 8,
     "tricount": 8.5,  # the package root re-exports api and local
     "nx": 9, "bench": 9, "cli": 9,
     "cli_local": 9,  # until cli/ is one package (one module per subcommand)
@@ -36,6 +37,9 @@ FLOORS = {
 #: Imports between two units of one floor that the house allows: (importer, imported).
 SIDEWAYS = {
     ("local", "api"),     # local functions take what count() takes, through api.as_graph
+    ("local", "directed"),  # clustering of a directed graph is Fagiolo's
+    ("local", "weighted"),  # clustering with weight= is the weighted one
+    ("weighted", "directed"),  # weighted directed clustering uses the direction mask
     ("cli", "bench"),     # `tricount bench` runs the benchmark
     ("cli", "cli_local"),
 }

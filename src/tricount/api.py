@@ -22,37 +22,22 @@ import time
 
 import numpy as np
 
+from tricount import inputs
 from tricount.backends import get_backend
 from tricount.errors import InvalidArgumentError, UnknownMethodError, UnsupportedGraphError, \
     check_text
 from tricount.graph import CSRGraph
-from tricount.io import load_graph, read_graph
+from tricount.io import load_graph
 from tricount.partition import check_partition_args, count_partitioned
 from tricount.result import CountResult
 
 __all__ = ["count", "count_triangles", "load_graph", "as_graph"]
 
 
-def as_graph(graph, *, device: str = "cpu") -> tuple[CSRGraph, dict]:
-    """Turn a graph, a path or a ``(src, dst)`` pair into a graph; time the steps.
-
-    A path is loaded onto ``device`` ("cpu" or "gpu"). Returns the graph and
-    ``{"load_s": ..., "build_s": ...}``.
-    """
-    if isinstance(graph, CSRGraph):
-        return graph, {"load_s": 0.0, "build_s": 0.0}
-    if isinstance(graph, (str, os.PathLike)):
-        # Any supported format; a native .tcsr file maps straight to a CSRGraph.
-        loaded = read_graph(graph, device=device)
-        return loaded.graph, {"load_s": loaded.timings["load_s"],
-                              "build_s": loaded.timings["build_s"]}
-    if not (isinstance(graph, tuple) and len(graph) == 2):
-        raise InvalidArgumentError(
-            "graph must be a tricount.Graph, a file path or a (src, dst) tuple, got "
-            f"{type(graph).__name__}")
-    t0 = time.perf_counter()
-    g = CSRGraph.from_edges(*graph)
-    return g, {"load_s": 0.0, "build_s": time.perf_counter() - t0}
+def as_graph(graph, *, device: str = "cpu", vertices: str = "edges") -> tuple[CSRGraph, dict]:
+    """Turn any graph a user holds (a graph, a path, a NetworkX graph, a table, arrays, ...)
+    into a graph; time the steps. See :func:`tricount.inputs.as_graph`."""
+    return inputs.as_graph(graph, device=device, vertices=vertices)
 
 
 def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None, devices=None,
@@ -61,9 +46,12 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
 
     Parameters
     ----------
-    graph : CSRGraph, str, os.PathLike or (src, dst)
-        The graph, a graph file in any supported format, or a tuple of two
-        arrays of edge endpoints. A partitioned count reads a file itself (a
+    graph : graph-like
+        A :class:`CSRGraph`, a graph file in any supported format, or any graph
+        a user holds: a NetworkX or igraph graph, a SciPy sparse matrix, a
+        pandas / pyarrow / polars table, ``(src, dst)`` arrays, an ``(m, 2)``
+        array or a list of pairs, a CuPy or DLPack array (see
+        :mod:`tricount.inputs`). A partitioned count reads a file itself (a
         ``.tcsr`` written in rank order, ``tricount.partition.prepare_ranked``,
         needs no orientation; Dask workers open it themselves).
     backend : {"auto", "cpu", "gpu", "reference", "dask"}
@@ -216,7 +204,7 @@ def _partitioned(graph, executor: str, backend_reason: str, why: str, parts: dic
     if method != "auto" and method != own:
         raise UnknownMethodError(f"a partitioned count on {executor!r} runs method "
                                  f"{own or 'auto'!r}; got method={method!r}")
-    if isinstance(graph, tuple):
+    if not isinstance(graph, (CSRGraph, str, os.PathLike)):
         graph, steps = as_graph(graph)
     steps = steps or {"load_s": 0.0, "build_s": 0.0}
     n_triangles, report = count_partitioned(graph, executor=executor, client=client, **parts)

@@ -7,21 +7,42 @@
 
 Semantics are NetworkX's: self-loops and repeated edges are ignored, an
 isolated vertex lies in no triangle and has clustering 0, and a graph with no
-triangles has transitivity 0. Results are NumPy arrays aligned with
-``graph.vertex_ids`` (per vertex) or ``graph.edges()`` (per edge), whichever
-backend ran; :func:`vertex_dict` and :func:`edge_dict` key them by original id.
-Every function takes a :class:`~tricount.CSRGraph`, a file path or a
-``(src, dst)`` pair, like :func:`tricount.count`; pass a graph when you need
-to read the alignment (for a ``(src, dst)`` pair it is the sorted distinct ids).
+triangles has transitivity 0. ``clustering`` and ``average_clustering`` are
+NetworkX's weighted ones with ``weight=`` (:mod:`tricount.weighted`) and
+Fagiolo's directed ones for a directed input (:mod:`tricount.directed`).
+
+Every function takes any graph :func:`tricount.count` takes (a
+:class:`~tricount.CSRGraph`, a path, a NetworkX or igraph graph, a table,
+arrays, ...; :mod:`tricount.inputs`). Results come back one way everywhere,
+chosen by ``output``:
+
+- ``"array"`` (the default): a NumPy array aligned with ``graph.vertex_ids``
+  (per vertex: for an edge list the sorted distinct ids, for NetworkX the
+  node order) or with ``graph.edges()`` (per edge);
+- ``"dict"``: keyed by the user's ids, ``{vertex: value}`` (NetworkX node
+  labels, string names, original integer ids) or ``{(u, v): value}``;
+- ``"frame"``: a pandas DataFrame with the user's ids in a ``vertex`` column
+  (``u`` and ``v`` per edge) beside the values.
+
+``nodes=`` restricts a per-vertex result to the given vertices (user ids, in
+the given order), or, for a single vertex, returns its value alone, as
+NetworkX does. Which ids are vertices: for an edge list, the ids that occur
+in an edge (``vertices="edges"``, the default: an id in no edge is not a
+vertex), or every id ``0 .. max id`` (``vertices="range"``, as igraph and
+graph-tool read an edge list: the ids in no edge are isolated vertices with
+clustering 0, which lowers the average clustering). A graph object (NetworkX,
+igraph, a matrix) has its own vertices, isolated ones included.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from tricount import directed as _directed
+from tricount import weighted as _weighted
 from tricount.api import as_graph, count
 from tricount.backends import get_backend
-from tricount.errors import InvalidArgumentError, check_count
+from tricount.errors import InvalidArgumentError, check_choice, check_count
 from tricount.graph import CSRGraph
 from tricount.prep.xp import array_namespace, to_host
 
@@ -35,24 +56,50 @@ __all__ = [
     "truss_decomposition",
     "vertex_dict",
     "edge_dict",
+    "OUTPUTS",
 ]
 
+#: The shapes of a result (see the module doc).
+OUTPUTS = ("array", "dict", "frame")
 
-def _prepare(graph, backend):
+
+def _prepare(graph, backend, vertices="edges"):
     engine, _reason = get_backend(backend)  # a bad backend name fails before any file is read
-    g, _ = as_graph(graph, device="gpu" if engine.name == "gpu" else "cpu")
+    g, _ = as_graph(graph, device="gpu" if engine.name == "gpu" else "cpu", vertices=vertices)
     return g, engine
 
 
-def triangles(graph, *, backend: str = "auto") -> np.ndarray:
+def _says_directed(graph, directed) -> bool:
+    """``directed`` when given, else whether the input object says it is directed."""
+    if directed is not None:
+        return bool(directed)
+    is_directed = getattr(graph, "is_directed", None)
+    return bool(is_directed()) if callable(is_directed) else False
+
+
+def triangles(graph, *, nodes=None, weight=None, vertices: str = "edges",
+              output: str = "array", backend: str = "auto"):
     """Triangles at every vertex (int64), aligned with ``graph.vertex_ids``.
 
     Each triangle is counted at each of its three corners, so the counts sum
-    to 3 × the number of triangles.
+    to 3 × the number of triangles. Direction is ignored.
 
     Parameters
     ----------
-    graph : CSRGraph, str, os.PathLike or (src, dst)
+    graph : graph-like
+        Any graph :func:`tricount.count` takes.
+    nodes : vertex or iterable of vertices, optional
+        Only these vertices (the user's ids), in this order; a single vertex
+        gives its value alone.
+    weight : str or array_like, optional
+        Sum, instead of counting, each triangle's geometric mean of normalised
+        weights (float64: the numerator of NetworkX's weighted clustering,
+        ``c(v) = 2 S(v) / (d(v) (d(v) - 1))``). The edge attribute or column,
+        or one weight per edge.
+    vertices : {"edges", "range"}
+        Which ids of an edge list are vertices (see the module doc).
+    output : {"array", "dict", "frame"}
+        The shape of the result (see the module doc).
     backend : {"auto", "cpu", "gpu", "reference"}
         ``auto`` uses the GPU when one is usable, else the CPU.
 
@@ -70,21 +117,30 @@ def triangles(graph, *, backend: str = "auto") -> np.ndarray:
     >>> int(tricount.triangles(g, backend="cpu").sum()) == 3 * tricount.count_triangles(g)
     True
 
-    Keyed by original id (a bowtie: two triangles sharing vertex 12):
+    Keyed by original id (a bowtie: two triangles sharing vertex 12), or for some only:
 
-    >>> g = tricount.Graph.from_edges([10, 10, 11, 12, 12, 13], [11, 12, 12, 13, 14, 14])
-    >>> tricount.vertex_dict(g, tricount.triangles(g, backend="cpu"))
+    >>> bowtie = ([10, 10, 11, 12, 12, 13], [11, 12, 12, 13, 14, 14])
+    >>> tricount.triangles(bowtie, output="dict", backend="cpu")
     {10: 1, 11: 1, 12: 2, 13: 1, 14: 1}
+    >>> tricount.triangles(bowtie, nodes=[12, 10], backend="cpu").tolist()
+    [2, 1]
+    >>> tricount.triangles(bowtie, nodes=12, backend="cpu")
+    2
     """
-    g, chosen = _prepare(graph, backend)
-    return chosen.per_vertex(g)
+    check_choice(output, "output", OUTPUTS)
+    if weight is not None:
+        wg = _weighted.weighted_graph(graph, weight=weight, directed=False, vertices=vertices)
+        return _vertex_result(wg.graph, _weighted.weighted_triangle_sums(wg, backend=backend),
+                              nodes, output, "triangles")
+    g, chosen = _prepare(graph, backend, vertices)
+    return _vertex_result(g, chosen.per_vertex(g), nodes, output, "triangles")
 
 
-def edge_support(graph, *, backend: str = "auto") -> np.ndarray:
+def edge_support(graph, *, output: str = "array", backend: str = "auto"):
     """Triangles on every undirected edge (int64), aligned with ``graph.edges()``.
 
     Each triangle adds one to each of its three edges, so the values sum to
-    3 × the number of triangles.
+    3 × the number of triangles. ``output`` as in the module doc.
 
     Examples
     --------
@@ -93,18 +149,32 @@ def edge_support(graph, *, backend: str = "auto") -> np.ndarray:
 
     >>> import tricount
     >>> g = tricount.Graph.from_edges([0, 0, 1, 1, 2], [2, 3, 2, 3, 3])
-    >>> tricount.edge_dict(g, tricount.edge_support(g, backend="cpu"))
+    >>> tricount.edge_support(g, output="dict", backend="cpu")
     {(0, 2): 1, (0, 3): 1, (1, 2): 1, (1, 3): 1, (2, 3): 2}
     """
+    check_choice(output, "output", OUTPUTS)
     g, chosen = _prepare(graph, backend)
-    return chosen.edge_support(g)
+    return _edge_result(g, chosen.edge_support(g), output, "support")
 
 
-def clustering(graph, *, backend: str = "auto") -> np.ndarray:
+def clustering(graph, *, nodes=None, weight=None, directed: bool | None = None,
+               vertices: str = "edges", output: str = "array", backend: str = "auto"):
     """Local clustering coefficient of every vertex (float64), aligned with ``graph.vertex_ids``.
 
     c(v) = 2 T(v) / (d(v) (d(v) - 1)) where T(v) is the triangles at v and d(v)
-    its degree (self-loops excluded); 0 when d(v) < 2.
+    its degree (self-loops excluded); 0 when d(v) < 2. With ``weight``,
+    NetworkX's weighted clustering (each triangle counts its geometric mean
+    of normalised weights); for a directed input, Fagiolo's directed
+    clustering, as NetworkX computes both (:mod:`tricount.weighted`,
+    :mod:`tricount.directed`).
+
+    Parameters
+    ----------
+    nodes, weight, vertices, output, backend
+        As for :func:`triangles`.
+    directed : bool, optional
+        Read the edges as arcs. By default a NetworkX or igraph graph says
+        itself and anything else is undirected.
 
     Examples
     --------
@@ -115,9 +185,30 @@ def clustering(graph, *, backend: str = "auto") -> np.ndarray:
     >>> g = tricount.Graph.from_edges([0, 1, 2, 2], [1, 2, 0, 3])
     >>> tricount.clustering(g, backend="cpu").round(4)
     array([1.    , 1.    , 0.3333, 0.    ])
+
+    The same edges as arcs 0 -> 1 -> 2 -> 0, 2 -> 3: a 3-cycle, c = 1/2 at 0 and 1:
+
+    >>> tricount.clustering(([0, 1, 2, 2], [1, 2, 0, 3]), directed=True, nodes=[0, 1],
+    ...                     backend="cpu").tolist()
+    [0.5, 0.5]
     """
-    g, chosen = _prepare(graph, backend)
-    return _clustering_from(g, chosen.per_vertex(g))
+    check_choice(output, "output", OUTPUTS)
+    g, values = _clustering_values(graph, weight, directed, vertices, backend)
+    return _vertex_result(g, values, nodes, output, "clustering")
+
+
+def _clustering_values(graph, weight, directed, vertices, backend):
+    """``(graph, clustering aligned with its vertex_ids)`` by the right definition."""
+    directed = _says_directed(graph, directed)
+    if weight is not None:
+        wg = _weighted.weighted_graph(graph, weight=weight, directed=directed,
+                                      vertices=vertices)
+        return wg.graph, _weighted.weighted_clustering(wg, backend=backend)
+    if directed:
+        dg = _directed.directed_graph(graph, vertices=vertices)
+        return dg.graph, _directed.directed_clustering(dg, backend=backend)
+    g, chosen = _prepare(graph, backend, vertices)
+    return g, _clustering_from(g, chosen.per_vertex(g))
 
 
 def _clustering_from(g, per_vertex) -> np.ndarray:
@@ -128,11 +219,21 @@ def _clustering_from(g, per_vertex) -> np.ndarray:
     return out
 
 
-def average_clustering(graph, *, count_zeros: bool = True, backend: str = "auto") -> float:
-    """Mean of the local clustering coefficients.
+def average_clustering(graph, *, nodes=None, weight=None, directed: bool | None = None,
+                       count_zeros: bool = True, vertices: str = "edges",
+                       backend: str = "auto") -> float:
+    """Mean of the local clustering coefficients (:func:`clustering`).
+
+    Summed in vertex order with Python's ``sum``, as NetworkX sums, so the
+    same coefficients give the same float.
 
     Parameters
     ----------
+    nodes, weight, directed, vertices, backend
+        As for :func:`clustering`: the mean over ``nodes``, weighted,
+        directed. ``vertices="range"`` counts every id ``0 .. max`` of an edge
+        list, the ids in no edge with clustering 0 (igraph's and graph-tool's
+        average); the default averages over the ids that occur in an edge.
     count_zeros : bool
         With False, average only over the vertices whose clustering is not 0.
 
@@ -150,19 +251,20 @@ def average_clustering(graph, *, count_zeros: bool = True, backend: str = "auto"
     0.5833
     >>> round(tricount.average_clustering(g, count_zeros=False, backend="cpu"), 4)
     0.7778
+
+    The isolated-id convention: ids 1..4 with 0 in no edge are 4 vertices,
+    or 5 with ``vertices="range"`` (vertex 0 adds a 0 to the mean):
+
+    >>> edges = ([1, 2, 3, 3], [2, 3, 1, 4])
+    >>> round(tricount.average_clustering(edges, backend="cpu"), 4)
+    0.5833
+    >>> round(tricount.average_clustering(edges, vertices="range", backend="cpu"), 4)
+    0.4667
     """
-    return _average(clustering(graph, backend=backend), count_zeros)
-
-
-def _average(values, count_zeros: bool) -> float:
-    if not count_zeros:
-        values = values[values != 0]
-    if values.shape[0] == 0:
-        raise ZeroDivisionError(
-            "average_clustering of no vertices: the graph is empty"
-            + ("" if count_zeros else " or every clustering coefficient is 0")
-        )
-    return float(values.sum()) / values.shape[0]
+    g, values = _clustering_values(graph, weight, directed, vertices, backend)
+    if nodes is not None:
+        values = np.atleast_1d(_vertex_result(g, values, nodes, "array", "clustering"))
+    return _directed.average_in_order(values, count_zeros)
 
 
 def transitivity(graph, *, backend: str = "auto") -> float:
@@ -193,13 +295,14 @@ def _n_wedges(g) -> int:
     return int((deg * (deg - 1) // 2).sum())  # int64: sum of d^2 <= 2m · max degree
 
 
-def truss_decomposition(graph, *, backend: str = "auto") -> np.ndarray:
+def truss_decomposition(graph, *, output: str = "array", backend: str = "auto"):
     """Trussness of every edge (int32), aligned with ``graph.edges()``.
 
     The trussness of an edge is the largest k such that the edge lies in the
     k-truss (see :func:`k_truss`); an edge in no triangle has trussness 2.
     Edges are peeled level by level: every edge whose support has fallen to
     the current level is removed in one parallel step (Kabir & Madduri's PKT).
+    ``output`` as in the module doc.
 
     Examples
     --------
@@ -210,9 +313,10 @@ def truss_decomposition(graph, *, backend: str = "auto") -> np.ndarray:
     >>> tricount.truss_decomposition(g, backend="cpu")
     array([4, 4, 4, 4, 4, 4, 2], dtype=int32)
     """
+    check_choice(output, "output", OUTPUTS)
     g, chosen = _prepare(graph, backend)
     trussness, _removed = chosen.peel(g)
-    return trussness
+    return _edge_result(g, trussness, output, "trussness")
 
 
 def k_truss(graph, k: int, *, backend: str = "auto") -> CSRGraph:
@@ -267,21 +371,117 @@ def _edge_subgraph(g, keep, name) -> CSRGraph:
                     int(vertices.shape[0]), vertex_ids=vertex_ids, name=name)
 
 
-def _aligned(graph, values, what: str) -> list:
-    """``values`` as a list, when ``graph`` is a graph and ``values`` has one entry per ``what``."""
+# -- results keyed the user's way -----------------------------------------------------------
+
+
+def _frame(columns: dict):
+    try:
+        import pandas
+    except ImportError:
+        raise InvalidArgumentError('output="frame" needs pandas: pip install pandas, or '
+                                   'pass output="dict"') from None
+    return pandas.DataFrame(columns)
+
+
+def _node_positions(g, nodes):
+    """``(single, positions)``: where ``nodes`` (one vertex, or an iterable of them: the
+    user's ids) sit in ``g.vertex_ids``; a vertex that is not in the graph is refused."""
+    ids = to_host(g.vertex_ids)
+    numeric = ids.dtype.kind in "iu"
+    if numeric and ids.shape[0] > 1 and not bool((ids[1:] > ids[:-1]).all()):
+        numeric = False  # NetworkX node order: look up by label
+
+    def positions(wanted: list):
+        if numeric:
+            try:
+                keys = np.asarray(wanted, dtype=ids.dtype)
+            except (TypeError, ValueError, OverflowError):
+                keys = None
+            if keys is not None and keys.ndim == 1:
+                at = np.minimum(np.searchsorted(ids, keys), max(ids.shape[0] - 1, 0))
+                missing = [w for w, a in zip(wanted, at.tolist()) if not ids.shape[0]
+                           or ids[a] != w]
+                if not missing:
+                    return at
+                raise _not_a_vertex(missing[0], numeric)
+        index = {label: i for i, label in enumerate(ids.tolist())}
+        for w in wanted:
+            if w not in index:
+                raise _not_a_vertex(w, numeric)
+        return np.array([index[w] for w in wanted], dtype=np.int64)
+
+    try:
+        hash(nodes)
+        single = not isinstance(nodes, (list, set, frozenset, range)) and \
+            _is_vertex(ids, nodes, numeric)
+    except TypeError:  # unhashable: a list of vertices
+        single = False
+    if single:
+        return True, int(positions([nodes])[0])
+    return False, positions(list(nodes))
+
+
+def _is_vertex(ids, node, numeric) -> bool:
+    if numeric:
+        if not isinstance(node, (int, np.integer)) or isinstance(node, bool):
+            return False
+        at = int(np.searchsorted(ids, node)) if node >= 0 else ids.shape[0]
+        return at < ids.shape[0] and ids[at] == node
+    return any(label == node for label in ids.tolist())
+
+
+def _not_a_vertex(node, numeric) -> InvalidArgumentError:
+    hint = (" (an id that occurs in no edge is not a vertex; pass vertices='range' to count "
+            "every id 0 .. max)") if numeric else ""
+    return InvalidArgumentError(f"nodes: {node!r} is not a vertex of the graph{hint}")
+
+
+def _vertex_result(g, values, nodes, output: str, column: str):
+    """A per-vertex array aligned with ``g.vertex_ids``, shaped as ``nodes`` and ``output``
+    ask (see the module doc)."""
+    values = to_host(values)
+    ids = to_host(g.vertex_ids)
+    if nodes is not None:
+        single, at = _node_positions(g, nodes)
+        if single:
+            return values[at].item()
+        values, ids = values[at], ids[at]
+    if output == "array":
+        return values
+    if output == "dict":
+        return dict(zip(ids.tolist(), values.tolist()))
+    return _frame({"vertex": ids, column: values})
+
+
+def _edge_result(g, values, output: str, column: str):
+    """A per-edge array aligned with ``g.edges()``, shaped as ``output`` asks."""
+    values = to_host(values)
+    if output == "array":
+        return values
+    ids = to_host(g.vertex_ids)
+    lo, hi = (to_host(a) for a in g.edges())
+    if output == "dict":
+        return dict(zip(zip(ids[lo].tolist(), ids[hi].tolist()), values.tolist()))
+    return _frame({"u": ids[lo], "v": ids[hi], column: values})
+
+
+def _aligned(graph, values, what: str):
+    """``values`` on the host, when ``graph`` is a graph and ``values`` has one entry per
+    ``what``."""
     if not isinstance(graph, CSRGraph):
         raise InvalidArgumentError(
             f"graph must be a tricount.Graph, got {type(graph).__name__}")
     length = graph.n_vertices if what == "vertex" else graph.n_edges
-    values = to_host(values)
+    values = to_host(np.asarray(values) if isinstance(values, list) else values)
     if values.ndim != 1 or values.shape[0] != length:
         raise InvalidArgumentError(
             f"values must have one entry per {what} ({length}), got shape {values.shape}")
-    return values.tolist()
+    return values
 
 
 def vertex_dict(graph: CSRGraph, values) -> dict:
-    """``{original vertex id: value}`` for an array aligned with ``graph.vertex_ids``.
+    """``{original vertex id: value}`` for an array aligned with ``graph.vertex_ids``
+    (what ``output="dict"`` gives).
 
     >>> import tricount
     >>> g = tricount.Graph.from_edges([7, 8, 9], [8, 9, 7])
@@ -295,17 +495,14 @@ def vertex_dict(graph: CSRGraph, values) -> dict:
         ...
     tricount.errors.InvalidArgumentError: values must have one entry per vertex (3), got shape (2,)
     """
-    values = _aligned(graph, values, "vertex")
-    return dict(zip(to_host(graph.vertex_ids).tolist(), values))
+    return _vertex_result(graph, _aligned(graph, values, "vertex"), None, "dict", "value")
 
 
 def edge_dict(graph: CSRGraph, values) -> dict:
-    """``{(id_u, id_v): value}`` for an array aligned with ``graph.edges()``.
+    """``{(id_u, id_v): value}`` for an array aligned with ``graph.edges()`` (what
+    ``output="dict"`` gives).
 
     Keys use the original ids, in the order ``graph.edges()`` stores them (the
     smaller compact id first).
     """
-    values = _aligned(graph, values, "edge")
-    ids = to_host(graph.vertex_ids)
-    lo, hi = (to_host(a) for a in graph.edges())
-    return dict(zip(zip(ids[lo].tolist(), ids[hi].tolist()), values))
+    return _edge_result(graph, _aligned(graph, values, "edge"), "dict", "value")

@@ -21,6 +21,7 @@ __all__ = [
     "transitivity",
     "k_truss_edges",
     "trussness",
+    "triangle_list",
 ]
 
 
@@ -149,3 +150,14 @@ def trussness(src, dst) -> dict:
         for e in edges:
             out[e] = k
         k += 1
+
+
+def triangle_list(src, dst) -> list:
+    """Every triangle once, as a tuple ``(u, v, w)`` with ``u < v < w``, in sorted order.
+
+    >>> triangle_list([0, 0, 0, 1, 1, 2], [1, 2, 3, 2, 3, 3])  # K4
+    [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
+    """
+    adj = neighbour_sets(src, dst)
+    return sorted((u, v, w) for u in adj for v in adj[u] if v > u
+                  for w in adj[u] & adj[v] if w > v)

@@ -91,8 +91,9 @@ class TestProgress:
         assert capsys.readouterr().err == ""
 
     def test_forced_bar_appears_only_after_the_delay(self, tmp_path, capsys, monkeypatch):
-        pytest.importorskip("tqdm", reason="the progress bar is optional (tqdm)")
-        monkeypatch.setattr(_progress, "PROGRESS_DELAY_S", 0.0)
+        import tricount._progress
+
+        monkeypatch.setattr(tricount._progress, "PROGRESS_DELAY_S", 0.0)
         bar = _progress.Progress(tmp_path / "g.txt", 100, enabled=True)
         bar(50)
         bar(100)

@@ -18,7 +18,9 @@ IMPLEMENTED = {
     "clustering": "tricount.nx.cluster",
     "average_clustering": "tricount.nx.cluster",
     "transitivity": "tricount.nx.cluster",
+    "all_triangles": "tricount.nx.cluster",
     "k_truss": "tricount.nx.core",
+    "triadic_census": "tricount.nx.triads",
 }
 
 

@@ -2,7 +2,9 @@
 
 :func:`support_aligned` realigns a backend's per-edge counts to ``graph.edges()``;
 :func:`peel_aligned` runs the level-synchronous truss peeling (PKT, :func:`peel`)
-on a backend's two kernels.
+on a backend's two kernels; :func:`directed_aligned` and :func:`weighted_aligned`
+hand a backend's directed and weighted kernels the per-edge mask or factors
+reordered to its degree-oriented CSR.
 
 :func:`peel` computes the trussness of every edge: the largest k such that the edge lies
 in the k-truss, the maximal subgraph in which every edge is in at least k - 2
@@ -26,10 +28,15 @@ systems", HPEC 2017.
 
 from __future__ import annotations
 
-from tricount.prep.edge_ids import adjacency_with_edge_ids, oriented_edge_ids
+from tricount.prep.edge_ids import (
+    adjacency_with_edge_ids,
+    oriented_edge_ids,
+    oriented_mask,
+    oriented_values,
+)
 from tricount.prep.xp import array_namespace, to_host
 
-__all__ = ["support_aligned", "peel_aligned", "peel"]
+__all__ = ["support_aligned", "peel_aligned", "peel", "directed_aligned", "weighted_aligned"]
 
 
 #: Rebuild the symmetric CSR without removed edges once over half its entries
@@ -116,3 +123,18 @@ def peel_aligned(g, support_kernel, peel_frontier, stop_level):
     trussness, removed = peel((adjacency.indptr, adjacency.cols, adjacency.eid), lo, hi,
                               support, peel_frontier=peel_frontier, stop_level=stop_level)
     return to_host(trussness), to_host(removed)
+
+
+def directed_aligned(g, mask, kernel, *, per_vertex: bool):
+    """Host ``(counts (4, n), codes (64,))`` of a backend's directed kernel on ``g`` with a
+    direction mask per edge of ``g.edges()`` (see :mod:`tricount.directed`)."""
+    oriented = g.oriented()
+    counts, codes = kernel(oriented, oriented_mask(g, oriented, mask), per_vertex=per_vertex)
+    return to_host(counts), to_host(codes)
+
+
+def weighted_aligned(g, factors, kernel):
+    """Host float64 sums per vertex of a backend's weighted kernel on ``g`` with a factor
+    per edge of ``g.edges()`` (see :mod:`tricount.weighted`)."""
+    oriented = g.oriented()
+    return to_host(kernel(oriented, oriented_values(g, oriented, factors)))

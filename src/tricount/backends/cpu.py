@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.backends._local import peel_aligned, support_aligned
+from tricount.backends._local import (
+    directed_aligned,
+    peel_aligned,
+    support_aligned,
+    weighted_aligned,
+)
 from tricount.cpu import engine
+from tricount.prep.xp import to_host
 
 
 class CpuBackend:
@@ -33,6 +39,26 @@ class CpuBackend:
         from tricount.cpu.truss import peel_frontier
 
         return peel_aligned(graph.to_device(np), edge_support_merge, peel_frontier, stop_level)
+
+    def list_triangles(self, graph, *, chunk_size: int, labels=None, columns: bool = False):
+        from tricount.cpu.listing import CpuLister, list_triangles_cpu
+
+        g = graph.to_device(np)
+        ids = np.arange(g.n_vertices, dtype=np.int64) if labels is None else to_host(labels)
+        lister = CpuLister(g.oriented(), ids)  # counts now: the total is known up front
+        rows = list_triangles_cpu(lister, None, chunk_size)
+        return lister.n_triangles, ((r.T for r in rows) if columns else rows)
+
+    def directed_counts(self, graph, mask, *, per_vertex: bool = True):
+        from tricount.cpu.directed import directed_triangles_cpu
+
+        return directed_aligned(graph.to_device(np), mask, directed_triangles_cpu,
+                                per_vertex=per_vertex)
+
+    def weighted_sums(self, graph, factors) -> np.ndarray:
+        from tricount.cpu.weighted import weighted_triangle_sums_cpu
+
+        return weighted_aligned(graph.to_device(np), factors, weighted_triangle_sums_cpu)
 
 
 CPU = CpuBackend()

@@ -6,7 +6,14 @@
     tricount generate NAME ... FILE    a seeded generated graph
     tricount clustering PATH           average clustering and transitivity
     tricount ktruss PATH               the k-truss, or every edge's trussness
+    tricount list PATH -o OUT          every triangle, to Parquet, TSV or standard output
     tricount bench GRAPH...            time methods, backends and peers
+
+Every subcommand takes ``--json`` (one JSON object on stdout), ``-v`` (the
+log on stderr: ``-v`` info, ``-vv`` debug) and ``-q``/``--quiet`` (no
+progress bars and no context lines); ``tricount --version`` prints the
+version. Progress bars appear on stderr for any step longer than two seconds,
+on a terminal only.
 
 Each subcommand module has ``add_parser(subparsers)``, which registers it and
 sets ``run``; :func:`main` parses and hands the command to
@@ -28,7 +35,7 @@ from tricount.cli import options
 __all__ = ["main", "build_parser"]
 
 #: The subcommands, in the order ``tricount --help`` lists them (module = name).
-SUBCOMMANDS = ("count", "info", "convert", "generate", "clustering", "ktruss", "bench")
+SUBCOMMANDS = ("count", "info", "convert", "generate", "clustering", "ktruss", "list", "bench")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,9 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="tricount", description="Exact triangle counting.")
     parser.add_argument("--version", action="version", version=f"tricount {__version__}")
+    options.add_common(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in SUBCOMMANDS:
         importlib.import_module(f"tricount.cli.{name}").add_parser(sub)
+    options.add_common_everywhere(sub)
     return parser
 
 
@@ -49,6 +58,7 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("tricount: interrupted", file=sys.stderr)
         return options.EXIT_INTERRUPTED
+    options.apply_common(args)
     return options.run(args)
 
 

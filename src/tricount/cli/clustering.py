@@ -1,6 +1,7 @@
 """``tricount clustering PATH``: average clustering coefficient and transitivity.
 
-    tricount clustering PATH [--per-vertex OUT] [--no-count-zeros] [--backend B] [--json]
+    tricount clustering PATH [--per-vertex OUT] [--no-count-zeros] [--vertices edges|range]
+                             [--backend B] [--json]
 
 One per-vertex count gives all four numbers (average clustering, transitivity,
 triangles, wedges), by the API's own definitions. ``--per-vertex`` writes
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 
 from tricount.cli import options
@@ -27,6 +27,10 @@ def add_parser(sub) -> None:
     clustering.add_argument("--per-vertex", metavar="OUT",
                             help="also write vertex,degree,triangles,clustering to OUT "
                                  "(.csv or .parquet)")
+    clustering.add_argument("--vertices", choices=("edges", "range"), default="edges",
+                            help="which ids are vertices: those in an edge (default), or "
+                                 "every id 0..max (igraph's and graph-tool's reading: ids in "
+                                 "no edge count as vertices of clustering 0)")
     clustering.add_argument("--count-zeros", action=argparse.BooleanOptionalAction, default=True,
                             help="average over every vertex (default), or with --no-count-zeros "
                                  "only over those with clustering above 0")
@@ -45,23 +49,30 @@ def load_for(args):
 def run(args) -> int:
     import tricount
     from tricount.io.tables import write_table
-    from tricount.local import _average, _clustering_from, _n_wedges, _transitivity
+    from tricount.directed import average_in_order
+    from tricount.local import _clustering_from, _n_wedges, _transitivity
 
     t0 = time.perf_counter()
     check_outputs(args, (args.per_vertex,))
     graph, timings, backend, reason = load_for(args)
+    if args.vertices == "range":
+        from tricount.inputs import span_ids
+
+        graph = span_ids(graph)
     t1 = time.perf_counter()
-    per_vertex = tricount.triangles(graph, backend=backend)
+    with options.step("counting triangles at every vertex"):
+        per_vertex = tricount.triangles(graph, backend=backend)
     values = _clustering_from(graph, per_vertex)
     n_triangles = int(per_vertex.sum()) // 3
     n_wedges = _n_wedges(graph)
     try:
-        average = _average(values, args.count_zeros)
+        average = average_in_order(values, args.count_zeros)
     except ZeroDivisionError:
         average = None
     transitivity = _transitivity(n_triangles, n_wedges)
     compute_s = time.perf_counter() - t1
     report = {**graph.summary(), "average_clustering": average, "count_zeros": args.count_zeros,
+              "vertices_convention": args.vertices,
               "transitivity": transitivity, "triangles": n_triangles, "wedges": n_wedges,
               "backend": backend, "backend_reason": reason,
               "timings": {"load_s": timings["load_s"], "build_s": timings["build_s"],
@@ -77,10 +88,9 @@ def run(args) -> int:
     shown = "undefined (no vertex to average over)" if average is None else repr(average)
     print(f"average_clustering {shown}")
     print(f"transitivity {transitivity!r}")
-    print(f"{graph.name}: {graph.n_vertices} vertices, {graph.n_edges} edges, {n_triangles} "
-          f"triangles, {n_wedges} wedges; {backend}, total {report['timings']['total_s']:.3f} s",
-          file=sys.stderr)
+    options.say(args, f"{graph.name}: {graph.n_vertices} vertices, {graph.n_edges} edges, "
+                      f"{n_triangles} triangles, {n_wedges} wedges; {backend}, "
+                      f"total {report['timings']['total_s']:.3f} s")
     if args.per_vertex:
-        print(f"wrote clustering of {graph.n_vertices} vertices to {args.per_vertex}",
-              file=sys.stderr)
+        options.say(args, f"wrote clustering of {graph.n_vertices} vertices to {args.per_vertex}")
     return options.EXIT_OK

@@ -49,13 +49,15 @@ def run(args) -> int:
         f"{g.n_vertices} vertices, {g.n_edges} undirected edges, each listed once; "
         "ids as in the input; isolated vertices are not listed",
     ]
-    write_graph(args.output, g, format=fmt, comments=comments, inputs=[args.input])
+    with options.step(f"writing {args.output}"):
+        write_graph(args.output, g, format=fmt, comments=comments, inputs=[args.input])
     report = describe(args.input, loaded)
     report.update(output=os.fspath(args.output), output_format=fmt)
     if args.json:
         print(json.dumps(report), file=sys.stderr if args.output == "-" else sys.stdout)
     else:
         empty = " (the graph is empty)" if report["empty"] else ""
-        print(f"wrote {g.n_vertices} vertices, {g.n_edges} edges{empty} to {args.output} "
-              f"({fmt})", file=sys.stderr)
+        options.say(args, f"wrote {g.n_vertices} vertices, {g.n_edges} edges{empty} to "
+                          f"{args.output} "
+              f"({fmt})")
     return options.EXIT_OK

@@ -160,8 +160,10 @@ def run(args) -> int:
         load_s, build_s = loaded.timings["load_s"], loaded.timings["build_s"]
     client = dask_client(args.scheduler) if args.scheduler else None
     try:
-        result = tricount.count(source, backend="dask" if client else args.backend,
-                                method=args.method, client=client, **parts, **count_options)
+        with options.step("counting triangles"):
+            result = tricount.count(source, backend="dask" if client else args.backend,
+                                    method=args.method, client=client, **parts,
+                                    **count_options)
     finally:
         if client is not None:
             client.close()
@@ -189,9 +191,10 @@ def run(args) -> int:
     if result.partition is not None:
         parted = (f"; {result.partition['subproblems']} sub-problem(s) on "
                   f"{', '.join(result.partition['where'])}")
-    print(f"{facts['graph']}: {facts['vertices']} vertices, {facts['edges']} edges{empty}; "
-          f"{result.backend}/{result.method}, total {result.timings['total_s']:.3f} s, "
-          f"count {result.timings['count_s']:.3f} s{parted}", file=sys.stderr)
+    options.say(args, f"{facts['graph']}: {facts['vertices']} vertices, {facts['edges']} edges"
+                      f"{empty}; {result.backend}/{result.method}, total "
+                      f"{result.timings['total_s']:.3f} s, count {result.timings['count_s']:.3f} s"
+                      f"{parted}")
     if args.verify:
         verdict = ("PASS" if status == options.EXIT_OK
                    else f"FAIL (reference says {report['reference_triangles']})")

@@ -16,6 +16,7 @@ file is written whole or not at all; ``-`` is standard output (SNAP text).
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -114,19 +115,28 @@ def run(args) -> int:
             args.device = "gpu" if probe()[0] else "cpu"
         return _write_rmat_stream(args, generator, kwargs, _array_module(args.device))
     xp = _array_module("cpu" if args.device == "auto" else args.device)
-    src, dst = call_generator(generator, kwargs, xp)
-    src, dst = to_host(src), to_host(dst)
     name = generator.graph_name(kwargs)
+    with options.step(f"generating {name}"):
+        src, dst = call_generator(generator, kwargs, xp)
+        src, dst = to_host(src), to_host(dst)
     settings = " ".join(f"{k}={v}" for k, v in kwargs.items())
     comments = [
         f"{generator.title} {name}: {generator.summary}",
         f"tricount generate {generator.name} {settings}",
         f"{src.shape[0]} edge lines; self-loops and repeats, if any, are included",
     ]
-    written = write_edges(args.file, src, dst, name=name, comments=comments, to=args.to)
+    with options.step(f"writing {args.file}"):
+        written = write_edges(args.file, src, dst, name=name, comments=comments, to=args.to)
+    if getattr(args, "json", False):
+        report = {"generator": generator.name, "graph": name, **kwargs,
+                  "device": args.device, "edge_lines": int(src.shape[0]), "edges": written,
+                  "output": os.fspath(args.file), "format": format_of(args.file, args.to)}
+        # Edges on standard output: the report goes to stderr, as for convert.
+        print(json.dumps(report), file=sys.stderr if args.file == "-" else sys.stdout)
+        return options.EXIT_OK
     dropped = "" if written == src.shape[0] else \
         f" ({src.shape[0]} generated lines; loops and repeats dropped)"
-    print(f"wrote {written} edges{dropped} to {args.file}", file=sys.stderr)
+    options.say(args, f"wrote {written} edges{dropped} to {args.file}")
     return options.EXIT_OK
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 
 from tricount.cli import options
 
@@ -41,6 +40,6 @@ def run(args) -> int:
     print(f"max degree: {report['max_degree']}")
     print(f"self-loops dropped: {report['self_loops_dropped']}")
     print(f"duplicates dropped: {report['duplicates_dropped']}")
-    print(f"read in {loaded.timings['load_s']:.3f} s, built in {loaded.timings['build_s']:.3f} s",
-          file=sys.stderr)
+    options.say(args, f"read in {loaded.timings['load_s']:.3f} s, built in "
+                      f"{loaded.timings['build_s']:.3f} s")
     return options.EXIT_OK

@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 
 from tricount.cli import options
@@ -45,7 +44,8 @@ def run(args) -> int:
     t1 = time.perf_counter()
     trussness = None
     if args.k is None or args.decomposition:
-        trussness = tricount.truss_decomposition(graph, backend=backend)
+        with options.step("peeling the trusses"):
+            trussness = tricount.truss_decomposition(graph, backend=backend)
     max_k = int(trussness.max()) if trussness is not None and trussness.shape[0] else None
     k = args.k if args.k is not None else (max_k if max_k is not None else 2)
     if trussness is not None:
@@ -76,9 +76,10 @@ def run(args) -> int:
     print(f"{k}-truss: {truss.n_vertices} vertices, {truss.n_edges} edges")
     if max_k is not None:
         print(f"max trussness {max_k}")
-    print(f"{graph.name}: {graph.n_vertices} vertices, {graph.n_edges} edges; {backend}, "
-          f"total {report['timings']['total_s']:.3f} s", file=sys.stderr)
+    options.say(args, f"{graph.name}: {graph.n_vertices} vertices, {graph.n_edges} edges; "
+                      f"{backend}, "
+          f"total {report['timings']['total_s']:.3f} s")
     for key in ("decomposition_file", "edges_file"):
         if key in report:
-            print(f"wrote {report[key]}", file=sys.stderr)
+            options.say(args, f"wrote {report[key]}")
     return options.EXIT_OK

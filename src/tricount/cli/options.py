@@ -148,10 +148,64 @@ def partition_options(args) -> dict:
             if getattr(args, key, None) is not None}
 
 
+def add_common(parser, *, top: bool = False) -> None:
+    """``--json``, ``-v`` and ``-q``/``--quiet`` on ``parser`` (those it lacks). Below the
+    top level their defaults are suppressed, so ``tricount -v count`` and ``tricount count
+    -v`` both count."""
+    have = {s for action in parser._actions for s in action.option_strings}
+    default = {} if top else {"default": argparse.SUPPRESS}
+    if "--json" not in have and not top:
+        parser.add_argument("--json", action="store_true", help="print one JSON object",
+                            **default)
+    if "-v" not in have:
+        parser.add_argument("-v", "--verbose", action="count", default=0 if top else
+                            argparse.SUPPRESS, help="log to stderr (-v info, -vv debug)")
+    if "--quiet" not in have:
+        parser.add_argument("-q", "--quiet", action="store_true",
+                            help="no progress bars and no context lines on stderr", **default)
+
+
+def add_common_everywhere(subparsers) -> None:
+    """:func:`add_common` on every subcommand, nested ones (``generate rmat``) included."""
+    for parser in set(subparsers.choices.values()):
+        nested = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if nested:
+            add_common_everywhere(nested[0])
+        else:
+            add_common(parser)
+
+
+def apply_common(args) -> None:
+    """Act on ``-v`` (logging) and ``--quiet`` (no bars) before the command runs."""
+    import logging
+
+    from tricount import _progress
+
+    verbose = getattr(args, "verbose", 0) or 0
+    log = logging.getLogger("tricount")
+    for handler in [h for h in log.handlers if getattr(h, "tricount_cli", False)]:
+        log.removeHandler(handler)  # a previous main() in this process
+    if verbose:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+        handler.tricount_cli = True
+        log.addHandler(handler)
+        log.setLevel(logging.DEBUG if verbose > 1 else logging.INFO)
+    if getattr(args, "quiet", False):
+        _progress.configure(enabled=False)
+
+
 def say(args, message: str) -> None:
-    """A context line on stderr (not with --json)."""
-    if not getattr(args, "json", False):
+    """A context line on stderr (not with --json or --quiet)."""
+    if not getattr(args, "json", False) and not getattr(args, "quiet", False):
         print(message, file=sys.stderr)
+
+
+def step(label: str):
+    """A ticker on stderr while a step runs longer than two seconds (``--quiet``: none)."""
+    from tricount._progress import Ticker
+
+    return Ticker(label)
 
 
 def load(args, *, device: str = "cpu"):

@@ -32,7 +32,7 @@ import numpy as np
 from tricount._threads import parallel_region
 from tricount.cpu._atomic import atomic_add
 
-__all__ = ["CHUNK_VERTICES", "claim", "run_chunked", "n_workers"]
+__all__ = ["CHUNK_VERTICES", "claim", "run_chunked", "n_workers", "next_common"]
 
 #: Vertices per chunk in the vertex-parallel kernels: small, so that a few heavy rows of a
 #: skewed graph cannot hold back the end of a count. A chosen default, not tuned by measurement.
@@ -44,6 +44,23 @@ def claim(cursor, n_items, chunk):
     """The next chunk ``[begin, end)`` of ``0 .. n_items``; ``begin >= n_items`` when none is left."""
     begin = atomic_add(cursor, 0, 1) * chunk
     return begin, min(begin + chunk, n_items)
+
+
+@numba.njit(inline="always")
+def next_common(indices, a, a_end, b, b_end):
+    """The two-pointer merge of the sorted runs ``indices[a:a_end]`` and
+    ``indices[b:b_end]``, advanced to their next common id: ``(a, b)`` with
+    ``indices[a] == indices[b]``, or ``(a_end, b)`` when none is left."""
+    while a < a_end and b < b_end:
+        x = indices[a]
+        y = indices[b]
+        if x == y:
+            return a, b
+        if x < y:
+            a += 1
+        else:
+            b += 1
+    return a_end, b
 
 
 def n_workers() -> int:

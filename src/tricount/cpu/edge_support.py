@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 from tricount.cpu._atomic import atomic_add
-from tricount.cpu._common import CHUNK_VERTICES, claim, run_chunked
+from tricount.cpu._common import CHUNK_VERTICES, claim, next_common, run_chunked
 
 
 @numba.njit(inline="always")
@@ -34,23 +34,14 @@ def support_from_row(indptr, indices, u, support, support_top):
     u_begin, u_end = indptr[u], indptr[u + 1]
     for k in range(u_begin, u_end):
         v = indices[k]
-        a = u_begin
-        b = indptr[v]
         b_end = indptr[v + 1]
         on_uv = np.int64(0)
-        while a < u_end and b < b_end:
-            x = indices[a]
-            y = indices[b]
-            if x < y:
-                a += 1
-            elif x > y:
-                b += 1
-            else:  # c = x: the triangle u -> v -> c with u -> c
-                on_uv += 1
-                support[a] += 1              # u -> c: row u, this iteration's alone
-                atomic_add(support_top, b, 1)  # v -> c: row v, shared
-                a += 1
-                b += 1
+        a, b = next_common(indices, u_begin, u_end, indptr[v], b_end)
+        while a < u_end:  # c = indices[a]: the triangle u -> v -> c with u -> c
+            on_uv += 1
+            support[a] += 1              # u -> c: row u, this iteration's alone
+            atomic_add(support_top, b, 1)  # v -> c: row v, shared
+            a, b = next_common(indices, a + 1, u_end, b + 1, b_end)
         support[k] += on_uv
 
 

@@ -44,7 +44,8 @@ __all__ = ["load_graph", "read_graph", "read_edges", "write_graph", "write_snap"
            "write_native", "write_native_edges", "graph_name", "output_format", "FORMATS", "OUTPUT_FORMATS",
            "LoadedGraph"]
 
-_NAME_SUFFIXES = (".txt", ".tsv", ".el", ".wel", ".edges", ".edgelist", ".snap", ".mtx",
+_NAME_SUFFIXES = (".txt", ".tsv", ".csv", ".parquet", ".pq", ".arrow", ".feather", ".el", ".wel",
+                  ".edges", ".edgelist", ".snap", ".mtx",
                   ".mmio", ".mm", ".graph", ".metis", ".npy", ".npz", ".tcsr")
 
 
@@ -76,9 +77,10 @@ class LoadedGraph:
 DEVICES = ("cpu", "gpu")
 #: The parser module of each text format (imported on first use: they load Numba).
 TEXT_PARSERS = {"snap": "snap", "graphchallenge": "graphchallenge",
-                "matrix-market": "mtx", "metis": "metis"}
+                "matrix-market": "mtx", "metis": "metis", "csv": "delimited",
+                "parquet": "parquet", "arrow": "arrow"}
 #: Formats the GPU path streams to the device as they are parsed.
-STREAMED_FORMATS = tuple(TEXT_PARSERS)
+STREAMED_FORMATS = ("snap", "graphchallenge", "matrix-market", "metis")
 #: Formats :func:`write_graph` writes.
 OUTPUT_FORMATS = ("native", "snap")
 _TEXT_SUFFIXES = (".txt", ".tsv", ".el", ".edges", ".edgelist", ".snap")
@@ -113,7 +115,7 @@ def _read(source, name, format, progress, device, t0) -> LoadedGraph:
         graph = read_native(source, timings=timings)
         timings["load_s"] = time.perf_counter() - t0 - timings["build_s"]
         return LoadedGraph(graph, fmt, source.compression, timings)
-    from tricount.io._progress import Progress
+    from tricount.io._progress import Progress, Ticker
 
     bar = Progress(source.path, source.size or 0, progress)
     try:
@@ -132,12 +134,15 @@ def _read(source, name, format, progress, device, t0) -> LoadedGraph:
     from tricount.io._parse import check_symmetric
 
     n_entries = sink.n_entries
-    graph = CSRGraph.from_chunks(sink.chunks, max_id=sink.max_id,
-                                 n_vertices=declared.n_vertices, id_base=declared.id_base,
-                                 name=name, loops_dropped=sink.loops_merged,
-                                 duplicates_dropped=sink.duplicates_merged)
+    with Ticker(f"building the graph of {name}", progress):
+        graph = CSRGraph.from_chunks(sink.chunks, max_id=sink.max_id,
+                                     n_vertices=declared.n_vertices, id_base=declared.id_base,
+                                     name=name, loops_dropped=sink.loops_merged,
+                                     duplicates_dropped=sink.duplicates_merged)
     if declared.symmetric:
         check_symmetric(source.path, graph, n_entries)
+    if declared.names is not None:  # ids 0 .. n - 1 are the ranks of the sorted names
+        graph.vertex_ids = declared.names
     return LoadedGraph(graph, fmt, source.compression,
                        {"load_s": t1 - t0, "build_s": time.perf_counter() - t1})
 
@@ -178,7 +183,8 @@ def _to_gpu(graph: CSRGraph) -> CSRGraph:
     except cupy.cuda.runtime.CUDARuntimeError as exc:
         raise BackendUnavailableError(f"device 'gpu' is unavailable ({exc}); load with "
                                       "device='cpu'") from None
-    g.vertex_ids = cupy.asarray(g.vertex_ids)  # as a graph built on the GPU has them
+    if np.asarray(g.vertex_ids).dtype.kind in "iu":  # names stay on the host
+        g.vertex_ids = cupy.asarray(g.vertex_ids)  # as a graph built on the GPU has them
     return g
 
 
@@ -213,8 +219,9 @@ def load_graph(path, *, format: str = "auto", progress=None, device: str = "cpu"
         (``.mtx``, ``.mmio``), ``"metis"`` (``.graph``), ``"numpy"`` (``.npy``,
         ``.npz``) or ``"native"`` (``.tcsr`` from ``tricount convert``).
     progress : bool or None
-        Show a progress bar on stderr (needs tqdm). ``None``: only on a
-        terminal, and only once loading has taken two seconds.
+        Show progress bars on stderr (reading, then building). ``None``: only
+        on a terminal (and unless :func:`tricount._progress.configure` turned
+        them off), and only once a step has taken two seconds.
     device : {"cpu", "gpu"}
         Where the graph's arrays live. With ``"gpu"`` a text file is parsed
         on the CPU in chunks while the previous chunk is copied to the GPU
@@ -250,7 +257,8 @@ def load_graph(path, *, format: str = "auto", progress=None, device: str = "cpu"
 
 
 def read_edges(path, *, format: str = "auto"):
-    """A file's edges as ``(src, dst)`` int64 arrays of the file's own ids.
+    """A file's edges as ``(src, dst)`` int64 arrays of the file's own ids (object arrays
+    of its vertex names for a table of names).
 
     Text and NumPy files give their lines as written (loops and repeats
     included); a native file gives each canonical edge once.
@@ -274,8 +282,11 @@ def _read_edges(source, format):
         ids = np.asarray(g.vertex_ids)
         return ids[lo].astype(np.int64), ids[hi].astype(np.int64)
     sink = EdgeText(merge_repeats=False)  # the lines as written, repeats included
-    parse_into(source, fmt if source.peek(1) else "empty", sink)
-    return concatenate(sink.chunks)
+    declared = parse_into(source, fmt if source.peek(1) else "empty", sink)
+    src, dst = concatenate(sink.chunks)
+    if declared.names is not None:  # the names themselves, as written
+        return declared.names[src], declared.names[dst]
+    return src, dst
 
 
 def output_format(path, requested=None) -> str:
@@ -314,7 +325,7 @@ def write_graph(path, graph: CSRGraph, *, format: str | None = None, comments=()
         lo, hi = graph.edges()
         ids = np.asarray(to_host(graph.vertex_ids))
         lo, hi = to_host(lo), to_host(hi)
-        write_snap(path, ids[lo], ids[hi], comments=comments, inputs=inputs)
+        write_snap(path, ids[lo], ids[hi], comments=comments, inputs=inputs)  # names too
     except MemoryError:
         raise OutputError(f"{path}: out of memory while writing the graph; free memory or "
                           "use a machine with more memory") from None

@@ -38,6 +38,7 @@ class Declared:
     n_vertices: int | None = None  # the ids are id_base .. id_base + n_vertices - 1
     id_base: int = 0
     symmetric: bool = False  # lists every edge at both ends (METIS): checked once built
+    names: object = None  # vertex names (CSV, Parquet): the ids are their sorted ranks
 
 
 def check_symmetric(path, graph, n_entries: int) -> None:

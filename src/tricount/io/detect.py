@@ -6,7 +6,9 @@ signature, read from the bytes the :class:`~tricount.io.source.Source` keeps
 numbers do not lie and a misnamed file read by the wrong parser would give a
 wrong graph (a Matrix Market size line read as an edge, say). A Matrix Market
 banner is recognised after any leading blank lines. Inputs with no known
-extension and no signature (standard input, say) are edge lists. METIS has no
+extension and no signature (standard input, say) are edge lists, unless their
+first lines have a header, a comma or semicolon, or vertex names: then they
+are delimited tables (``csv``, :mod:`tricount.io.delimited`). METIS has no
 signature, so only its extension (or ``format="metis"``) selects it.
 """
 
@@ -18,7 +20,8 @@ from tricount.errors import GraphFormatError
 from tricount.io.source import COMPRESSION_SUFFIXES, Source
 
 #: Canonical format names, in the order ``tricount info`` documents them.
-FORMATS = ("snap", "graphchallenge", "matrix-market", "metis", "numpy", "native")
+FORMATS = ("snap", "csv", "graphchallenge", "matrix-market", "metis", "numpy", "native",
+           "parquet", "arrow")
 
 ALIASES = {
     "auto": "auto", "snap": "snap", "edgelist": "snap", "edge-list": "snap", "el": "snap",
@@ -26,14 +29,16 @@ ALIASES = {
     "matrix-market": "matrix-market", "matrixmarket": "matrix-market", "mtx": "matrix-market",
     "mmio": "matrix-market", "mm": "matrix-market", "metis": "metis", "graph": "metis",
     "dimacs10": "metis", "numpy": "numpy", "npy": "numpy", "npz": "numpy", "native": "native",
-    "tcsr": "native", "binary": "native",
+    "tcsr": "native", "binary": "native", "csv": "csv", "delimited": "csv",
+    "parquet": "parquet", "pq": "parquet", "arrow": "arrow", "feather": "arrow", "ipc": "arrow",
 }
 
 EXTENSIONS = {
     ".tcsr": "native", ".mtx": "matrix-market", ".mmio": "matrix-market", ".mm": "matrix-market",
     ".graph": "metis", ".metis": "metis", ".npy": "numpy", ".npz": "numpy", ".txt": "snap",
     ".el": "snap", ".wel": "snap", ".edges": "snap", ".edgelist": "snap", ".snap": "snap",
-    ".tsv": "snap",
+    ".tsv": "snap", ".csv": "csv", ".parquet": "parquet", ".pq": "parquet",
+    ".arrow": "arrow", ".feather": "arrow", ".ipc": "arrow",
 }
 
 NATIVE_MAGIC = b"\x89TCSR\r\n\x1a"
@@ -64,6 +69,10 @@ def format_from_content(head: bytes, first_content: bytes) -> str | None:
         return "numpy"
     if first_content[:14].lower() == b"%%matrixmarket":
         return "matrix-market"
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    if head.startswith(b"ARROW1") or head.startswith(b"\xff\xff\xff\xff"):
+        return "arrow"
     return None
 
 
@@ -82,4 +91,11 @@ def resolve_format(fmt: str, source: Source) -> str:
                                             "(vertex, edge id); read the matching *_adj.tsv "
                                             "adjacency file instead")
     by_content = format_from_content(source.peek(16), source.first_content())
-    return by_content or format_from_name(source.path) or "snap"
+    by_name = format_from_name(source.path)
+    if by_content is None and by_name in (None, "snap", "csv"):
+        # A header, a comma or names make an edge list a delimited table.
+        from tricount.io.delimited import sniff
+
+        if sniff(source.head(), named=by_name == "csv") is not None:
+            return "csv"
+    return by_content or by_name or "snap"

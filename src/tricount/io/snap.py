@@ -72,6 +72,9 @@ def write_snap(path, src, dst, *, comments=(), inputs=()) -> None:
     from tricount.io._text import format_edge_pairs
 
     check_outputs([path], inputs)
+    if np.asarray(src).dtype.kind not in "iu":  # vertex names
+        _write_names(path, src, dst, comments)
+        return
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
     out = np.empty(40 * min(max(src.shape[0], 1), WRITE_CHUNK_EDGES), dtype=np.uint8)
@@ -82,3 +85,20 @@ def write_snap(path, src, dst, *, comments=(), inputs=()) -> None:
             stop = start + WRITE_CHUNK_EDGES
             n = format_edge_pairs(src[start:stop], dst[start:stop], out)
             w.write(out[:n])
+
+
+def _write_names(path, src, dst, comments) -> None:
+    """SNAP text of named vertices: ``name<TAB>name`` lines (a name with a blank is refused:
+    it would read back as two)."""
+    src, dst = np.asarray(src, dtype=object).tolist(), np.asarray(dst, dtype=object).tolist()
+    for name in (*src, *dst):
+        if not str(name) or any(c.isspace() for c in str(name)) or str(name)[0] in "#%":
+            raise GraphFormatError(path, f"vertex name {str(name)!r} cannot be written to an "
+                                         "edge list (blanks, or a comment mark first); write "
+                                         "a CSV table instead")
+    with atomic_output(path) as (f, _), compressed_writer(f, path) as w:
+        for line in comments:
+            w.write(f"# {line}\n".encode())
+        for start in range(0, len(src), WRITE_CHUNK_EDGES):
+            rows = zip(src[start:start + WRITE_CHUNK_EDGES], dst[start:start + WRITE_CHUNK_EDGES])
+            w.write("".join(f"{u}\t{v}\n" for u, v in rows).encode())

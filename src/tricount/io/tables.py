@@ -1,12 +1,17 @@
 """Result tables (per-vertex, per-edge, truss decompositions) as CSV or Parquet files.
 
 :func:`write_table` writes equal-length columns whole or not at all
-(:mod:`tricount.io.output`): CSV (one header line, no quoting) for ``*.csv``
-and ``-`` (standard output), Parquet for ``*.parquet`` (needs pyarrow).
+(:mod:`tricount.io.output`): CSV for ``*.csv`` and ``-`` (standard output),
+Parquet for ``*.parquet`` (needs pyarrow). The CSV text is the same on every
+machine, pyarrow or not: one header line, integers in decimal, floats in
+their shortest form that reads back to the same double (Python's ``repr``:
+``0.15``, never ``0.14999999999999999``), a name quoted only when it holds a
+comma, a quote or a line end.
 """
 
 from __future__ import annotations
 
+import csv
 import io
 import os
 
@@ -55,22 +60,27 @@ def write_table(path, columns: dict) -> int:
     return n_rows
 
 
+#: Rows formatted per write: bounds the text held in memory.
+CSV_ROWS_PER_WRITE = 1 << 18
+
+
+def _cells(values: np.ndarray) -> list:
+    """A column as Python values; the csv module writes each with ``str``, for a float its
+    shortest round-trip form (``repr``)."""
+    if values.dtype.kind == "b":
+        values = values.astype(np.int8)
+    elif values.dtype.kind == "f":
+        values = values.astype(np.float64, copy=False)  # float32's repr is a float64's
+    return values.tolist()
+
+
 def _write_csv(f, columns: dict) -> None:
-    f.write((",".join(columns) + "\n").encode())
-    try:
-        import pyarrow as pa
-        import pyarrow.csv as pcsv
-    except ImportError:
-        pcsv = None
-    if pcsv is not None:
-        # The header by hand: pyarrow quotes header names whatever the style.
-        pcsv.write_csv(pa.table(columns), f, write_options=pcsv.WriteOptions(include_header=False))
-        return
-    # No pyarrow: NumPy's writer (slower, same text).
+    text = io.TextIOWrapper(f, encoding="utf-8", newline="", write_through=True)
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(list(columns))
     names = list(columns)
-    if names and len(columns[names[0]]):
-        formats = ["%d" if columns[n].dtype.kind in "iub" else "%.17g" for n in names]
-        text = io.StringIO()
-        np.savetxt(text, np.column_stack([columns[n].astype(object) for n in names]),
-                   fmt=formats, delimiter=",")
-        f.write(text.getvalue().encode())
+    n_rows = len(columns[names[0]]) if names else 0
+    for start in range(0, n_rows, CSV_ROWS_PER_WRITE):
+        stop = start + CSV_ROWS_PER_WRITE
+        writer.writerows(zip(*(_cells(columns[n][start:stop]) for n in names)))
+    text.detach()  # the caller's file stays open (atomic_output closes it)

@@ -7,14 +7,19 @@ index, the graph's kind (directed, multigraph), how many self-loops it had,
 and the attributes NetworkX asked to keep (``k_truss`` keeps them all, because
 its result copies them). Self-loops and parallel edges are dropped from the
 CSR, as every tricount graph drops them; the count of loops stays, because
-``k_truss`` must refuse a graph that has any.
+``k_truss`` must refuse a graph that has any. The edges as NetworkX lists
+them stay too, as arcs in compact ids with the numeric edge attributes
+NetworkX asked for (:attr:`TricountGraph.arcs`): directed clustering and the
+triad census read their directions, weighted clustering their weights.
 """
 
 from __future__ import annotations
 
 import networkx as nx
+import numpy as np
 
 from tricount.graph import CSRGraph
+from tricount.inputs import networkx_arcs
 from tricount.prep.xp import to_host
 
 __all__ = ["TricountGraph", "from_networkx", "to_networkx"]
@@ -32,8 +37,12 @@ class TricountGraph:
 
     def __init__(self, csr: CSRGraph, nodes: list, *, directed=False, multigraph=False,
                  self_loops=0, graph_attrs=None, node_attrs=None, edge_attrs=None,
-                 nx_class=None):
+                 nx_class=None, arcs=None, arc_values=None):
         self.csr = csr
+        #: The edges as NetworkX listed them (``Arcs`` in compact ids), or None.
+        self.arcs = arcs
+        #: ``{attribute: float64 array aligned with arcs}`` for the attributes NetworkX asked for.
+        self.arc_values = dict(arc_values or {})
         self.nodes = nodes
         self.index = {node: i for i, node in enumerate(nodes)}
         self.directed = bool(directed)
@@ -170,7 +179,10 @@ def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False
     """
     if isinstance(G, TricountGraph):
         return G
-    csr = CSRGraph.from_networkx(G)
+    arcs = networkx_arcs(G)
+    csr = CSRGraph.from_edges(arcs.src, arcs.dst, n_vertices=arcs.n_vertices,
+                              name=G.graph.get("name") or None)
+    csr.vertex_ids = arcs.labels
     edge_items = ((tuple(e[:2]), e[-1]) for e in G.edges(data=True))
     return TricountGraph(
         csr, list(G.nodes), directed=G.is_directed(), multigraph=G.is_multigraph(),
@@ -179,7 +191,21 @@ def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False
         node_attrs=_attr_dicts(G.nodes(data=True), node_attrs, preserve_node_attrs),
         edge_attrs=_attr_dicts(edge_items, edge_attrs, preserve_edge_attrs),
         nx_class=type(G) if not G.is_multigraph() else None,
+        arcs=arcs, arc_values=_numeric_values(G, edge_attrs),
     )
+
+
+def _numeric_values(G, edge_attrs) -> dict:
+    """``{name: float64 array}`` of each asked-for edge attribute that is numeric on every
+    edge (the default where absent), in ``G.edges()`` order."""
+    out = {}
+    for name, default in (edge_attrs or {}).items():
+        try:
+            out[name] = np.fromiter((d.get(name, default) for _, _, d in G.edges(data=True)),
+                                    dtype=np.float64, count=G.number_of_edges())
+        except (TypeError, ValueError):  # a missing value without default, or not a number
+            continue
+    return out
 
 
 def to_networkx(obj, *, name=None):

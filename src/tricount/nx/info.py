@@ -23,12 +23,16 @@ __all__ = ["get_info", "FUNCTIONS"]
 #: What each implemented function adds to NetworkX's docstring.
 # BEGIN: functions
 FUNCTIONS = {
+    "all_triangles": {
+        "additional_docs": "Lists every triangle once, streamed in chunks, each in node order.",
+        "additional_parameters": {},
+    },
     "average_clustering": {
-        "additional_docs": "Unweighted, undirected graphs only; other calls fall back to NetworkX.",
+        "additional_docs": "Undirected, directed (Fagiolo) and weighted, every vertex at once.",
         "additional_parameters": {},
     },
     "clustering": {
-        "additional_docs": "Unweighted, undirected graphs only; other calls fall back to NetworkX.",
+        "additional_docs": "Undirected, directed (Fagiolo) and weighted, every vertex at once.",
         "additional_parameters": {},
     },
     "k_truss": {
@@ -37,6 +41,10 @@ FUNCTIONS = {
     },
     "transitivity": {
         "additional_docs": "Undirected graphs only; directed graphs fall back to NetworkX.",
+        "additional_parameters": {},
+    },
+    "triadic_census": {
+        "additional_docs": "Closed triads from the arc codes of the triangles, open ones from degrees.",
         "additional_parameters": {},
     },
     "triangles": {

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tricount.prep.xp import array_namespace
+import numpy as np
 
-__all__ = ["edge_keys", "oriented_edge_ids", "Adjacency", "adjacency_with_edge_ids",
-           "edge_id_dtype"]
+from tricount.prep.xp import array_namespace, to_host
+
+__all__ = ["edge_keys", "oriented_edge_ids", "oriented_values", "oriented_mask", "Adjacency",
+           "adjacency_with_edge_ids", "edge_id_dtype"]
 
 
 def edge_keys(lo, hi, n_vertices: int):
@@ -36,6 +38,28 @@ def oriented_edge_ids(graph, oriented):
     keys = edge_keys(lo, hi, graph.n_vertices)
     return xp.searchsorted(keys, edge_keys(xp.minimum(rows, cols), xp.maximum(rows, cols),
                                            graph.n_vertices))
+
+
+def _in(xp, a):
+    """``a`` as an array of ``xp`` (copied between host and device when it must be)."""
+    return to_host(a) if xp is np else xp.asarray(a)
+
+
+def oriented_values(graph, oriented, values):
+    """``values`` (one per edge of ``graph.edges()``) taken at every entry of ``oriented``,
+    in the graph's namespace."""
+    return _in(graph.xp, values)[oriented_edge_ids(graph, oriented)]
+
+
+def oriented_mask(graph, oriented, mask):
+    """A direction mask per edge of ``graph.edges()`` (bit 0: the arc lo -> hi, bit 1:
+    hi -> lo) as the mask of every entry of ``oriented``, relative to the entry: bit 0
+    the arc row -> column, bit 1 column -> row (uint8, the graph's namespace)."""
+    xp = graph.xp
+    mask = oriented_values(graph, oriented, mask)
+    flipped = oriented.rows > oriented.indices  # the entry runs hi -> lo
+    swapped = ((mask & 1) << 1) | (mask >> 1)
+    return xp.where(flipped, swapped, mask).astype(xp.uint8)
 
 
 @dataclass(frozen=True)

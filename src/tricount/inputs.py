@@ -1,0 +1,415 @@
+"""Any graph a user holds, as a tricount graph: the one adapter of every public function.
+
+    CSRGraph ─────────────────────────────────────────────────────────▶ as it is
+    path (str, os.PathLike) ─io.read_graph (io.read_edges for arcs)──▶ CSRGraph
+    NetworkX graph, igraph graph ───nodes and edges, an edge attribute──┐
+    scipy.sparse matrix or array ───the stored non-zeros, row -> column──┤
+    pandas / pyarrow / polars table, dict of columns ─two columns────────┤
+    (src, dst[, weights]), (m, 2) array, list of pairs ──────────────────┼─▶ Arcs ─prep─▶ CSRGraph
+    CuPy, __cuda_array_interface__, DLPack on a GPU ─kept on the device──┘
+
+An :class:`Arcs` is the input's edges as arrays, in one of two kinds of id:
+*raw* ids (integers the user chose; the vertices are the ids that occur, or
+every id ``0 .. max`` with ``vertices="range"``) or *compact* indices
+``0 .. n_vertices - 1`` with every index a vertex (NetworkX nodes, igraph
+vertices, matrix rows, string names), ``labels[i]`` naming index ``i``. The
+graph built from it (:func:`as_graph`) keeps the user's ids in
+``vertex_ids``, so every result can be keyed back the user's way.
+
+Table columns: ``source``/``target``, ``src``/``dst`` or ``u``/``v`` (any
+case), else the only two columns (besides the weight column). Columns of
+strings are vertex *names*: mapped to compact ids in sorted order and back in
+every output. A tuple of two (or three) sequences is ``(src, dst[, weights])``;
+a list is a list of pairs (or triples). Device arrays (CuPy, anything with
+``__cuda_array_interface__``, DLPack on a CUDA device) are viewed with CuPy,
+never copied to the host: the graph is built on the GPU, where the GPU
+backend counts it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from tricount.errors import InvalidArgumentError, InvalidEdgesError, check_choice
+from tricount.graph import CSRGraph
+from tricount.prep.canonical import validate_edge_arrays
+from tricount.prep.xp import array_namespace, to_host
+
+__all__ = ["Arcs", "ACCEPTED", "VERTICES", "COLUMN_PAIRS", "read_arcs", "as_graph",
+           "graph_and_arcs", "span_ids", "is_networkx", "label_array", "networkx_arcs"]
+
+#: What every public function takes as ``graph``, said by the error for anything else.
+ACCEPTED = ("a tricount.Graph; a file path; a NetworkX or igraph graph; a SciPy sparse "
+            "matrix or array; a pandas, pyarrow or polars table or a dict of columns "
+            "(source/target, src/dst, u/v, or exactly two columns); a (src, dst) tuple of "
+            "arrays; an (m, 2) array or a list of pairs; a CuPy array, or anything with "
+            "__cuda_array_interface__ or __dlpack__")
+#: The vertex conventions of an edge list: the ids that occur in an edge, or every id
+#: ``0 .. max id`` (igraph's and graph-tool's reading of an edge list).
+VERTICES = ("edges", "range")
+#: Column names read as an edge's two ends, in order of preference (compared lowercased).
+COLUMN_PAIRS = (("source", "target"), ("src", "dst"), ("u", "v"))
+#: DLPack device types CuPy can view: kDLCUDA, kDLCUDAManaged.
+_DLPACK_CUDA = (2, 13)
+
+
+@dataclass
+class Arcs:
+    """An input's edges as arrays (see the module doc for the two kinds of id).
+
+    ``src``/``dst`` are raw ids when ``n_vertices`` is None, else compact
+    indices below it; ``labels`` (with ``n_vertices``) names each index;
+    ``weights`` holds one float per arc (None: unweighted); ``directed`` is
+    True when the object says its edges are arcs (a NetworkX ``DiGraph``, a
+    directed igraph graph).
+    """
+
+    src: object
+    dst: object
+    n_vertices: int | None = None
+    labels: object = None
+    weights: object = None
+    directed: bool = False
+
+
+def is_networkx(obj) -> bool:
+    """Whether ``obj`` looks like a NetworkX graph (without importing NetworkX)."""
+    return hasattr(obj, "is_directed") and hasattr(obj, "adj") and hasattr(obj, "nodes")
+
+
+def label_array(labels) -> np.ndarray:
+    """Labels as an int64 array when all are integers in ``0 .. 2**63-1``, else an object
+    array (as :meth:`CSRGraph.from_networkx` keeps node labels)."""
+    labels = list(labels)
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+           and 0 <= v < 2**63 for v in labels):
+        return np.array(labels, dtype=np.int64)
+    out = np.empty(len(labels), dtype=object)
+    out[:] = labels
+    return out
+
+
+def _module_of(obj) -> str:
+    return type(obj).__module__.split(".")[0]
+
+
+# -- each kind of object -------------------------------------------------------------------
+
+
+def networkx_arcs(G, weight=None) -> Arcs:
+    """The :class:`Arcs` of a NetworkX graph: every node a vertex, in node order (its label
+    in ``labels``), each edge as ``G.edges()`` lists it, ``weight`` its attribute (1 where
+    absent)."""
+    return _networkx(G, weight)
+
+
+def _networkx(G, weight) -> Arcs:
+    nodes = list(G)
+    index = {node: i for i, node in enumerate(nodes)}
+    m = G.number_of_edges()
+    ends = np.fromiter(itertools.chain.from_iterable((index[u], index[v]) for u, v in G.edges()),
+                       dtype=np.int64, count=2 * m).reshape(m, 2)
+    weights = None
+    if weight is not None:
+        _check_name(weight, "NetworkX edge attribute")
+        weights = np.fromiter((d.get(weight, 1) for _, _, d in G.edges(data=True)),
+                              dtype=np.float64, count=m)
+    return Arcs(ends[:, 0], ends[:, 1], n_vertices=len(nodes), labels=label_array(nodes),
+                weights=weights, directed=G.is_directed())
+
+
+def _igraph(G, weight) -> Arcs:
+    ends = np.array(G.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+    labels = label_array(G.vs["name"]) if "name" in G.vs.attributes() else None
+    weights = None
+    if weight is not None:
+        _check_name(weight, "igraph edge attribute")
+        if weight not in G.es.attributes():
+            raise InvalidArgumentError(f"weight: the igraph graph has no edge attribute "
+                                       f"{weight!r}; it has {G.es.attributes()}")
+        weights = np.array([1.0 if w is None else w for w in G.es[weight]], dtype=np.float64)
+    return Arcs(ends[:, 0], ends[:, 1], n_vertices=G.vcount(), labels=labels, weights=weights,
+                directed=G.is_directed())
+
+
+def _scipy(matrix, weight) -> Arcs:
+    if len(matrix.shape) != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise InvalidEdgesError(f"an adjacency matrix must be square, got shape {matrix.shape}")
+    coo = matrix.tocoo()
+    stored = coo.data != 0  # an explicit zero is not an edge
+    weights = coo.data[stored].astype(np.float64) if weight is not None else None
+    return Arcs(coo.row[stored], coo.col[stored], n_vertices=int(matrix.shape[0]),
+                weights=weights)
+
+
+def _table_columns(table):
+    """``(names, get)``: a table's column names and a function from a name to a host array."""
+    kind = _module_of(table)
+    if kind == "pandas":
+        return list(table.columns), lambda c: table[c].to_numpy()
+    if kind == "pyarrow":
+        return list(table.column_names), lambda c: table.column(c).to_numpy(zero_copy_only=False)
+    if kind == "polars":
+        return list(table.columns), lambda c: table[c].to_numpy()
+    return list(table), lambda c: np.asarray(table[c])  # a dict of columns
+
+
+def _pick_columns(names, weight):
+    lowered = {str(name).lower(): name for name in names}
+    for a, b in COLUMN_PAIRS:
+        if a in lowered and b in lowered:
+            return lowered[a], lowered[b]
+    rest = [name for name in names if name != weight]
+    if len(rest) == 2:
+        return rest[0], rest[1]
+    raise InvalidEdgesError(
+        f"cannot tell the edge columns of a table with columns {names}: name them "
+        + ", ".join(f"{a}/{b}" for a, b in COLUMN_PAIRS) + ", or pass exactly two columns")
+
+
+def _table(table, weight) -> Arcs:
+    names, get = _table_columns(table)
+    a, b = _pick_columns(names, weight)
+    weights = None
+    if weight is not None:
+        _check_name(weight, "weight column")
+        if weight not in names:
+            raise InvalidArgumentError(f"weight: no column {weight!r} in the table; it has "
+                                       f"{names}")
+        weights = np.asarray(get(weight), dtype=np.float64)
+    return _ids_or_names(get(a), get(b), weights)
+
+
+def _device_array(obj):
+    """A CuPy view of a device array (no copy), or None when ``obj`` is not one."""
+    if hasattr(obj, "__cuda_array_interface__"):
+        import cupy
+
+        return cupy.asarray(obj)
+    if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
+        device_type = obj.__dlpack_device__()[0]
+        if device_type in _DLPACK_CUDA:
+            import cupy
+
+            return cupy.from_dlpack(obj)
+        return np.from_dlpack(obj)
+    return None
+
+
+def _column(a):
+    """One column of a ``(src, dst)`` tuple: a CuPy view of a device array, else as given."""
+    device = _device_array(a)
+    return a if device is None else device
+
+
+def _matrix_of_pairs(pairs, weight, what: str) -> Arcs:
+    """An ``(m, 2)`` array (or ``(m, 3)`` with weights in the last column) as arcs."""
+    xp = array_namespace(pairs)
+    if pairs.ndim == 1 and pairs.shape[0] == 0:
+        pairs = pairs.reshape(0, 2)
+    width = 3 if weight is not None and pairs.ndim == 2 and pairs.shape[1] == 3 else 2
+    if pairs.ndim != 2 or pairs.shape[1] != width:
+        raise InvalidEdgesError(f"{what} must have shape (m, 2), one row per edge (or (m, 3) "
+                                f"with a weight per row), got shape {pairs.shape}")
+    weights = pairs[:, 2].astype(xp.float64) if width == 3 else None
+    return _ids_or_names(pairs[:, 0], pairs[:, 1], weights)
+
+
+def _ids_or_names(src, dst, weights=None) -> Arcs:
+    """Arcs of two id columns: raw ids, or (strings) names mapped to compact ids."""
+    if _is_names(src) or _is_names(dst):
+        src, dst = np.asarray(src), np.asarray(dst)
+        m = src.shape[0]
+        try:
+            labels, index = np.unique(np.concatenate([src, dst]), return_inverse=True)
+        except TypeError:
+            raise InvalidEdgesError("vertex names must be all strings or all integers, got "
+                                    "a mix") from None
+        index = index.reshape(-1)
+        return Arcs(index[:m], index[m:], n_vertices=int(labels.shape[0]), labels=labels,
+                    weights=weights)
+    src, dst = validate_edge_arrays(src, dst)
+    return Arcs(src, dst, weights=weights)
+
+
+def _is_names(a) -> bool:
+    a = a if hasattr(a, "dtype") and hasattr(a, "shape") else np.asarray(a)
+    if a.dtype.kind in "US":
+        return True
+    return a.dtype == object and a.shape[0] > 0 and all(isinstance(x, (str, bytes)) for x in a)
+
+
+def _check_name(weight, what):
+    if not isinstance(weight, str):
+        raise InvalidArgumentError(f"weight must name the {what}, got {type(weight).__name__}")
+
+
+def read_arcs(obj, *, weight=None) -> Arcs:
+    """The :class:`Arcs` of any input but a :class:`CSRGraph` or a path.
+
+    ``weight`` names the edge attribute or column holding the weights (for a
+    matrix: any name takes the stored values; for a ``(src, dst, weights)``
+    tuple or ``(m, 3)`` rows: any name takes the third), or is an array of one
+    weight per input edge; None reads no weights.
+    """
+    per_edge = weight is not None and not isinstance(weight, str)
+    arcs = _read(obj, None if per_edge else weight)
+    if per_edge:
+        xp = array_namespace(arcs.src)
+        weights = xp.asarray(weight, dtype=xp.float64)
+        if weights.shape != (int(arcs.src.shape[0]),):
+            raise InvalidArgumentError(f"weight must hold one value per edge "
+                                       f"({int(arcs.src.shape[0])}), got shape {weights.shape}")
+        arcs.weights = weights
+    elif weight is not None and arcs.weights is None:
+        raise InvalidArgumentError(f"weight={weight!r}: {type(obj).__name__} holds no weights; "
+                                   "pass (src, dst, weights) or an array of weights")
+    return arcs
+
+
+def _read(obj, weight) -> Arcs:
+    if isinstance(obj, Arcs):
+        return obj
+    kind = _module_of(obj)
+    if is_networkx(obj):
+        return _networkx(obj, weight)
+    if kind == "igraph" and hasattr(obj, "get_edgelist"):
+        return _igraph(obj, weight)
+    if kind == "scipy" and hasattr(obj, "tocoo"):
+        return _scipy(obj, weight)
+    if kind in ("pandas", "pyarrow", "polars") and hasattr(obj, "columns") or \
+            kind == "pyarrow" and hasattr(obj, "column_names") or isinstance(obj, dict):
+        return _table(obj, weight)
+    if isinstance(obj, tuple) and len(obj) in (2, 3):
+        src, dst = (_column(a) for a in obj[:2])
+        weights = None
+        if weight is not None and len(obj) == 3:
+            xp = array_namespace(src)
+            weights = xp.asarray(obj[2], dtype=xp.float64)
+        return _ids_or_names(src, dst, weights)
+    device = _device_array(obj)
+    if device is not None:
+        return _matrix_of_pairs(device, weight, "a device array of edges")
+    if isinstance(obj, np.ndarray):
+        return _matrix_of_pairs(obj, weight, "an array of edges")
+    if isinstance(obj, (list, set, frozenset)) or (hasattr(obj, "__iter__") and
+                                                  not isinstance(obj, (str, bytes, dict))):
+        pairs = list(obj)
+        try:
+            rows = np.asarray(pairs) if pairs else np.zeros((0, 2), dtype=np.int64)
+        except ValueError:
+            raise InvalidEdgesError("a list of edges must hold pairs (u, v), all of one "
+                                    "length") from None
+        if rows.dtype.kind in "US" and not all(isinstance(x, (str, bytes)) for pair in pairs
+                                               for x in pair[:2]):
+            raise InvalidEdgesError("vertex names must be all strings or all integers, got "
+                                    "a mix")  # NumPy would have turned the numbers into text
+        if rows.dtype == object and rows.ndim == 2:  # Python ints past 2**63, or a mix
+            return _ids_or_names(list(rows[:, 0]), list(rows[:, 1]), None if rows.shape[1] < 3
+                                 else rows[:, 2].astype(np.float64))
+        return _matrix_of_pairs(rows, weight, "a list of edges")
+    raise InvalidArgumentError(f"graph must be {ACCEPTED}; got {type(obj).__name__}")
+
+
+# -- graphs ---------------------------------------------------------------------------------
+
+
+def _graph_of(arcs: Arcs, *, vertices: str, name=None) -> CSRGraph:
+    n_vertices = arcs.n_vertices
+    if vertices == "range" and n_vertices is None:
+        xp = array_namespace(arcs.src)
+        n_vertices = int(xp.maximum(arcs.src.max(), arcs.dst.max())) + 1 \
+            if arcs.src.shape[0] else 0
+    g = CSRGraph.from_edges(arcs.src, arcs.dst, n_vertices=n_vertices, name=name)
+    if arcs.labels is not None:
+        g.vertex_ids = arcs.labels
+        if vertices == "range":
+            g = span_ids(g)
+    return g
+
+
+def span_ids(g: CSRGraph) -> CSRGraph:
+    """The graph whose vertices are every id ``0 .. max(vertex_ids)`` (``vertices="range"``):
+    ids that occur in no edge become isolated vertices. Needs integer ``vertex_ids``."""
+    ids = to_host(g.vertex_ids)
+    if ids.shape[0] and (ids.dtype.kind not in "iu" or int(ids.min()) < 0):
+        raise InvalidArgumentError(
+            "vertices='range' needs non-negative integer vertex ids, and this graph's are "
+            f"{ids.dtype} labels; use vertices='edges'")
+    n = int(ids.max()) + 1 if ids.shape[0] else 0
+    if n == g.n_vertices:  # sorted distinct ids below n: already 0 .. n - 1
+        return g
+    xp = g.xp
+    on = xp.asarray(ids.astype(np.int64)) if xp is not np else ids.astype(np.int64)
+    lo, hi = g.edges()
+    spanned = CSRGraph.from_edges(on[lo], on[hi], n_vertices=n, name=g.name)
+    spanned.self_loops_dropped = g.self_loops_dropped
+    spanned.duplicates_dropped = g.duplicates_dropped
+    return spanned
+
+
+def as_graph(graph, *, device: str = "cpu", vertices: str = "edges") -> tuple[CSRGraph, dict]:
+    """Turn anything the module doc lists into a graph; time the steps.
+
+    A path is loaded onto ``device`` ("cpu" or "gpu"); device arrays build on
+    the GPU. ``vertices`` is ``"edges"`` (the ids that occur in an edge are
+    the vertices) or ``"range"`` (every integer id ``0 .. max`` is one).
+    Returns the graph and ``{"load_s": ..., "build_s": ...}``.
+    """
+    check_choice(vertices, "vertices", VERTICES)
+    if isinstance(graph, CSRGraph):
+        return (graph if vertices == "edges" else span_ids(graph)), {"load_s": 0.0,
+                                                                      "build_s": 0.0}
+    if isinstance(graph, (str, os.PathLike)):
+        from tricount.io import read_graph
+
+        # Any supported format; a native .tcsr file maps straight to a CSRGraph.
+        loaded = read_graph(graph, device=device)
+        g = loaded.graph if vertices == "edges" else span_ids(loaded.graph)
+        return g, {"load_s": loaded.timings["load_s"], "build_s": loaded.timings["build_s"]}
+    t0 = time.perf_counter()
+    g = _graph_of(read_arcs(graph), vertices=vertices)
+    return g, {"load_s": 0.0, "build_s": time.perf_counter() - t0}
+
+
+def graph_and_arcs(edges, *, weight=None, vertices: str = "edges", name=None):
+    """``(graph, src, dst, weights, directed)``: the undirected graph of an input's arcs,
+    the arcs in its compact ids (self-loops kept), one weight per arc (None without
+    ``weight``), and whether the input says it is directed.
+
+    Takes what :func:`read_arcs` takes, a path (its lines as written, by
+    :func:`tricount.io.read_edges`), and a :class:`CSRGraph` with ``weight``
+    an array of one weight per edge of ``graph.edges()`` (its edges as arcs
+    lo -> hi). ``vertices`` as for :func:`as_graph`.
+    """
+    check_choice(vertices, "vertices", VERTICES)
+    if isinstance(edges, CSRGraph):
+        if weight is None or isinstance(weight, str):
+            raise InvalidArgumentError(
+                "a tricount.Graph holds no directions or weights; pass the arcs themselves "
+                "(a NetworkX DiGraph, (src, dst[, weights]), a table, ...) or weight= an "
+                "array of one weight per edge of graph.edges()")
+        ids = to_host(edges.vertex_ids)
+        lo, hi = (to_host(a) for a in edges.edges())
+        edges = (ids[lo], ids[hi])
+    if isinstance(edges, (str, os.PathLike)):
+        from tricount.io import read_edges
+
+        edges = read_edges(edges)
+    arcs = read_arcs(edges, weight=weight)
+    g = _graph_of(arcs, vertices=vertices, name=name)
+    src, dst = arcs.src, arcs.dst
+    xp = g.xp
+    if arcs.n_vertices is None and vertices == "edges":
+        # Compact ids are ranks among the sorted ids that occur.
+        ids = xp.asarray(g.vertex_ids) if xp is not np else to_host(g.vertex_ids)
+        src, dst = xp.searchsorted(ids, src), xp.searchsorted(ids, dst)
+    elif arcs.labels is not None and vertices == "range":  # spanned: the labels are the ids
+        labels = to_host(arcs.labels).astype(np.int64)
+        src, dst = labels[to_host(src)], labels[to_host(dst)]
+    return g, xp.asarray(src), xp.asarray(dst), arcs.weights, arcs.directed

@@ -1,0 +1,155 @@
+"""Edge tables (CSV, Parquet, Arrow): which two columns are the edge, and ids from names.
+
+A table's edge columns are ``source``/``target``, ``src``/``dst`` or ``u``/``v``
+(any case), else its first two columns. Integer columns are ids, as in every
+other format. A column of text is vertex *names*: both columns are read as
+text, the distinct names are sorted, and each name's rank is its id; the
+names themselves become the graph's ``vertex_ids``, so every output shows
+them. With pyarrow the names are dictionary-encoded in C++ (one pass, then a
+sort of the distinct names only); with polars, its ``unique`` and a binary
+search; otherwise NumPy's ``unique``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tricount.errors import GraphFormatError
+
+__all__ = ["COLUMN_PAIRS", "pick_columns", "add_edge_columns"]
+
+#: Column names read as an edge's two ends, in order of preference (compared lowercased).
+COLUMN_PAIRS = (("source", "target"), ("src", "dst"), ("u", "v"))
+
+
+def pick_columns(names, *, exclude=None, first_two: bool = True):
+    """The two edge columns among ``names`` (see the module doc); None when there are none.
+
+    ``exclude`` (a weight column) is never an end; without a named pair,
+    ``first_two`` takes the first two remaining columns, else exactly two must remain.
+    """
+    lowered = {str(name).lower(): name for name in names}
+    for a, b in COLUMN_PAIRS:
+        if a in lowered and b in lowered:
+            return lowered[a], lowered[b]
+    rest = [name for name in names if name != exclude]
+    if len(rest) == 2 or (first_two and len(rest) > 2):
+        return rest[0], rest[1]
+    return None
+
+
+def _is_polars(column) -> bool:
+    return type(column).__module__.split(".")[0] == "polars"
+
+
+def _is_text(column) -> bool:
+    if _is_polars(column):
+        return column.dtype.is_numeric() is False
+    kind = getattr(column, "type", None)
+    if kind is not None:  # a pyarrow array
+        import pyarrow as pa
+
+        return pa.types.is_string(kind) or pa.types.is_large_string(kind) or \
+            pa.types.is_binary(kind) or pa.types.is_dictionary(kind)
+    return np.asarray(column).dtype.kind in "OUS"
+
+
+def _names_arrow(src, dst):
+    """``(src ids, dst ids, names)`` of two pyarrow columns, names sorted."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    both = pa.chunked_array([c.cast(pa.string()) for c in (src, dst) for c in _chunks(c)])
+    if both.null_count or pc.any(pc.equal(pc.utf8_length(both), 0)).as_py():
+        return None  # an empty cell
+    encoded = both.combine_chunks().dictionary_encode()
+    names = encoded.dictionary
+    order = np.asarray(pc.sort_indices(names))
+    rank = np.empty(order.shape[0], dtype=np.int64)
+    rank[order] = np.arange(order.shape[0], dtype=np.int64)
+    ids = rank[np.asarray(encoded.indices)]
+    m = len(src)
+    return ids[:m], ids[m:], np.asarray(names.take(pa.array(order)).to_pylist(), dtype=object)
+
+
+def _names_polars(src, dst):
+    """``(src ids, dst ids, names)`` of two polars columns, names sorted (binary search)."""
+    import polars as pl
+
+    both = pl.concat([src.cast(pl.String), dst.cast(pl.String)])
+    if both.null_count() or (both.str.len_bytes() == 0).any():
+        return None  # an empty cell
+    names = both.unique().sort()
+    ids = names.search_sorted(both).to_numpy().astype(np.int64)
+    m = len(src)
+    return ids[:m], ids[m:], names.to_numpy().astype(object)
+
+
+def _chunks(column):
+    return column.chunks if hasattr(column, "chunks") else [column]
+
+
+def _names_numpy(src, dst):
+    both = np.concatenate([np.asarray(src).astype(str), np.asarray(dst).astype(str)])
+    if (np.char.str_len(both) == 0).any():
+        return None  # an empty cell
+    names, ids = np.unique(both, return_inverse=True)
+    m = len(src)
+    return ids[:m].astype(np.int64), ids[m:].astype(np.int64), names.astype(object)
+
+
+def _ids(path, column, what: str) -> np.ndarray:
+    """An integer column as int64 ids; negatives, fractions and gaps refused."""
+    if _is_polars(column):
+        if column.null_count():
+            raise GraphFormatError(path, f"the {what} column has {column.null_count()} empty "
+                                         "values; expected a vertex id on every row")
+        column = column.to_numpy()
+    if hasattr(column, "type"):  # pyarrow
+        if column.null_count:
+            raise GraphFormatError(path, f"the {what} column has {column.null_count} empty "
+                                         "values; expected a vertex id on every row")
+        column = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
+    column = np.asarray(column)
+    if column.dtype.kind == "f":
+        if not np.isfinite(column).all() or (column != np.floor(column)).any():
+            raise GraphFormatError(path, f"the {what} column holds numbers that are not "
+                                         "integer vertex ids")
+        column = column.astype(np.int64)
+    if column.dtype.kind not in "iu" or (column.shape[0] and column.min() < 0):
+        raise GraphFormatError(path, f"the {what} column must hold non-negative integer "
+                                     "vertex ids or vertex names")
+    return column.astype(np.int64, copy=False)
+
+
+def add_edge_columns(path, src, dst, sink, *, consumed: int = 0):
+    """Put two edge columns (pyarrow or NumPy) into ``sink`` (an ``EdgeText``); return the
+    ``Declared`` facts: with names, ``n_vertices`` = the distinct names and ``names``."""
+    from tricount.io._parse import Declared
+
+    names = None
+    if _is_text(src) or _is_text(dst):
+        if _is_polars(src):
+            named = _names_polars(src, dst)
+        elif hasattr(src, "type") and hasattr(dst, "type"):
+            named = _names_arrow(src, dst)
+        else:
+            named = _names_numpy(src, dst)
+        if named is None:
+            raise GraphFormatError(path, "an edge row has an empty vertex cell; expected a "
+                                         "vertex name or id in both edge columns")
+        s, d, names = named
+    else:
+        s, d = _ids(path, src, "source"), _ids(path, dst, "target")
+    m = int(s.shape[0])
+    if m:
+        max_id = int(max(s.max(), d.max()))
+        sink.max_id = max(sink.max_id, max_id)
+        dtype = np.int32 if max_id <= np.iinfo(np.int32).max else np.int64
+        sink.add(m, dtype, lambda a, b: (np.copyto(a, s, casting="unsafe"),
+                                         np.copyto(b, d, casting="unsafe")),
+                 consumed=consumed)
+        sink.n_entries += m
+    if names is None:
+        return Declared()
+    return Declared(n_vertices=int(names.shape[0]), names=names)

@@ -1,0 +1,164 @@
+"""The GPU launchers' host logic, run without a GPU: NumPy in CuPy's place, kernels in Python.
+
+What this checks: the windows and their edge ranges, the double-buffered
+stream (every window once, in order, each chunk a copy that outlives its
+buffer), early closing, and the arguments each launcher passes, read the way
+the kernels' signatures declare them. The emulated kernels visit each
+triangle from its edge a -> b like ``triangle_visit.cuh`` and are judged by the
+CPU twins. What it cannot check: the CUDA itself (tests/analytics/test_analytics_gpu.py
+on the GPU machine does).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import types
+
+import numpy as np
+import pytest
+
+import tricount
+from tricount.cpu.directed import _roles, directed_triangles_cpu
+from tricount.cpu.listing import list_triangles_cpu
+from tricount.cpu.weighted import weighted_triangle_sums_cpu
+from tricount.generate import rmat
+
+
+class _Stream:
+    ptr = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def record(self):
+        return self
+
+    def wait_event(self, event):
+        pass
+
+    def synchronize(self):
+        pass
+
+
+class _DeviceArray(np.ndarray):
+    @property
+    def data(self):  # CuPy's MemoryPointer, as far as the launchers read it
+        return types.SimpleNamespace(ptr=self.ctypes.data)
+
+
+def _fake_cupy():
+    cp = types.SimpleNamespace(**{name: getattr(np, name) for name in (
+        "zeros", "cumsum", "searchsorted", "asarray", "ascontiguousarray", "int64", "uint64",
+        "uint32", "uint8", "float64")})
+    cp.empty = lambda n, dtype: np.empty(n, dtype=dtype).view(_DeviceArray)
+    cp.asnumpy = np.asarray
+    cp.cuda = types.SimpleNamespace(Stream=_Stream, runtime=types.SimpleNamespace(
+        memcpyAsync=lambda dst, src, size, kind, stream: ctypes.memmove(dst, src, size)))
+    return cp
+
+
+def _visits(indptr, rows, cols, e_begin, e_end):
+    """(e, u, v, pu, pv, rank) for each triangle, as triangle_visit.cuh hands them out."""
+    for e in range(int(e_begin), int(e_end)):
+        u, v = rows[e], cols[e]
+        in_u = {cols[p]: p for p in range(indptr[u], indptr[u + 1])}
+        hits = [(in_u[cols[pv]], pv) for pv in range(indptr[v], indptr[v + 1])
+                if cols[pv] in in_u]
+        for rank, (pu, pv) in enumerate(hits):
+            yield e, u, v, pu, pv, rank
+
+
+def _null(pointer):
+    return isinstance(pointer, np.uint64)
+
+
+def _launch(kernel, n_edges, args, **tunables):
+    """The kernels of listing.cu, directed.cu and weighted.cu, by their signatures."""
+    if kernel == "tc_list_count":
+        indptr, rows, cols, n, counts = args
+        counts[:] = 0
+        for e, *_ in _visits(indptr, rows, cols, 0, n):
+            counts[e] += 1
+    elif kernel == "tc_list_write":
+        indptr, rows, cols, offsets, labels, e_begin, e_end, t_begin, t_end, out = args
+        k = int(t_end - t_begin)
+        for e, u, v, pu, _pv, rank in _visits(indptr, rows, cols, e_begin, e_end):
+            t = offsets[e] + rank
+            if t_begin <= t < t_end:
+                for column, x in enumerate(sorted((u, v, cols[pu]))):
+                    out[column * k + t - t_begin] = x if _null(labels) else labels[x]
+    elif kernel == "tc_directed":
+        indptr, rows, cols, omask, n_edges, n, per_vertex, codes = args
+        for _e, u, v, pu, pv, _ in _visits(indptr, rows, cols, 0, n_edges):
+            m_ab, m_ac, m_bc = int(omask[_e]), int(omask[pu]), int(omask[pv])
+            codes[m_ab | m_ac << 2 | m_bc << 4] += 1
+            if not _null(per_vertex):
+                r = _roles.py_func(m_ab, m_ac, m_bc)
+                for x, roles in ((u, r[1::3]), (v, r[2::3]), (cols[pu], r[3::3])):
+                    for row, count in enumerate((r[0], *roles)):
+                        per_vertex[row * n + x] += count
+    elif kernel == "tc_weighted":
+        indptr, rows, cols, ow, n_edges, sums = args
+        for e, u, v, pu, pv, _ in _visits(indptr, rows, cols, 0, n_edges):
+            for x in (u, v, cols[pu]):
+                sums[x] += ow[e] * ow[pu] * ow[pv]
+    else:
+        raise AssertionError(kernel)
+
+
+@pytest.fixture
+def gpu(monkeypatch):
+    """The launcher modules with the fake CuPy and the Python kernels."""
+    import tricount.gpu.directed as directed
+    import tricount.gpu.listing as listing
+    import tricount.gpu.weighted as weighted
+
+    cp = _fake_cupy()
+    monkeypatch.setitem(__import__("sys").modules, "cupyx",
+                        types.SimpleNamespace(empty_pinned=lambda n, dtype: np.empty(n, dtype)))
+    for module in (listing, directed, weighted):
+        monkeypatch.setattr(module, "cupy", lambda: cp)
+        monkeypatch.setattr(module, "kernel_arrays",
+                            lambda o: (o.indptr, o.rows, o.indices, "int"))
+        monkeypatch.setattr(module, "get_triangle_kernel", lambda stem, name, oriented, **d: name)
+        monkeypatch.setattr(module, "launch_edge_range", _launch)
+    return types.SimpleNamespace(listing=listing, directed=directed, weighted=weighted)
+
+
+@pytest.fixture(scope="module")
+def oriented():
+    return tricount.Graph.from_edges(*rmat(5, 8, seed=5)).oriented()  # 180 triangles
+
+
+def test_listing_stream(gpu, oriented, monkeypatch):
+    labels = np.arange(oriented.n_vertices) * 7 + 3
+    want = np.concatenate(list(list_triangles_cpu(oriented, labels, 1000)))
+    for size in (1, 7, 180, 1000):
+        chunks = list(gpu.listing.list_triangles_gpu(oriented, labels, size))
+        assert all(c.shape == (size, 3) for c in chunks[:-1])
+        assert np.array_equal(np.concatenate(chunks), want), size
+        device = list(gpu.listing.list_triangles_gpu(oriented, labels, size, to_host=False))
+        assert np.array_equal(np.concatenate(device), want), size
+    compact = np.concatenate(list(gpu.listing.list_triangles_gpu(oriented, None, 100)))
+    assert np.array_equal(labels[compact], want)
+    monkeypatch.setattr(gpu.listing, "WINDOW_BATCH", 3)  # several device searches
+    assert np.array_equal(np.concatenate(list(gpu.listing.list_triangles_gpu(
+        oriented, labels, 5))), want)
+    stream = gpu.listing.iter_columns_gpu(oriented, None, 10)
+    next(stream)
+    stream.close()
+
+
+def test_directed_and_weighted(gpu, oriented):
+    mask = np.random.default_rng(1).integers(1, 4, oriented.n_edges).astype(np.uint8)
+    want = directed_triangles_cpu(oriented, mask)
+    got = gpu.directed.directed_triangles_gpu(oriented, mask)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    counts, codes = gpu.directed.directed_triangles_gpu(oriented, mask, per_vertex=False)
+    assert np.array_equal(codes, want[1]) and not counts.any()
+    factors = np.random.default_rng(2).uniform(0.1, 1.0, oriented.n_edges)
+    assert np.allclose(gpu.weighted.weighted_triangle_sums_gpu(oriented, factors),
+                       weighted_triangle_sums_cpu(oriented, factors), rtol=1e-12)

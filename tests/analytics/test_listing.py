@@ -1,0 +1,260 @@
+"""Listing triangles on the CPU: every triangle once, in fixed order, in chunks of any size.
+
+Judged by the set oracle (tests/analytics/triangle_oracles.py), by NetworkX's
+``all_triangles`` (which yields each triangle in node order, as the rows are
+sorted) and by the reference backend. The writers are judged by reading the
+files back.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tricount
+from tricount.cpu.listing import CpuLister, list_triangles_cpu
+from tricount.cpu.text_rows import format_rows
+from tricount.errors import TricountError
+from tricount.generate import rmat
+from tricount.listing import list_triangles, write_triangles
+
+from graphs import NAMED, NOISY
+
+sys.path.insert(0, str(Path(__file__).parent))
+from triangle_oracles import rows_of, triangle_set  # noqa: E402
+
+ALL_NAMED = {**NAMED, **NOISY}
+
+
+def listed(graph, **kwargs) -> np.ndarray:
+    return rows_of(list_triangles(graph, backend="cpu", **kwargs))
+
+
+def assert_sorted_rows(rows):
+    assert rows.dtype == np.int64 and rows.shape[1] == 3
+    assert (rows[:, 0] < rows[:, 1]).all() and (rows[:, 1] < rows[:, 2]).all()
+
+
+class TestListTriangles:
+    @pytest.mark.parametrize("name", sorted(ALL_NAMED))
+    def test_named_graphs(self, name):
+        src, dst, n_triangles, _per_vertex = ALL_NAMED[name]
+        rows = listed((src, dst))
+        assert rows.shape == (n_triangles, 3)
+        assert_sorted_rows(rows)
+        assert set(map(tuple, rows.tolist())) == triangle_set(src, dst)
+
+    def test_k4_rows(self):
+        #   0 - 1      K4: 4 triangles, each a sorted row
+        #   | X |
+        #   2 - 3
+        g = tricount.Graph.from_edges([0, 0, 0, 1, 1, 2], [1, 2, 3, 2, 3, 3])
+        assert sorted(map(tuple, listed(g).tolist())) == [(0, 1, 2), (0, 1, 3), (0, 2, 3),
+                                                          (1, 2, 3)]
+
+    def test_original_ids_come_back(self):
+        # A bowtie on sparse ids: two triangles sharing vertex 10**12.
+        big = 10**12
+        src = [5, 5, 7, big, big, 2**62]
+        dst = [7, big, big, 2**62, 9, 9]
+        rows = listed((src, dst))
+        assert sorted(map(tuple, rows.tolist())) == [(5, 7, big), (9, big, 2**62)]
+
+    def test_matches_networkx_tuples(self):
+        # String labels: rows come back as labels, each in NetworkX's node order.
+        G = nx.les_miserables_graph()
+        g = tricount.Graph.from_networkx(G)
+        rows = rows_of(list_triangles(g, backend="cpu", chunk_size=100))
+        assert rows.dtype == object
+        assert set(map(tuple, rows.tolist())) == set(nx.all_triangles(G))
+        assert rows.shape[0] == sum(nx.triangles(G).values()) // 3
+
+    def test_reference_backend_agrees(self):
+        src, dst = rmat(7, 8, seed=2)
+        cpu = listed((src, dst))
+        ref = rows_of(list_triangles((src, dst), backend="reference"))
+        assert sorted(map(tuple, cpu.tolist())) == sorted(map(tuple, ref.tolist()))
+
+    def test_shared_graph(self, shared_graphs):
+        row = min(shared_graphs, key=lambda r: r["edges"] if r["triangles"] else 1e18)
+        rows = listed(row["path"])
+        assert rows.shape[0] == row["triangles"]
+        assert_sorted_rows(rows)
+        assert np.unique(rows, axis=0).shape[0] == rows.shape[0]
+
+    def test_rejects_bad_chunk_size(self):
+        with pytest.raises(TricountError):
+            list_triangles(([0], [1]), backend="cpu", chunk_size=0)
+
+
+class TestChunks:
+    """Every chunk size gives the same stream, cut at every boundary."""
+
+    @pytest.fixture(scope="class")
+    def graph(self):
+        src, dst = rmat(5, 8, seed=5)  # 180 triangles
+        return tricount.Graph.from_edges(src, dst)
+
+    def test_every_chunk_size(self, graph):
+        whole = listed(graph, chunk_size=1 << 30)
+        total = whole.shape[0]
+        assert total == tricount.count_triangles(graph, backend="cpu") == 180
+        for size in (1, 2, 3, 7, total // 4, total // 2, total - 1, total, total + 1):
+            chunks = list(list_triangles(graph, backend="cpu", chunk_size=size))
+            assert all(c.shape == (size, 3) for c in chunks[:-1]), size
+            assert 1 <= chunks[-1].shape[0] <= size
+            assert all(c.flags.c_contiguous for c in chunks)
+            assert np.array_equal(np.concatenate(chunks), whole), size
+
+    def test_parallel_kernels_write_the_same_stream(self, graph, monkeypatch):
+        # Small graphs run the serial twins; force the parallel ones.
+        import tricount.cpu.listing as cpu_listing
+
+        serial = listed(graph, chunk_size=50)
+        monkeypatch.setattr(cpu_listing, "PARALLEL_MIN_EDGES", 0)
+        for size in (1, 50, 1 << 20):
+            assert np.array_equal(listed(graph, chunk_size=size), serial), size
+
+    def test_exact_multiples(self, graph):
+        total = listed(graph).shape[0]
+        divisor = next(d for d in (4, 3, 5, 7, 11, 13, 2) if total % d == 0)
+        chunks = list(list_triangles(graph, backend="cpu", chunk_size=total // divisor))
+        assert [c.shape[0] for c in chunks] == [total // divisor] * divisor
+
+    def test_windows_past_2_to_the_40(self, graph):
+        # Number the same triangles from 2^40 on: the window arithmetic is int64
+        # throughout, so the rows are the same.
+        lister = CpuLister(graph.oriented(), np.arange(graph.n_vertices, dtype=np.int64))
+        total = lister.n_triangles
+        want = np.empty((3, total), dtype=np.int64)
+        lister.write(0, total, *want)
+        shift = 1 << 40
+        lister.offsets += shift
+        lister.n_triangles += shift
+        got = np.empty((3, total), dtype=np.int64)
+        half = total // 2
+        lister.write(shift, shift + half, *got[:, :half])
+        lister.write(shift + half, shift + total, *got[:, half:])
+        assert np.array_equal(got, want)
+        assert lister.offsets.dtype == np.int64
+
+    def test_empty_and_triangle_free(self):
+        assert list(list_triangles(([], []), backend="cpu")) == []
+        assert list(list_triangles(([0, 1, 2], [1, 2, 3]), backend="cpu")) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(edges=st.integers(1, 30).flatmap(lambda n: st.lists(
+    st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=200)),
+    chunk_size=st.integers(1, 50))
+def test_random_graphs_match_the_oracle(edges, chunk_size):
+    src = [u for u, _ in edges]
+    dst = [v for _, v in edges]
+    rows = listed((src, dst), chunk_size=chunk_size) if edges else np.zeros((0, 3), np.int64)
+    assert sorted(map(tuple, rows.tolist())) == sorted(triangle_set(src, dst))
+
+
+def test_lister_on_a_literal_csr():
+    # Degree-oriented CSR of K4 minus {0, 1} (degrees 2, 2, 3, 3):
+    #   0 -> 2, 3      1 -> 2, 3      2 -> 3      3 -> (none)
+    # Edge 2 -> 3 closes nothing; 0 -> 2 closes {0, 2, 3}; 1 -> 2 closes {1, 2, 3}.
+    from tricount.prep.orient import OrientedCSR
+
+    oriented = OrientedCSR(np.array([0, 2, 4, 5, 5]), np.array([0, 0, 1, 1, 2], dtype=np.int32),
+                           np.array([2, 3, 2, 3, 3], dtype=np.int32), 4, 5, 2, "degree")
+    labels = np.array([10, 11, 12, 13])
+    lister = CpuLister(oriented, labels)
+    assert lister.offsets.tolist() == [0, 1, 1, 2, 2, 2]
+    rows = rows_of(list_triangles_cpu(oriented, labels, chunk_size=1))
+    assert rows.tolist() == [[10, 12, 13], [11, 12, 13]]
+
+
+class TestWriters:
+    @pytest.fixture(scope="class")
+    def graph(self):
+        src, dst = rmat(7, 8, seed=9)
+        return tricount.Graph.from_edges(src * 3 + 1, dst * 3 + 1)  # ids not compact
+
+    def test_parquet_one_row_group_per_chunk(self, graph, tmp_path):
+        pq = pytest.importorskip("pyarrow.parquet")
+        path = tmp_path / "t.parquet"
+        n = write_triangles(graph, path, backend="cpu", chunk_size=100)
+        whole = listed(graph)
+        assert n == whole.shape[0]
+        f = pq.ParquetFile(path)
+        assert f.num_row_groups == -(-n // 100)
+        assert f.metadata.row_group(0).num_rows == 100
+        table = f.read()
+        assert table.column_names == ["u", "v", "w"]
+        got = np.stack([table[c].to_numpy() for c in ("u", "v", "w")], axis=1)
+        assert np.array_equal(got, whole)
+        assert os.listdir(tmp_path) == ["t.parquet"]
+
+    def test_parquet_with_names(self, graph, tmp_path):
+        pq = pytest.importorskip("pyarrow.parquet")
+        names = np.array([f"v{i}" for i in range(int(graph.vertex_ids.max()) + 1)], dtype=object)
+        write_triangles(graph, tmp_path / "n.pq", backend="cpu", names=names)
+        table = pq.read_table(tmp_path / "n.pq")
+        whole = listed(graph)
+        assert table["u"].to_pylist() == [f"v{i}" for i in whole[:, 0]]
+
+    def test_tsv_text(self, graph, tmp_path):
+        path = tmp_path / "t.tsv"
+        write_triangles(graph, path, backend="cpu", chunk_size=64)
+        want = "".join(f"{u}\t{v}\t{w}\n" for u, v, w in listed(graph).tolist())
+        assert path.read_text() == want
+
+    def test_tsv_to_stdout(self, graph, capfdbinary):
+        n = write_triangles(graph, "-", backend="cpu", chunk_size=64)
+        out = capfdbinary.readouterr().out
+        assert out.count(b"\n") == n and out.startswith(
+            "\t".join(map(str, listed(graph)[0])).encode())
+
+    def test_named_tsv(self, tmp_path):
+        pytest.importorskip("pyarrow")
+        G = nx.Graph([("ann", "bob"), ("bob", "cy"), ("cy", "ann"), ("cy", "dan")])
+        write_triangles(tricount.Graph.from_networkx(G), tmp_path / "t.tsv", backend="cpu")
+        assert (tmp_path / "t.tsv").read_text() == "ann\tbob\tcy\n"
+
+    def test_failed_write_leaves_nothing(self, graph, tmp_path):
+        pytest.importorskip("pyarrow")
+        path = tmp_path / "t.parquet"
+        path.write_bytes(b"old")
+        with pytest.raises(Exception):
+            write_triangles(graph, path, backend="cpu", names=["too", "few"])
+        assert path.read_bytes() == b"old"  # the old file stands, no temporary is left
+        assert os.listdir(tmp_path) == ["t.parquet"]
+
+    def test_unknown_format(self, graph, tmp_path):
+        with pytest.raises(TricountError, match="parquet, tsv"):
+            write_triangles(graph, tmp_path / "x", backend="cpu", format="csv")
+
+
+class TestFormatRows:
+    def test_digits(self):
+        columns = np.array([[0, 9, 10, 2**63 - 1], [1, 99, 100, 12345]], dtype=np.int64)
+        want = "".join(f"{a}\t{b}\n" for a, b in columns.T.tolist()).encode()
+        assert bytes(format_rows(columns)) == want
+
+    def test_empty(self):
+        assert bytes(format_rows(np.zeros((3, 0), dtype=np.int64))) == b""
+
+    def test_refuses_negative_ids(self):
+        with pytest.raises(ValueError):
+            format_rows(np.array([[-1]]))
+
+
+def test_io_stream_accepts_a_file_object(tmp_path):
+    buffer = io.BytesIO()
+    from tricount.listing import _write_tsv
+
+    n = _write_tsv(iter([np.array([[1, 2], [3, 4], [5, 6]])]), buffer, None)
+    assert n == 2 and buffer.getvalue() == b"1\t3\t5\n2\t4\t6\n"

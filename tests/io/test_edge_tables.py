@@ -1,0 +1,184 @@
+"""Files as users have them: CSV with a header and any delimiter, vertex names, Parquet and
+Arrow edge tables; and the one CSV text tricount writes, with or without pyarrow.
+
+Every file is the bowtie below (or its names), checked on paper; every reader
+(pyarrow, polars, Python's csv module) must give the same graph; random edge
+lists written every way must give NetworkX's triangles keyed by the names.
+
+    alice     dave
+     |  \\   /  |        triangles {alice, bob, carol}, {carol, dave, erin}
+     |  carol  |
+     |  /   \\  |
+    bob      erin
+"""
+
+from __future__ import annotations
+
+import builtins
+import gzip
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tricount
+from tricount.io import read_edges
+from tricount.io.delimited import sniff
+from tricount.io.tables import write_table
+
+PAIRS = [("alice", "bob"), ("alice", "carol"), ("bob", "carol"), ("carol", "dave"),
+         ("carol", "erin"), ("dave", "erin")]
+PER_NAME = {"alice": 1, "bob": 1, "carol": 2, "dave": 1, "erin": 1}
+IDS = {name: i * 3 + 1 for i, name in enumerate(sorted(PER_NAME))}  # 1, 4, 7, 10, 13
+PER_ID = {IDS[k]: v for k, v in PER_NAME.items()}
+
+
+def text(pairs, *, delimiter=",", header=None, comments=(), quote=False) -> str:
+    rows = [f"# {c}" for c in comments]
+    if header:
+        rows.append(delimiter.join(header))
+    for u, v in pairs:
+        u, v = (f'"{x}"' if quote else str(x) for x in (u, v))
+        rows.append(f"{u}{delimiter}{v}")
+    return "\n".join(rows) + "\n"
+
+
+ID_PAIRS = [(IDS[u], IDS[v]) for u, v in PAIRS]
+FILES = {
+    # name: (file name, content, expected per vertex)
+    "csv names header": ("g.csv", text(PAIRS, header=["source", "target"]), PER_NAME),
+    "csv names no header": ("g.csv", text(PAIRS), PER_NAME),
+    "csv ids header": ("g.csv", text(ID_PAIRS, header=["src", "dst"]), PER_ID),
+    "csv ids no header": ("g.csv", text(ID_PAIRS), PER_ID),
+    "txt comma ids": ("g.txt", text(ID_PAIRS, comments=["from SNAP"]), PER_ID),
+    "semicolon header": ("g.txt", text(ID_PAIRS, delimiter=";", header=["from", "to"]), PER_ID),
+    "tab header": ("g.tsv", text(ID_PAIRS, delimiter="\t", header=["u", "v"]), PER_ID),
+    "space names": ("g.txt", text(PAIRS, delimiter=" "), PER_NAME),
+    "space header ids": ("g.edges", text(ID_PAIRS, delimiter=" ", header=["Source", "Target"]),
+                         PER_ID),
+    "quoted names": ("g.csv", text(PAIRS, quote=True, header=["Source", "Target"]), PER_NAME),
+    "weight column": ("g.csv", "source,target,weight\n" + "".join(
+        f"{u},{v},0.5\n" for u, v in PAIRS), PER_NAME),
+    "target first": ("g.csv", "weight,target,source\n" + "".join(
+        f"2,{v},{u}\n" for u, v in PAIRS), PER_NAME),
+}
+
+
+def _blocking(*modules):
+    real = builtins.__import__
+
+    def fake(name, *args, **kwargs):
+        if name.split(".")[0] in modules:
+            raise ImportError(f"blocked {name}")
+        return real(name, *args, **kwargs)
+
+    return fake
+
+
+READERS = {"pyarrow": (), "polars": ("pyarrow",), "python": ("pyarrow", "polars")}
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_every_file_every_reader(name, reader, tmp_path, monkeypatch):
+    blocked = READERS[reader]
+    if reader != "python":
+        pytest.importorskip(reader)
+    file_name, content, want = FILES[name]
+    path = tmp_path / file_name
+    path.write_text(content)
+    monkeypatch.setattr(builtins, "__import__", _blocking(*blocked))
+    g = tricount.load_graph(path)
+    assert tricount.triangles(g, output="dict", backend="cpu") == want
+    assert (g.n_vertices, g.n_edges) == (5, 6)
+
+
+def test_sniffing():
+    assert sniff(b"1 2\n2 3\n") is None  # SNAP: the Numba parser
+    assert sniff(b"# c\n1\t2\n") is None
+    d = sniff(b"# c\nsource,target\n1,2\n")
+    assert (d.delimiter, d.header, d.names, d.skip) == (",", True, False, 1)
+    d = sniff(b"alice bob\nbob carol\n")
+    assert (d.delimiter, d.header, d.names) == (" ", False, True)
+    assert sniff(b"a  b\nb c\n").simple is False  # runs of blanks: Python splits them
+    assert sniff(b"x,y\n1,2\n").header and not sniff(b"x,y\nz,w\n").header
+
+
+def test_compressed_and_stdin_like(tmp_path):
+    path = tmp_path / "g.csv.gz"
+    path.write_bytes(gzip.compress(text(PAIRS, header=["source", "target"]).encode()))
+    g = tricount.load_graph(path)
+    assert tricount.triangles(g, output="dict", backend="cpu") == PER_NAME
+
+
+def test_parquet_and_arrow(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+
+    names = pa.table({"weight": [1.0] * 6, "source": [u for u, _ in PAIRS],
+                      "target": [v for _, v in PAIRS]})
+    ids = pa.table({"src": [u for u, _ in ID_PAIRS], "dst": [v for _, v in ID_PAIRS]})
+    for table, want in ((names, PER_NAME), (ids, PER_ID)):
+        pq.write_table(table, tmp_path / "g.parquet")
+        feather.write_feather(table, tmp_path / "g.arrow")
+        pq.write_table(table, tmp_path / "misnamed.txt")  # the magic number decides
+        for f in ("g.parquet", "g.arrow", "misnamed.txt"):
+            g = tricount.load_graph(tmp_path / f)
+            assert tricount.triangles(g, output="dict", backend="cpu") == want, f
+
+
+def test_names_round_trip_through_every_output(tmp_path):
+    path = tmp_path / "g.csv"
+    path.write_text(text(PAIRS, header=["source", "target"]))
+    src, dst = read_edges(path)
+    assert list(zip(src.tolist(), dst.tolist())) == PAIRS
+    rows = np.concatenate(list(tricount.list_triangles(str(path), backend="cpu")))
+    assert sorted(map(tuple, rows.tolist())) == [("alice", "bob", "carol"),
+                                                 ("carol", "dave", "erin")]
+    D = tricount.clustering(str(path), directed=True, output="dict", backend="cpu")
+    assert D == nx.clustering(nx.DiGraph(PAIRS))
+    truss = tricount.truss_decomposition(str(path), output="dict", backend="cpu")
+    assert truss[("alice", "bob")] == 3
+
+
+def test_errors_name_the_file(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("source,target\n1,2\n3,\n")
+    with pytest.raises(tricount.GraphFormatError, match="bad.csv"):
+        tricount.load_graph(bad)
+    bad.write_text("source,target\nx,y\nz,\n")
+    with pytest.raises(tricount.GraphFormatError, match="empty vertex cell"):
+        tricount.load_graph(bad)
+    one = tmp_path / "one.csv"
+    one.write_text("a\nb\n")
+    with pytest.raises(tricount.GraphFormatError, match="two vertex columns"):
+        tricount.load_graph(one)
+
+
+def test_csv_text_is_the_same_without_pyarrow(tmp_path, monkeypatch):
+    columns = {"vertex": np.array(["a", "b,c", 'q"'], dtype=object),
+               "clustering": np.array([0.15, 1 / 3, 1e-05]), "triangles": np.array([1, 2, 3])}
+    write_table(tmp_path / "with.csv", columns)
+    monkeypatch.setattr(builtins, "__import__", _blocking("pyarrow"))
+    write_table(tmp_path / "without.csv", columns)
+    want = 'vertex,clustering,triangles\na,0.15,1\n"b,c",0.3333333333333333,2\n"q""",1e-05,3\n'
+    assert (tmp_path / "with.csv").read_text() == (tmp_path / "without.csv").read_text() == want
+
+
+names = st.text(alphabet="abcdefghij", min_size=1, max_size=3)
+
+
+@settings(max_examples=25, deadline=None)
+@given(pairs=st.lists(st.tuples(names, names), min_size=1, max_size=60),
+       delimiter=st.sampled_from([",", ";", "\t", " "]), header=st.booleans())
+def test_random_name_files_match_networkx(pairs, delimiter, header, tmp_path_factory):
+    path = tmp_path_factory.mktemp("names") / "g.csv"
+    path.write_text(text(pairs, delimiter=delimiter,
+                         header=["source", "target"] if header else None))
+    G = nx.Graph(pairs)
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    G.add_nodes_from(v for p in pairs for v in p)
+    assert tricount.triangles(str(path), output="dict", backend="cpu") == nx.triangles(G)

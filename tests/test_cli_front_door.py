@@ -1,0 +1,135 @@
+"""The command line's front door: ``tricount list``, ``--json`` on every subcommand,
+``-v``, ``--quiet``, ``--version``, progress only on a terminal, names in every output.
+
+The bowtie on names (two triangles sharing carol), as a CSV file with a header:
+
+    alice     dave
+     |  \\   /  |
+     |  carol  |
+     |  /   \\  |
+    bob      erin
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import tricount
+import tricount._progress
+import tricount.gpu
+from tricount.cli import main
+
+BOWTIE = ("source,target\nalice,bob\nalice,carol\nbob,carol\ncarol,dave\ncarol,erin\n"
+          "dave,erin\n")
+TRIANGLES = {("alice", "bob", "carol"), ("carol", "dave", "erin")}
+
+
+@pytest.fixture(autouse=True)
+def no_gpu(monkeypatch):
+    monkeypatch.setattr(tricount.gpu, "probe", lambda: (False, "no GPU in this test"))
+    monkeypatch.setattr(tricount._progress, "_setting", {"enabled": None})
+
+
+@pytest.fixture
+def bowtie(tmp_path):
+    path = tmp_path / "bowtie.csv"
+    path.write_text(BOWTIE)
+    return path
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+class TestList:
+    def test_tsv_to_stdout(self, capsys, bowtie):
+        code, out, err = run(capsys, "list", bowtie, "-o", "-")
+        assert code == 0
+        assert {tuple(line.split("\t")) for line in out.splitlines()} == TRIANGLES
+        assert "wrote 2 triangles" in err
+
+    def test_parquet_and_tsv_files(self, capsys, bowtie, tmp_path):
+        pq = pytest.importorskip("pyarrow.parquet")
+        code, out, _ = run(capsys, "list", bowtie, "-o", tmp_path / "t.parquet", "--json")
+        assert code == 0 and json.loads(out)["triangles"] == 2
+        table = pq.read_table(tmp_path / "t.parquet")
+        assert set(zip(*(table.column(c).to_pylist() for c in "uvw"))) == TRIANGLES
+        code, _, _ = run(capsys, "list", bowtie, "-o", tmp_path / "t.tsv", "-q")
+        rows = (tmp_path / "t.tsv").read_text().splitlines()
+        assert {tuple(r.split("\t")) for r in rows} == TRIANGLES
+
+    def test_integer_ids_and_chunks(self, capsys, tmp_path):
+        path = tmp_path / "k5.txt"
+        path.write_text("".join(f"{u} {v}\n" for u in range(5) for v in range(u + 1, 5)))
+        code, out, _ = run(capsys, "list", path, "-o", "-", "--chunk-size", "3")
+        assert code == 0 and len(out.splitlines()) == 10  # C(5, 3)
+
+    def test_refusals_leave_no_file(self, capsys, bowtie, tmp_path):
+        code, _, err = run(capsys, "list", bowtie, "-o", bowtie)
+        assert code == 2 and bowtie.read_text() == BOWTIE
+        code, _, err = run(capsys, "list", bowtie, "-o", "-", "--to", "parquet")
+        assert code == 2 and "standard output takes TSV" in err
+        code, _, err = run(capsys, "list", bowtie, "-o", tmp_path / "x.tsv", "--backend", "gpu")
+        assert code == 3 and not (tmp_path / "x.tsv").exists()
+
+
+def test_json_on_every_subcommand(capsys, bowtie, tmp_path):
+    commands = [["count", bowtie], ["info", bowtie], ["clustering", bowtie],
+                ["ktruss", bowtie, "--k", "3"], ["convert", bowtie, tmp_path / "b.txt"],
+                ["generate", "complete", "--n", "5", tmp_path / "k5.txt"],
+                ["list", bowtie, "-o", tmp_path / "t.tsv"]]
+    for argv in commands:
+        code, out, _ = run(capsys, *argv, "--json")
+        assert code == 0, argv
+        assert isinstance(json.loads(out), dict), argv
+    assert json.loads(run(capsys, "generate", "complete", "--n", "5", tmp_path / "k.txt",
+                          "--json")[1])["edges"] == 10
+
+
+def test_names_in_every_table(capsys, bowtie, tmp_path):
+    code, _, _ = run(capsys, "count", bowtie, "--per-vertex", tmp_path / "v.csv", "--per-edge",
+                     tmp_path / "e.csv")
+    assert code == 0
+    assert (tmp_path / "v.csv").read_text().splitlines()[1:] == [
+        "alice,1", "bob,1", "carol,2", "dave,1", "erin,1"]
+    assert "alice,bob,1" in (tmp_path / "e.csv").read_text()
+    code, out, _ = run(capsys, "clustering", bowtie, "--per-vertex", tmp_path / "c.csv")
+    assert "carol,4,2,0.3333333333333333" in (tmp_path / "c.csv").read_text()
+
+
+def test_vertices_range_in_the_cli(capsys, tmp_path):
+    path = tmp_path / "g.txt"
+    path.write_text("1 2\n2 3\n3 1\n3 4\n")  # id 0 is in no edge
+    edges = json.loads(run(capsys, "clustering", path, "--json")[1])
+    ranged = json.loads(run(capsys, "clustering", path, "--json", "--vertices", "range")[1])
+    assert (edges["vertices"], ranged["vertices"]) == (4, 5)
+    assert ranged["average_clustering"] == pytest.approx(edges["average_clustering"] * 4 / 5)
+
+
+def test_quiet_verbose_version(capsys, bowtie):
+    code, out, err = run(capsys, "count", bowtie, "-q")
+    assert (code, out, err) == (0, "2\n", "")
+    code, out, err = run(capsys, "-v", "count", bowtie)
+    assert code == 0 and "tricount: auto: no usable GPU" in err
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.strip() == \
+        f"tricount {tricount.__version__}"
+
+
+def test_progress_only_on_a_terminal(capsys, monkeypatch):
+    monkeypatch.setattr(tricount._progress, "PROGRESS_DELAY_S", 0.0)
+    with tricount._progress.Ticker("counting"):  # stderr is captured: not a terminal
+        pass
+    assert capsys.readouterr().err == ""
+    with tricount._progress.Ticker("counting", True):
+        import time
+
+        time.sleep(0.2)
+    assert "counting" in capsys.readouterr().err
+    tricount._progress.configure(enabled=False)  # --quiet
+    assert not tricount._progress.is_enabled(None)

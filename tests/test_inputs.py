@@ -1,0 +1,264 @@
+"""Any graph a user holds goes into every public function, and comes back keyed the user's way.
+
+One small graph, the bowtie on the names a..e (two triangles sharing c), held
+every way a user might hold it; then random edge lists in every shape against
+NetworkX; then the conventions (``nodes=``, ``weight=``, ``output=``,
+``vertices=``) and the errors.
+
+    a       d
+    | \\   / |
+    |  c    |        triangles: {a, b, c}, {c, d, e}
+    | /   \\ |        per vertex: a 1, b 1, c 2, d 1, e 1
+    b       e
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tricount
+from tricount.inputs import read_arcs
+
+NAMES = ["a", "b", "c", "d", "e"]
+PAIRS = [("a", "b"), ("a", "c"), ("b", "c"), ("c", "d"), ("c", "e"), ("d", "e")]
+IDS = [(NAMES.index(u) * 10 + 7, NAMES.index(v) * 10 + 7) for u, v in PAIRS]  # 7, 17, ...
+PER_NAME = {"a": 1, "b": 1, "c": 2, "d": 1, "e": 1}
+PER_ID = {NAMES.index(k) * 10 + 7: v for k, v in PER_NAME.items()}
+
+
+class _DLPackOnly:
+    """An array known only through the DLPack protocol (as a PyTorch CPU tensor is)."""
+
+    def __init__(self, a):
+        self._a = a
+
+    def __dlpack__(self, **kwargs):
+        return self._a.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
+
+
+def _holdings():
+    src, dst = (np.array(c) for c in zip(*IDS))
+    out = {
+        "tuple of arrays": ((src, dst), PER_ID),
+        "tuple of lists": ((src.tolist(), dst.tolist()), PER_ID),
+        "(m, 2) array": (np.array(IDS), PER_ID),
+        "list of pairs": (list(IDS), PER_ID),
+        "generator of pairs": (None, PER_ID),  # made fresh in the test: read once
+        "list of name pairs": (list(PAIRS), PER_NAME),
+        "dict of columns": ({"source": src, "target": dst}, PER_ID),
+        "DLPack": (_DLPackOnly(np.array(IDS)), PER_ID),
+        "NetworkX": (nx.Graph(PAIRS), PER_NAME),
+        "NetworkX multigraph": (nx.MultiGraph(PAIRS + PAIRS[:2]), PER_NAME),
+    }
+    n = 5
+    rows, cols = (np.array([NAMES.index(x) for x in c]) for c in zip(*PAIRS))
+    per_index = {NAMES.index(k): v for k, v in PER_NAME.items()}
+    for kind in (sp.csr_array, sp.csr_matrix, sp.coo_array):
+        out[f"scipy {kind.__name__}"] = (kind((np.ones(6), (rows, cols)), shape=(n, n)),
+                                         per_index)
+    return out
+
+
+HOLDINGS = _holdings()
+
+
+def _tables():
+    """The same edges in each table library that is installed, by column convention."""
+    out = {}
+    columns = {"source/target": ("source", "target"), "src/dst": ("src", "dst"),
+               "U/V": ("U", "V"), "two columns": ("from", "to")}
+    for lib in ("pandas", "pyarrow", "polars"):
+        mod = _maybe(lib)
+        if mod is None:
+            continue
+        for label, (a, b) in columns.items():
+            data = {a: [u for u, _ in PAIRS], b: [v for _, v in PAIRS]}
+            table = mod.table(data) if lib == "pyarrow" else mod.DataFrame(data)
+            out[f"{lib} {label}"] = table
+    return out
+
+
+def _maybe(name):
+    try:
+        return __import__(name)
+    except ImportError:
+        return None
+
+
+@pytest.mark.parametrize("name", sorted(HOLDINGS))
+def test_every_holding_counts_and_keys_back(name):
+    graph, want = HOLDINGS[name]
+    fresh = (lambda: iter(IDS)) if graph is None else (lambda: graph)
+    assert tricount.count_triangles(fresh(), backend="cpu") == 2
+    assert tricount.triangles(fresh(), output="dict", backend="cpu") == want
+    assert tricount.count(fresh(), backend="reference").n_triangles == 2
+    assert tricount.transitivity(fresh(), backend="cpu") == 3 * 2 / 10
+    assert tricount.k_truss(fresh(), 3, backend="cpu").n_edges == 6
+    assert sum(tricount.edge_support(fresh(), backend="cpu")) == 6
+
+
+@pytest.mark.parametrize("name", sorted(_tables()))
+def test_tables(name):
+    table = _tables()[name]
+    assert tricount.triangles(table, output="dict", backend="cpu") == PER_NAME
+    rows = np.concatenate(list(tricount.list_triangles(table, backend="cpu")))
+    assert sorted(map(tuple, rows.tolist())) == [("a", "b", "c"), ("c", "d", "e")]
+
+
+def test_igraph():
+    ig = pytest.importorskip("igraph")
+    named = ig.Graph.TupleList(PAIRS)  # vertex names from the tuples
+    assert tricount.triangles(named, output="dict", backend="cpu") == PER_NAME
+    plain = ig.Graph(n=7, edges=[(0, 1), (1, 2), (2, 0)])  # vertices 3..6 isolated
+    assert tricount.triangles(plain, output="dict", backend="cpu") == \
+        {0: 1, 1: 1, 2: 1, 3: 0, 4: 0, 5: 0, 6: 0}
+    directed = ig.Graph(edges=[(0, 1), (1, 2), (2, 0)], directed=True)
+    assert tricount.clustering(directed, backend="cpu").tolist() == [0.5, 0.5, 0.5]
+    weighted = ig.Graph(edges=[(0, 1), (1, 2), (2, 0), (2, 3)])
+    weighted.es["w"] = [1.0, 1.0, 8.0, 1.0]
+    assert tricount.clustering(weighted, weight="w", backend="cpu").round(6).tolist() == \
+        [0.25, 0.25, 0.083333, 0.0]
+
+
+def test_networkx_directed_and_weighted():
+    D = nx.DiGraph([(0, 1), (1, 2), (2, 0), (2, 3)])
+    # triangles ignore direction; clustering of a directed graph is Fagiolo's.
+    assert tricount.triangles(D, backend="cpu").tolist() == [1, 1, 1, 0]
+    assert tricount.clustering(D, output="dict", backend="cpu") == nx.clustering(D)
+    assert tricount.clustering(D, directed=False, backend="cpu").tolist() == \
+        list(nx.clustering(D.to_undirected()).values())
+    G = nx.Graph()
+    G.add_weighted_edges_from([(0, 1, 1.0), (1, 2, 1.0), (2, 0, 8.0), (2, 3, 1.0)])
+    want = nx.clustering(G, weight="weight")
+    got = tricount.clustering(G, weight="weight", output="dict", backend="cpu")
+    assert got == {k: pytest.approx(v, rel=1e-12) for k, v in want.items()}
+    # weight= on triangles: the numerator S(v), c(v) = 2 S(v) / (d(v) (d(v) - 1)).
+    s = tricount.triangles(G, weight="weight", backend="cpu")
+    assert s.round(12).tolist() == [0.25, 0.25, 0.25, 0.0]
+
+
+class TestConventions:
+    def test_nodes(self):
+        g = (np.array([c[0] for c in IDS]), np.array([c[1] for c in IDS]))
+        assert tricount.triangles(g, nodes=27, backend="cpu") == 2
+        assert tricount.triangles(g, nodes=[27, 7], backend="cpu").tolist() == [2, 1]
+        assert tricount.clustering(g, nodes=[27], output="dict", backend="cpu") == {27: 1 / 3}
+        G = nx.Graph(PAIRS)
+        assert tricount.triangles(G, nodes="c", backend="cpu") == 2
+        assert tricount.triangles(G, nodes=["e", "a"], output="dict", backend="cpu") == \
+            {"e": 1, "a": 1}
+        grid = nx.grid_2d_graph(2, 2)  # tuple labels: a tuple is one node
+        assert tricount.triangles(grid, nodes=(0, 1), backend="cpu") == 0
+        with pytest.raises(tricount.InvalidArgumentError, match="vertices='range'"):
+            tricount.triangles(g, nodes=[8], backend="cpu")
+        with pytest.raises(tricount.InvalidArgumentError, match="'z' is not a vertex"):
+            tricount.triangles(G, nodes=["z"], backend="cpu")
+        assert tricount.average_clustering(G, nodes=["a", "c"], backend="cpu") == \
+            nx.average_clustering(G, nodes=["a", "c"])
+
+    def test_outputs(self):
+        pandas = pytest.importorskip("pandas")
+        G = nx.Graph(PAIRS)
+        frame = tricount.triangles(G, output="frame", backend="cpu")
+        assert isinstance(frame, pandas.DataFrame)
+        assert dict(zip(frame["vertex"], frame["triangles"])) == PER_NAME
+        support = tricount.edge_support(G, output="frame", backend="cpu")
+        assert list(support.columns) == ["u", "v", "support"] and support["support"].sum() == 6
+        assert tricount.truss_decomposition(G, output="dict", backend="cpu")[("a", "b")] == 3
+        with pytest.raises(tricount.InvalidArgumentError, match="output"):
+            tricount.triangles(G, output="json", backend="cpu")
+
+    def test_isolated_ids_both_conventions(self):
+        # R-MAT leaves ids unused. "edges": the vertices are the ids in an edge (NetworkX's
+        # graph of the edge list); "range": every id 0..max is a vertex (igraph, graph-tool).
+        src, dst = tricount.generate.rmat(9, 4, seed=3)
+        present = nx.Graph(zip(src.tolist(), dst.tolist()))
+        present.remove_edges_from(list(nx.selfloop_edges(present)))
+        spanned = present.copy()
+        spanned.add_nodes_from(range(int(max(src.max(), dst.max())) + 1))
+        assert len(spanned) > len(present)  # the point of the test
+        edges = tricount.average_clustering((src, dst), backend="cpu")
+        ranged = tricount.average_clustering((src, dst), vertices="range", backend="cpu")
+        assert edges == pytest.approx(nx.average_clustering(present), rel=1e-12)
+        assert ranged == pytest.approx(nx.average_clustering(spanned), rel=1e-12)
+        assert ranged < edges
+        g = tricount.Graph.from_edges(src, dst)
+        assert tricount.clustering(g, vertices="range", backend="cpu").shape[0] == len(spanned)
+        ig = _maybe("igraph")
+        if ig is not None:
+            h = ig.Graph(n=len(spanned), edges=list(zip(src.tolist(), dst.tolist())))
+            h.simplify()
+            assert ranged == pytest.approx(h.transitivity_avglocal_undirected(mode="zero"),
+                                           rel=1e-12)
+        with pytest.raises(tricount.InvalidArgumentError, match="integer vertex ids"):
+            tricount.average_clustering(nx.Graph(PAIRS), vertices="range", backend="cpu")
+
+
+class TestErrors:
+    def test_unsupported_object_names_what_is_accepted(self):
+        with pytest.raises(tricount.InvalidArgumentError) as err:
+            tricount.count_triangles(object(), backend="cpu")
+        for kind in ("NetworkX", "igraph", "SciPy", "pandas", "(m, 2)", "__dlpack__"):
+            assert kind in str(err.value)
+
+    def test_bad_shapes_and_columns(self):
+        with pytest.raises(tricount.InvalidEdgesError, match=r"shape \(m, 2\)"):
+            tricount.count_triangles(np.zeros((4, 3), dtype=int), backend="cpu")
+        with pytest.raises(tricount.InvalidEdgesError, match="source/target"):
+            tricount.count_triangles({"a": [0], "b": [1], "c": [2]}, backend="cpu")
+        with pytest.raises(tricount.InvalidEdgesError, match="square"):
+            tricount.count_triangles(sp.csr_array(np.ones((2, 3))), backend="cpu")
+        with pytest.raises(tricount.InvalidEdgesError, match="all strings or all integers"):
+            tricount.count_triangles([("a", 1), (2, "b")], backend="cpu")
+        with pytest.raises(tricount.InvalidArgumentError, match="holds no weights"):
+            tricount.clustering(np.array(IDS), weight="w", backend="cpu")
+
+
+def test_weights_from_every_holding():
+    w = [1.0, 1.0, 8.0, 1.0]
+    want = [0.25, 0.25, 0.083333, 0.0]
+    holdings = [([0, 1, 2, 2], [1, 2, 0, 3], w),
+                {"src": [0, 1, 2, 2], "dst": [1, 2, 0, 3], "w": w},
+                [(0, 1, 1.0), (1, 2, 1.0), (2, 0, 8.0), (2, 3, 1.0)]]
+    for graph in holdings:
+        weight = "w" if isinstance(graph, dict) else "weight"
+        assert tricount.clustering(graph, weight=weight, backend="cpu").round(6).tolist() == want
+    assert tricount.clustering(([0, 1, 2, 2], [1, 2, 0, 3]), weight=np.array(w),
+                               backend="cpu").round(6).tolist() == want
+
+
+edge_lists = st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=120)
+
+
+@settings(max_examples=40, deadline=None)
+@given(edges=edge_lists)
+def test_random_edge_lists_every_shape_against_networkx(edges):
+    G = nx.Graph(edges)
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    G.add_nodes_from(v for e in edges for v in e)  # a loop's vertex occurs in an edge
+    want = nx.triangles(G)
+    names = [(f"v{u}", f"v{v}") for u, v in edges]
+    for graph in (edges, np.array(edges, dtype=np.int64).reshape(-1, 2),
+                  tuple(np.array(c, dtype=np.int64) for c in zip(*edges)) if edges else
+                  (np.zeros(0, np.int64), np.zeros(0, np.int64)),
+                  {"u": [u for u, _ in edges], "v": [v for _, v in edges]}):
+        assert tricount.triangles(graph, output="dict", backend="cpu") == want
+    by_name = tricount.triangles(names, output="dict", backend="cpu")
+    assert by_name == {f"v{k}": t for k, t in want.items()}
+    if edges:
+        assert tricount.clustering(edges, output="dict", backend="cpu") == \
+            pytest.approx(nx.clustering(G))
+
+
+def test_read_arcs_keeps_device_and_names():
+    arcs = read_arcs([("x", "y"), ("y", "z")])
+    assert arcs.labels.tolist() == ["x", "y", "z"] and arcs.n_vertices == 3
+    assert (arcs.src.tolist(), arcs.dst.tolist()) == ([0, 1], [1, 2])
