@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tricount.cpu._atomic import atomic_add
+from tricount.prep._atomic import atomic_add
 from tricount.cpu._common import CHUNK_VERTICES, claim, run_chunked
 
 
