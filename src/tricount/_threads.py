@@ -38,7 +38,7 @@ import sys
 import threading
 
 __all__ = ["FORK_SAFE_LAYER", "request_fork_safe_layer", "parallel_region", "load_numba",
-           "numba_started"]
+           "numba_started", "thread_count"]
 
 #: Numba's name for "a layer that survives fork" (see the module doc).
 FORK_SAFE_LAYER = "forksafe"
@@ -66,6 +66,22 @@ def numba_started() -> bool:
     """Whether this process has Numba imported and its CPU target filled (a kernel then
     costs its cache load or its compilation, not Numba's start-up)."""
     return _started
+
+
+def thread_count() -> int:
+    """The threads a parallel loop runs on: Numba's count once it has started, else what
+    it will take (``NUMBA_NUM_THREADS``, or the CPUs this process may run on)."""
+    numba = sys.modules.get("numba")
+    if numba is not None and _started:
+        return int(numba.get_num_threads())
+    try:
+        return max(1, int(os.environ["NUMBA_NUM_THREADS"]))
+    except (KeyError, ValueError):
+        pass
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def load_numba():

@@ -1,6 +1,6 @@
 """The public API: from a file, edge arrays or a graph, to a count.
 
-    backends.get_backend ─▶ cpu | gpu | reference backend
+    backends.select (predicted total time of every route) ─▶ cpu | gpu | reference backend
     path ──io.read_graph──▶ CSRGraph   (text formats: parse + canonicalise; .tcsr: mapped;
                                         for the gpu engine, text streams to the GPU and is
                                         canonicalised there)
@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import time
 
-from tricount.backends import get_backend
+from tricount.backends import select
+from tricount.backends.facts import workload_of
 from tricount.errors import InvalidArgumentError, check_text
 from tricount.graph import CSRGraph
 from tricount.io import load_graph, read_graph
@@ -22,17 +23,19 @@ from tricount.result import CountResult
 __all__ = ["count", "count_triangles", "load_graph", "as_graph"]
 
 
-def as_graph(graph, *, device: str = "cpu") -> tuple[CSRGraph, dict]:
+def as_graph(graph, *, device: str = "cpu", parser: str = "") -> tuple[CSRGraph, dict]:
     """Turn a graph, a path or a ``(src, dst)`` pair into a graph; time the steps.
 
-    A path is loaded onto ``device`` ("cpu" or "gpu"). Returns the graph and
-    ``{"load_s": ..., "build_s": ...}``.
+    A path is loaded onto ``device`` ("cpu" or "gpu"), a text file with ``parser``
+    ("numpy", where io offers it: no compilation; else io's own). Returns the graph
+    and ``{"load_s": ..., "build_s": ...}``.
     """
     if isinstance(graph, CSRGraph):
         return graph, {"load_s": 0.0, "build_s": 0.0}
     if isinstance(graph, (str, os.PathLike)):
         # Any supported format; a native .tcsr file maps straight to a CSRGraph.
-        loaded = read_graph(graph, device=device)
+        extra = {"parser": parser} if parser == "numpy" else {}
+        loaded = read_graph(graph, device=device, **extra)
         return loaded.graph, {"load_s": loaded.timings["load_s"],
                               "build_s": loaded.timings["build_s"]}
     if not (isinstance(graph, tuple) and len(graph) == 2):
@@ -53,7 +56,11 @@ def count(graph, *, backend: str = "auto", method: str = "auto", **options) -> C
         The graph, a graph file in any supported format, or a tuple of two
         arrays of edge endpoints.
     backend : {"auto", "cpu", "gpu", "reference"}
-        ``auto`` uses the GPU when one is usable, else the CPU, and says why.
+        ``auto`` takes the backend (and on the CPU the method and the parser) whose
+        predicted total time is the smallest, from the graph's size and what this
+        process and the disk caches already hold (:mod:`tricount.backends.costs`):
+        small graphs stay on the CPU, a GPU is used where it answers first. The
+        result's ``backend_reason`` shows the predicted and the measured times.
     method : str
         A counting method of the backend, or ``auto``.
     **options
@@ -75,10 +82,12 @@ def count(graph, *, backend: str = "auto", method: str = "auto", **options) -> C
     """
     check_text(method, "method")
     t0 = time.perf_counter()
-    engine, backend_reason = get_backend(backend)
+    chosen = select(backend, _workload(graph), method=method)
+    engine = chosen.backend
     # A file meant for the GPU is built there, its reading overlapped with the copies.
-    g, steps = as_graph(graph, device="gpu" if engine.name == "gpu" else "cpu")
-    out = engine.count(g, method=method, **options)
+    g, steps = as_graph(graph, device="gpu" if engine.name == "gpu" else "cpu",
+                        parser=chosen.parser)
+    out = engine.count(g, method=chosen.method_for(method), **options)
     total = time.perf_counter() - t0
     timings = {
         "load_s": steps["load_s"],
@@ -89,8 +98,20 @@ def count(graph, *, backend: str = "auto", method: str = "auto", **options) -> C
     for extra in ("kernel_s", "gpu_s"):
         if extra in out.timings:
             timings[extra] = out.timings[extra]
-    return CountResult(out.n_triangles, engine.name, backend_reason, out.method, out.method_reason,
-                       g.summary(), timings)
+    backend_reason = chosen.reason
+    if chosen.route is not None:
+        backend_reason += f"; measured {total:.3f} s"
+    return CountResult(out.n_triangles, engine.name, backend_reason, out.method,
+                       chosen.method_reason(method, out.method_reason), g.summary(), timings)
+
+
+def _workload(graph):
+    """The cost model's view of ``graph``; an argument of the wrong type gets the
+    reference workload of nothing, and :func:`as_graph` refuses it with its message."""
+    if isinstance(graph, (CSRGraph, str, os.PathLike)) or (
+            isinstance(graph, tuple) and len(graph) == 2):
+        return workload_of(graph)
+    return workload_of(CSRGraph.from_edges([], []))
 
 
 def count_triangles(graph, *, backend: str = "auto", method: str = "auto") -> int:
