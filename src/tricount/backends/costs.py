@@ -79,9 +79,12 @@ class Costs:
 
 #: Where each constant of :data:`COSTS` comes from.
 PROVENANCE = """\
-CPU: benchmarks/calibrate_costs.py --cpu on the 2-core development machine (AMD EPYC, 2
-logical CPUs shared with other jobs, Python 3.11.7, NumPy 2.4.6, Numba 0.68.1, SciPy
-1.17.1), 2026-11-25, medians of 3; the shared graphs and R-MAT 12-20 for the rates.
+CPU: `python benchmarks/calibrate_costs.py --cpu` on the 2-core development machine (AMD
+EPYC, 2 logical CPUs shared with other jobs, Python 3.11.7, NumPy 2.4.6, Numba 0.68.1,
+SciPy 1.17.1, 2 Numba threads), 2026-11-25: fixed costs the medians of 3 fresh processes
+(Numba's start 0.56 s, 7 cached kernels 0.075 s, the same 7 compiled 13.4 s, SciPy's
+sparse module 0.23 s); rates fitted over the shared graphs of 10,000 edges or more and
+R-MAT 12-18 (medians of 3).
 GPU: issue 25's measurements on the H100 machine (CUDA 13.2, CuPy 14.2.0): import cupy +
 first op 1.12 s; a second run of soc-Epinions1 spent 0.42 + 0.04 s in preparation and
 count for 0.4 ms of GPU work (per-process kernel loads from CuPy's disk cache); the first
@@ -94,21 +97,21 @@ an estimate). Re-measure with benchmarks/calibrate_costs.py --gpu."""
 #: The constants (see :data:`PROVENANCE`).
 COSTS = Costs(
     cpu_threads=2,
-    numba_start_s=0.70,
-    numba_load_s=0.012,
+    numba_start_s=0.56,
+    numba_load_s=0.011,
     numba_compile_s=1.9,
-    scipy_sparse_s=0.30,
-    inflate_s_per_byte=6.5e-9,
-    parse_numba_s_per_byte=8.0e-9,
-    parse_numpy_s_per_byte=45e-9,
-    build_numba_s_per_line=60e-9,
-    build_numpy_s_per_line=80e-9,
-    orient_numpy_s_per_edge=80e-9,
-    orient_parallel_s_per_edge=45e-9,
-    bitmap_s_per_edge=70e-9,
-    bitmap_s_per_edge_per_degree=2.5e-9,
-    spgemm_s_per_edge=300e-9,
-    spgemm_s_per_edge_per_degree=60e-9,
+    scipy_sparse_s=0.23,
+    inflate_s_per_byte=5.3e-09,
+    parse_numba_s_per_byte=1.19e-08,
+    parse_numpy_s_per_byte=4.9e-08,
+    build_numba_s_per_line=5.3e-08,
+    build_numpy_s_per_line=8.6e-08,
+    orient_numpy_s_per_edge=7.8e-08,
+    orient_parallel_s_per_edge=5.5e-08,
+    bitmap_s_per_edge=9.5e-08,
+    bitmap_s_per_edge_per_degree=5.2e-10,
+    spgemm_s_per_edge=6.7e-07,
+    spgemm_s_per_edge_per_degree=3e-08,
     gpu_start_s=1.12,
     gpu_first_use_s=0.45,
     gpu_compile_s=5.0,
