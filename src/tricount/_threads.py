@@ -63,9 +63,10 @@ def request_fork_safe_layer() -> None:
 
 
 def numba_started() -> bool:
-    """Whether this process has Numba imported and its CPU target filled (a kernel then
-    costs its cache load or its compilation, not Numba's start-up)."""
-    return _started
+    """Whether this process has Numba imported and its CPU target filled, by
+    :func:`load_numba` or by any kernel run (a kernel then costs its cache load or its
+    compilation, not Numba's start-up)."""
+    return _started or "numba.np.arraymath" in sys.modules
 
 
 def thread_count() -> int:

@@ -14,7 +14,6 @@ import os
 import time
 
 from tricount.backends import select
-from tricount.backends.facts import workload_of
 from tricount.errors import InvalidArgumentError, check_text
 from tricount.graph import CSRGraph
 from tricount.io import load_graph, read_graph
@@ -107,7 +106,9 @@ def count(graph, *, backend: str = "auto", method: str = "auto", **options) -> C
 
 def _workload(graph):
     """The cost model's view of ``graph``; an argument of the wrong type gets the
-    reference workload of nothing, and :func:`as_graph` refuses it with its message."""
+    workload of nothing, and :func:`as_graph` refuses it with its message."""
+    from tricount.backends.facts import workload_of  # with the first count, not the import
+
     if isinstance(graph, (CSRGraph, str, os.PathLike)) or (
             isinstance(graph, tuple) and len(graph) == 2):
         return workload_of(graph)

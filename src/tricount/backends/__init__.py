@@ -31,9 +31,7 @@ import logging
 from dataclasses import dataclass
 
 import tricount.gpu as gpu_engine  # not "gpu": that name is this package's submodule
-from tricount.backends import costs
 from tricount.backends.cpu import CPU
-from tricount.backends.facts import Warmth, Workload, observe
 from tricount.backends.gpu import GPU
 from tricount.backends.reference import REFERENCE
 from tricount.errors import BackendUnavailableError, check_choice
@@ -72,7 +70,7 @@ class Selection:
 
     backend: object
     reason: str
-    route: costs.Route | None = None
+    route: object = None  # a tricount.backends.costs.Route
     routes: tuple = ()
 
     @property
@@ -91,13 +89,15 @@ class Selection:
         """The engine's reason, or for ``auto`` on the CPU the CPU routes' predictions."""
         if self.method_for(requested) == requested or self.route is None:
             return engine_reason
-        same = [r for r in self.routes if r.backend == "cpu"]
-        return "auto: " + costs.explain(self.route, same)
+        from tricount.backends.costs import explain
+
+        return "auto: " + explain(self.route, [r for r in self.routes if r.backend == "cpu"])
 
 
-def select(requested: str, workload: Workload, *, method: str = "auto",
-           warmth: Warmth | None = None) -> Selection:
-    """The backend of a count of ``workload``, by predicted total time for ``auto``.
+def select(requested: str, workload, *, method: str = "auto", warmth=None) -> Selection:
+    """The backend of a count of ``workload`` (a :class:`~tricount.backends.facts.Workload`),
+    by predicted total time for ``auto``; ``warmth`` (a
+    :class:`~tricount.backends.facts.Warmth`) defaults to what is observed now.
 
     ``"cpu"`` and ``"reference"`` are taken as asked; ``"gpu"`` raises
     :class:`BackendUnavailableError` without a usable GPU. ``"auto"`` takes the
@@ -108,6 +108,10 @@ def select(requested: str, workload: Workload, *, method: str = "auto",
     check_choice(requested, "backend", BACKENDS)
     if requested == "reference":
         return Selection(REFERENCE, "requested")
+    # The model is imported with the first count, not with ``import tricount``.
+    from tricount.backends import costs
+    from tricount.backends.facts import observe
+
     warmth = warmth or observe()
     allowed = tuple(costs.candidates(workload, warmth, backend=requested, method=method))
     best = allowed[0] if allowed else None
