@@ -98,7 +98,7 @@ def count(graph, *, backend: str = "auto", method: str = "auto", **options) -> C
         if extra in out.timings:
             timings[extra] = out.timings[extra]
     backend_reason = chosen.reason
-    if chosen.route is not None:
+    if chosen.route is not None and backend == "auto":
         backend_reason += f"; measured {total:.3f} s"
     return CountResult(out.n_triangles, engine.name, backend_reason, out.method,
                        chosen.method_reason(method, out.method_reason), g.summary(), timings)

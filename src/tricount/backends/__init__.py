@@ -120,7 +120,8 @@ def select(requested: str, workload, *, method: str = "auto", warmth=None) -> Se
     if requested == "gpu":
         backend, reason = get_backend("gpu")
         return Selection(backend, reason, best, allowed)
-    skipped, backends = "", costs.best_per_backend(allowed)
+    skipped = f"no usable GPU ({warmth.gpu_why}); " if warmth.gpu == "absent" else ""
+    backends = costs.best_per_backend(allowed)
     for route in allowed:
         if route.backend == "cpu":
             return Selection(CPU, f"auto: {skipped}{costs.explain(route, backends)}", route,

@@ -106,6 +106,7 @@ class Warmth:
     scipy_sparse: bool = False
     numpy_formats: frozenset = frozenset()  # text formats io parses with NumPy alone
     gpu: str = "absent"          # "absent", "unknown" (CuPy and a device node: probe to know)
+    gpu_why: str = ""            # why the GPU is absent
     cupy_imported: bool = False
     gpu_used: bool = False       # this process has counted on the GPU: context up, kernels loaded
     gpu_compiled: frozenset = frozenset()  # GPU routes compiled on this machine before
@@ -238,21 +239,22 @@ def group_state(group: str, listings: dict | None = None) -> tuple[int, int, int
 # -- the GPU, without CuPy ------------------------------------------------------------------
 
 
-def gpu_presence() -> str:
-    """"unknown" when CuPy is installed and a device node exists (only a probe, which
-    imports CuPy, can tell more), "present" once this process has used the GPU, else
-    "absent"."""
+def gpu_presence() -> tuple[str, str]:
+    """``(state, why)``: "unknown" when CuPy is installed and a device node exists (only a
+    probe, which imports CuPy, can tell more), "present" once this process has used the
+    GPU, else "absent" and why."""
     device = sys.modules.get("tricount.gpu.device")
     if device is not None and device._device_facts.cache_info().currsize:
-        return "present"
+        return "present", "this process has used the GPU"
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None and visible.strip() in ("", "-1"):
-        return "absent"
+        return "absent", f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU"
     if importlib.util.find_spec("cupy") is None:
-        return "absent"
+        return "absent", ("CuPy is not installed (pip install 'tricount[cuda13]' or "
+                          "'tricount[cuda12]')")
     if not (os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/dxg")):
-        return "absent"
-    return "unknown"
+        return "absent", "no NVIDIA device node (/dev/nvidiactl)"
+    return "unknown", "CuPy is installed and a device node exists"
 
 
 def _gpu_compiled() -> frozenset:
@@ -269,7 +271,7 @@ def numpy_formats() -> frozenset:
 
 def observe() -> Warmth:
     """The facts of this process and machine, now (a few file-system look-ups)."""
-    presence = gpu_presence()
+    presence, why = gpu_presence()
     listings = {}
     return Warmth(
         threads=thread_count(),
@@ -278,6 +280,7 @@ def observe() -> Warmth:
         scipy_sparse="scipy.sparse" in sys.modules,
         numpy_formats=numpy_formats(),
         gpu=presence,
+        gpu_why=why,
         cupy_imported="cupy" in sys.modules,
         gpu_used=presence == "present",
         gpu_compiled=_gpu_compiled() if presence != "absent" else frozenset(),
