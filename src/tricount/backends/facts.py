@@ -55,14 +55,12 @@ KERNEL_GROUPS = {
     "parse": (("io/_text.py", "parse_chunk"), ("io/_text.py", "gather_pieces")),
     "build": (("io/_build.py", "_count_rows"), ("io/_build.py", "_cursors_in_place"),
               ("io/_build.py", "_scatter"), ("io/_rowsort.py", "dedupe_rows")),
-    "orient-rank": (("prep/_orient_cpu.py", "_count_out"),
+    "orient-rank": (("prep/_orient_cpu.py", "_split_rows"),
                     ("prep/_orient_cpu.py", "_rank_by_degree"),
                     ("prep/_orient_cpu.py", "_place_ranked"),
                     ("prep/_orient_cpu.py", "_sort_runs")),
-    "orient-degree": (("prep/_orient_cpu.py", "_count_out"), ("prep/_orient_cpu.py", "_place"),
-                      ("prep/_orient_cpu.py", "_sort_runs")),
-    "bitmap": (("cpu/bitmap.py", "_count_deferred"), ("cpu/bitmap.py", "_place_deferred"),
-               ("cpu/bitmap.py", "_count_bitmap")),
+    "orient-degree": (("prep/_orient_cpu.py", "_split_rows"), ("prep/_orient_cpu.py", "_sort_runs")),
+    "bitmap": (("cpu/bitmap.py", "_deferred_pairs"), ("cpu/bitmap.py", "_count_bitmap")),
     "merge": (("cpu/merge.py", "_count_merge"),),
 }
 

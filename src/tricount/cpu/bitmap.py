@@ -45,8 +45,11 @@ def defers(out_ptr, v, rest):
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _count_deferred(out_ptr, out, n_deferred, cursor, workers):
-    """``n_deferred[v]`` (atomic): the pairs (x, v) settled at v."""
+def _deferred_pairs(out_ptr, out, n_deferred, deferred_ptr, rest_begin, rest_end, place, cursor,
+                    workers):
+    """The pairs (x, v) settled at v: counted (``place`` False: ``n_deferred[v]``, atomic),
+    or placed (the range of x's row after v, at the next free slot of v's list, with
+    ``n_deferred`` as the fill cursors)."""
     n = out_ptr.shape[0] - 1
     for _worker in numba.prange(workers):
         begin, end = claim(cursor, n, CHUNK_VERTICES)
@@ -56,25 +59,10 @@ def _count_deferred(out_ptr, out, n_deferred, cursor, workers):
                 for k in range(out_ptr[x], x_end - 1):  # the last entry closes nothing
                     v = out[k]
                     if defers(out_ptr, v, x_end - k - 1):
-                        atomic_add(n_deferred, v, 1)
-            begin, end = claim(cursor, n, CHUNK_VERTICES)
-
-
-@numba.njit(parallel=True, nogil=True, cache=True)
-def _place_deferred(out_ptr, out, deferred_ptr, filled, rest_begin, rest_end, cursor, workers):
-    """For every pair (x, v) settled at v, the range of x's row after v."""
-    n = out_ptr.shape[0] - 1
-    for _worker in numba.prange(workers):
-        begin, end = claim(cursor, n, CHUNK_VERTICES)
-        while begin < n:
-            for x in range(begin, end):
-                x_end = out_ptr[x + 1]
-                for k in range(out_ptr[x], x_end - 1):
-                    v = out[k]
-                    if defers(out_ptr, v, x_end - k - 1):
-                        slot = deferred_ptr[v] + atomic_add(filled, v, 1)
-                        rest_begin[slot] = k + 1
-                        rest_end[slot] = x_end
+                        slot = atomic_add(n_deferred, v, 1)
+                        if place:
+                            rest_begin[deferred_ptr[v] + slot] = k + 1
+                            rest_end[deferred_ptr[v] + slot] = x_end
             begin, end = claim(cursor, n, CHUNK_VERTICES)
 
 
@@ -137,14 +125,16 @@ def count_bitmap(oriented) -> int:
     out_ptr, out = oriented.indptr, oriented.indices
     position = np.int32 if m < 2**31 else np.int64  # pairs hold positions in ``out``
     n_deferred = np.zeros(n, dtype=position)
-    run_chunked(_count_deferred, out_ptr, out, n_deferred)
     deferred_ptr = np.zeros(n + 1, dtype=np.int64)
+    unused = np.zeros(0, dtype=position)
+    run_chunked(_deferred_pairs, out_ptr, out, n_deferred, deferred_ptr, unused, unused, False)
     np.cumsum(n_deferred, out=deferred_ptr[1:])
     n_pairs = int(deferred_ptr[-1])
     rest_begin = np.empty(n_pairs, dtype=position)
     rest_end = np.empty(n_pairs, dtype=position)
     n_deferred[:] = 0  # now the fill cursors
-    run_chunked(_place_deferred, out_ptr, out, deferred_ptr, n_deferred, rest_begin, rest_end)
+    run_chunked(_deferred_pairs, out_ptr, out, n_deferred, deferred_ptr, rest_begin, rest_end,
+                True)
     del n_deferred
     bitmaps = np.zeros((n_workers(), -(-n // 64)), dtype=np.uint64)
     return int(run_chunked(_count_bitmap, out_ptr, out, deferred_ptr, rest_begin, rest_end,

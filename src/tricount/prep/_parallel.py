@@ -35,7 +35,7 @@ import numpy as np
 from tricount._threads import parallel_region
 from tricount.prep._atomic import atomic_add
 
-__all__ = ["claim", "run_chunked", "n_workers"]
+__all__ = ["claim", "run_chunked", "n_workers", "insertion_sort"]
 
 
 @numba.njit(inline="always")
@@ -43,6 +43,18 @@ def claim(cursor, n_items, chunk):
     """The next chunk ``[begin, end)`` of ``0 .. n_items``; ``begin >= n_items`` when none is left."""
     begin = atomic_add(cursor, 0, 1) * chunk
     return begin, min(begin + chunk, n_items)
+
+
+@numba.njit(inline="always")
+def insertion_sort(values, begin, end):
+    """Sort ``values[begin:end]`` in place by insertion (short runs: few moves, no calls)."""
+    for i in range(begin + 1, end):
+        x = values[i]
+        j = i - 1
+        while j >= begin and values[j] > x:
+            values[j + 1] = values[j]
+            j -= 1
+        values[j + 1] = x
 
 
 def n_workers() -> int:
