@@ -22,8 +22,9 @@ an atomic cursor of its target row), sort the backward runs. Measured against
 NumPy's sort of packed keys on the 2-core development machine, R-MAT scale 18
 (3.8 M edges): see ``PARALLEL_MIN_EDGES`` in :mod:`tricount.prep.orient`.
 The rank orientation renames both ends by a counting sort of the vertices by
-degree (ties stay in id order), places every edge at an atomic cursor of its
-source's row, and sorts every row.
+degree (ties stay in id order), places each forward edge in order at the start
+of its source's row and each backward one at an atomic cursor after them, and
+sorts every row (renaming does not keep the order).
 """
 
 from __future__ import annotations
@@ -108,20 +109,26 @@ def _rank_by_degree(deg, max_degree, rank):
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _place_ranked(indptr, indices, rank, out_ptr, filled, out, cursor, workers):
-    """Write every edge, both ends renamed by rank, into the row of its lower rank."""
+def _place_ranked(indptr, indices, deg, rank, out_ptr, forward, filled, out, cursor, workers):
+    """Write every edge, both ends renamed by rank, into the row of its lower rank: the
+    forward edges of row ``w`` in order at the start of row ``rank[w]``, each backward edge
+    at the next free slot after row ``rank[v]``'s forward part (``filled``, atomic)."""
     n = indptr.shape[0] - 1
     for _worker in numba.prange(workers):
         begin, end = claim(cursor, n, CHUNK_ROWS)
         while begin < n:
             for w in range(begin, end):
+                dw = deg[w]
                 rw = rank[w]
+                at = out_ptr[rw]
                 for k in range(indptr[w], indptr[w + 1]):
-                    rv = rank[indices[k]]
-                    if rw < rv:
-                        out[out_ptr[rw] + atomic_add(filled, rw, 1)] = rv
+                    v = indices[k]
+                    if dw <= deg[v]:  # rank[w] < rank[v], as in _split_rows
+                        out[at] = rank[v]
+                        at += 1
                     else:
-                        out[out_ptr[rv] + atomic_add(filled, rv, 1)] = rw
+                        rv = rank[v]
+                        out[out_ptr[rv] + forward[v] + atomic_add(filled, rv, 1)] = rw
             begin, end = claim(cursor, n, CHUNK_ROWS)
 
 
@@ -178,11 +185,11 @@ def orient_upper_by_rank(indptr, indices, deg):
     rank = degree_rank(deg, indices.dtype)
     out_degree = np.empty_like(forward)
     out_degree[rank] = forward + backward
-    del forward, backward
+    del backward
     out_ptr = _offsets(out_degree)
     out = np.empty(indices.shape[0], dtype=indices.dtype)
     filled = np.zeros_like(out_degree)
-    run_chunked(_place_ranked, indptr, indices, rank, out_ptr, filled, out)
-    del filled, rank
+    run_chunked(_place_ranked, indptr, indices, deg, rank, out_ptr, forward, filled, out)
+    del filled, rank, forward
     run_chunked(_sort_runs, out_ptr, out_degree, out)
     return out_ptr, out
