@@ -115,16 +115,14 @@ def _floors(cupy, src, dst, trials: int) -> dict:
     """Milliseconds of a 64-bit and a 32-bit sort of the 2m keys, and of a 64-bit copy."""
     from tricount.bench.trials import gpu_synchronize, trial_loop
 
-    keys64 = (src.astype(cupy.uint64) << cupy.uint64(32)) | dst.astype(cupy.uint64)
-    floors = {"sort64": median_ms(trial_loop(lambda _: cupy.sort(keys64), trials,
-                                             synchronize=gpu_synchronize, keep=False)[1]),
-              "copy64": median_ms(trial_loop(lambda _: keys64.copy(), trials,
-                                             synchronize=gpu_synchronize, keep=False)[1])}
-    del keys64
-    keys32 = src.astype(cupy.uint32)
-    floors["sort32"] = median_ms(trial_loop(lambda _: cupy.sort(keys32), trials,
-                                            synchronize=gpu_synchronize, keep=False)[1])
-    del keys32
+    def timed(call, keys) -> float:
+        return median_ms(trial_loop(lambda _: call(keys), trials, synchronize=gpu_synchronize,
+                                    keep=False)[1])
+
+    wide = (src.astype(cupy.uint64) << cupy.uint64(32)) | dst.astype(cupy.uint64)
+    floors = {"sort64": timed(cupy.sort, wide), "copy64": timed(cupy.copy, wide)}
+    wide = None  # freed before the narrow keys are made
+    floors["sort32"] = timed(cupy.sort, src.astype(cupy.uint32))
     cupy.get_default_memory_pool().free_all_blocks()
     return floors
 
@@ -180,7 +178,7 @@ def large_graphs(args, cupy, lines: list, records: list) -> None:
                         "triangles": warm[0], "method": warm[1], "build_ms": build,
                         "count_ms": count, "total_ms": total, **floors, "agree": agree})
         print(lines[-1], file=sys.stderr, flush=True)
-        del both
+        both = None  # the next graph needs the room
         cupy.get_default_memory_pool().free_all_blocks()
     lines.append("")
 

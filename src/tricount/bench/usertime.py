@@ -241,12 +241,9 @@ def main(argv=None) -> int:
         from tricount.gpu import probe
 
         gpu = probe()[0]
-    try:
-        import igraph  # noqa: F401
-        import pandas  # noqa: F401
-        has_igraph = True
-    except ImportError:
-        has_igraph = False
+    import importlib.util
+
+    has_igraph = all(importlib.util.find_spec(name) for name in ("igraph", "pandas"))
     sides = default_sides(gpu, has_igraph)
     if args.sides:
         keep = set(args.sides.split(","))
