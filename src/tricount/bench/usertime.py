@@ -10,7 +10,8 @@ For every file, every way to get its count runs as a command in a fresh interpre
 - once, ``python -c "import tricount"``: the floor under every tricount command.
 
 *Warm* is what a user sees from the second run on: a fresh process, the disk caches
-(Numba's, CuPy's) filled by an earlier run; the median of ``repeat`` runs. *Cold* is the
+(Numba's, CuPy's) filled by an earlier run (one untimed run of each side on the first
+file fills them); the median of ``repeat`` runs. *Cold* is the
 first run after installing: a fresh process with empty caches (a temporary
 ``NUMBA_CACHE_DIR`` and ``CUPY_CACHE_DIR``), so everything it needs compiles. Each cell
 is the wall time with the process's CPU time beside it (a shared machine's wall clock
@@ -143,7 +144,7 @@ def user_time(paths, sides, *, repeat: int = 1, cold: bool = False, env: dict | 
     floor = _Cell()
     for _ in range(max(repeat, 3)):
         floor.add(run_command([sys.executable, "-c", "import tricount"], env))
-    rows = []
+    rows, primed = [], set()
     for path in map(str, paths):
         row = {"path": path, "name": Path(path).name.split(".")[0], "warm": {}, "cold": {},
                "answers": {}}
@@ -153,7 +154,9 @@ def user_time(paths, sides, *, repeat: int = 1, cold: bool = False, env: dict | 
                     out = run_command(_argv(side, path), _environment(env, empty))
                 row["cold"][side.label] = _Cell([out])
                 row["answers"][side.label + " (cold)"] = _answer(side, out)
-            run_command(_argv(side, path), env)  # fills the disk caches; not timed
+            if side.label not in primed:  # fills the disk caches once; not timed
+                run_command(_argv(side, path), env)
+                primed.add(side.label)
             cell = _Cell()
             for _ in range(repeat):
                 cell.add(run_command(_argv(side, path), env))
