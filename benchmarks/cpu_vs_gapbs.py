@@ -108,7 +108,7 @@ def tricount_side(graph, trials: int) -> dict:
 
 
 def cell(times: list[float]) -> str:
-    return f"{statistics.median(times):.3f} ({min(times):.3f}–{max(times):.3f})"
+    return f"{statistics.median(times):.4f} ({min(times):.4f}–{max(times):.4f})"
 
 
 def main(argv=None) -> int:
