@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import tricount
 import tricount.gpu
+from tricount.backends import facts
 from tricount import reference
 from tricount.cpu import CPU_METHODS
 from tricount.generate import rmat
@@ -145,10 +146,17 @@ def test_count_returns_python_int_and_result_records_choice():
 
 
 def test_auto_backend_without_gpu_falls_back_and_says_why(monkeypatch):
-    monkeypatch.setattr(tricount.gpu, "probe", lambda: (False, "no GPU in this test"))
+    # The GPU is ruled out without a probe (no CuPy, no device node) ...
+    monkeypatch.setattr(facts, "gpu_presence", lambda: ("absent", "no GPU in this test"))
     result = tricount.count(([0, 1, 2], [1, 2, 0]))
     assert result.backend == "cpu"
     assert "no GPU in this test" in result.backend_reason
+    # ... or by the probe, where a GPU route would have been the fastest.
+    monkeypatch.setattr(facts, "gpu_presence", lambda: ("unknown", "a device node"))
+    monkeypatch.setattr(tricount.gpu, "probe", lambda: (False, "the probe found none"))
+    big = facts.Workload("device-edges", 1 << 24, 1 << 28)
+    chosen = tricount.backends.select("auto", big)
+    assert chosen.backend.name == "cpu" and "the probe found none" in chosen.reason
 
 
 def test_explicit_gpu_without_gpu_raises(monkeypatch):

@@ -16,21 +16,38 @@ The workqueue layer is not thread safe: two parallel loops launched at once
 from two Python threads abort the process. Every parallel loop of tricount
 therefore runs inside :func:`parallel_region`, which holds one process-wide
 lock: calls from several threads take turns, each using every core.
+
+Numba's start-up: the first kernel a process compiles or loads from the disk
+cache makes Numba fill its CPU target's registries, and one of them
+(``numba.np.arraymath``) probes for BLAS by importing ``scipy.linalg``, which
+drags in SciPy's array-API layer and ``numpy.f2py``: 0.56 s of the 0.93 s that
+the first cached kernel cost on the 2-core development machine (2026-11-25,
+cProfile), where tricount's kernels use no BLAS. :func:`load_numba` fills the
+registries with that probe answered "not yet" and then tells Numba the truth
+(SciPy is installed), so the probe's only user, ``np.correlate``/``np.convolve``
+compiled later, imports SciPy's BLAS then, as Numba would have at start-up.
+Every tricount module with Numba kernels imports Numba through it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import sys
 import threading
 
-__all__ = ["FORK_SAFE_LAYER", "request_fork_safe_layer", "parallel_region"]
+__all__ = ["FORK_SAFE_LAYER", "request_fork_safe_layer", "parallel_region", "load_numba",
+           "numba_started", "thread_count"]
 
 #: Numba's name for "a layer that survives fork" (see the module doc).
 FORK_SAFE_LAYER = "forksafe"
 
 _REGION_LOCK = threading.RLock()
+_START_LOCK = threading.Lock()
+_started = False
+#: The module whose import is Numba's BLAS probe (``numba.np.linalg.ensure_blas``).
+_BLAS_PROBE = "scipy.linalg.cython_blas"
 
 
 def request_fork_safe_layer() -> None:
@@ -45,11 +62,74 @@ def request_fork_safe_layer() -> None:
         numba.config.THREADING_LAYER = FORK_SAFE_LAYER
 
 
+def numba_started() -> bool:
+    """Whether this process has Numba imported and its CPU target filled, by
+    :func:`load_numba` or by any kernel run (a kernel then costs its cache load or its
+    compilation, not Numba's start-up)."""
+    return _started or "numba.np.arraymath" in sys.modules
+
+
+def thread_count() -> int:
+    """The threads a parallel loop runs on: Numba's count once it has started, else what
+    it will take (``NUMBA_NUM_THREADS``, or the CPUs this process may run on)."""
+    numba = sys.modules.get("numba")
+    if numba is not None and _started:
+        return int(numba.get_num_threads())
+    try:
+        return max(1, int(os.environ["NUMBA_NUM_THREADS"]))
+    except (KeyError, ValueError):
+        pass
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def load_numba():
+    """The ``numba`` module, its CPU target filled without the BLAS probe (see the module doc).
+
+    Idempotent and thread safe; costs nothing once done. Where Numba's internals
+    differ from what this expects, Numba starts as it would have.
+    """
+    global _started
+    import numba
+
+    if _started:
+        return numba
+    with _START_LOCK:
+        if not _started:
+            _fill_target()
+            _started = True
+    return numba
+
+
+def _fill_target() -> None:
+    """Fill Numba's CPU registries with its BLAS probe answered "not yet", then set the
+    probe's answer to whether SciPy is installed (as it would have been)."""
+    if "scipy.linalg" in sys.modules:  # the probe is free: nothing to defer
+        return
+    held = _BLAS_PROBE not in sys.modules
+    if held:
+        sys.modules[_BLAS_PROBE] = None  # import raises ImportError at once
+    try:
+        from numba.core.registry import cpu_target
+
+        cpu_target.target_context.refresh()
+    except Exception:  # another Numba: it starts on its own at the first kernel
+        return
+    finally:
+        if held and sys.modules.get(_BLAS_PROBE, 0) is None:
+            del sys.modules[_BLAS_PROBE]
+    arraymath = sys.modules.get("numba.np.arraymath")
+    if arraymath is not None and hasattr(arraymath, "_HAVE_BLAS"):
+        arraymath._HAVE_BLAS = importlib.util.find_spec("scipy") is not None
+
+
 @contextlib.contextmanager
 def parallel_region(chunk_size: int = 0):
     """Run one Numba parallel loop: hold the process-wide lock, and hand out
     ``chunk_size`` iterations at a time (0: Numba's equal split)."""
-    import numba  # loaded with the first kernel, never by ``import tricount``
+    numba = load_numba()  # loaded with the first kernel, never by ``import tricount``
 
     with _REGION_LOCK, numba.parallel_chunksize(chunk_size):
         yield

@@ -1,6 +1,7 @@
 """The public API: from a file, edge arrays or a graph, to a count.
 
-    backends.get_backend ─▶ cpu | gpu | reference backend   ("dask": a cluster, below)
+    backends.select (predicted total time of every route) ─▶ cpu | gpu | reference backend
+                                                             ("dask": a cluster, below)
     path ──io.read_graph──▶ CSRGraph   (text formats: parse + canonicalise; .tcsr: mapped;
                                         for the gpu engine, text streams to the GPU and is
                                         canonicalised there)
@@ -23,7 +24,7 @@ import time
 import numpy as np
 
 from tricount import inputs
-from tricount.backends import get_backend
+from tricount.backends import select
 from tricount.errors import InvalidArgumentError, UnknownMethodError, UnsupportedGraphError, \
     check_text
 from tricount.graph import CSRGraph
@@ -55,7 +56,11 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
         ``.tcsr`` written in rank order, ``tricount.partition.prepare_ranked``,
         needs no orientation; Dask workers open it themselves).
     backend : {"auto", "cpu", "gpu", "reference", "dask"}
-        ``auto`` uses the GPU when one is usable, else the CPU, and says why.
+        ``auto`` takes the backend (and on the CPU the method) whose predicted
+        total time is the smallest, from the graph's size and what this process
+        and the disk caches already hold (:mod:`tricount.backends.costs`): small
+        graphs stay on the CPU, a GPU is used where it answers first. The
+        result's ``backend_reason`` shows the predicted and the measured times.
         ``dask`` counts the sub-problems as tasks on ``client``'s cluster.
     method : str
         A counting method of the backend, or ``auto`` (a partitioned count
@@ -116,12 +121,19 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
         return _partitioned(graph, "dask", "requested", "backend='dask' requested", parts,
                             client=client, method=method, orientation=orientation,
                             options=options, t0=t0)
-    engine, backend_reason = get_backend(backend)
+    graph, steps = _countable(graph)
+    # devices= names GPUs: auto then means the GPU.
+    requested = "gpu" if backend == "auto" and devices is not None else backend
+    chosen = select(requested, _workload(graph), method=method)
+    engine, backend_reason = chosen.backend, chosen.reason
     forced = _forced_reason(engine.name, **parts)
     if forced is not None:
         return _partitioned(graph, engine.name, backend_reason, forced, parts, method=method,
-                            orientation=orientation, options=options, t0=t0)
-    g, steps = _loaded(graph, engine.name)
+                            orientation=orientation, options=options, t0=t0, steps=steps)
+    if steps is None:
+        g, steps = _loaded(graph, engine.name)
+    else:
+        g = graph
     why = _does_not_fit(engine.name, g, method, orientation, max_memory, options)
     if why is None:
         if orientation != "auto":
@@ -129,7 +141,7 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
         if max_memory is not None:
             options["max_memory"] = max_memory
         try:
-            out = engine.count(g, method=method, **options)
+            out = engine.count(g, method=chosen.method_for(method), **options)
         except UnsupportedGraphError as exc:  # the check is optimistic about a sliced count
             if not _partitionable(engine.name, method, orientation, options):
                 raise
@@ -137,17 +149,40 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
     if why is not None:
         return _partitioned(g, "gpu", backend_reason, why, parts, method=method,
                             orientation=orientation, options={}, t0=t0, steps=steps)
+    total = time.perf_counter() - t0
     timings = {
         "load_s": steps["load_s"],
         "preprocess_s": steps["build_s"] + out.timings.get("preprocess_s", 0.0),
         "count_s": out.timings["count_s"],
-        "total_s": time.perf_counter() - t0,
+        "total_s": total,
     }
     for extra in ("kernel_s", "gpu_s"):
         if extra in out.timings:
             timings[extra] = out.timings[extra]
-    return CountResult(out.n_triangles, engine.name, backend_reason, out.method, out.method_reason,
-                       g.summary(), timings)
+    backend_reason = chosen.reason
+    if chosen.route is not None and backend == "auto":
+        backend_reason += f"; measured {total:.3f} s"
+    return CountResult(out.n_triangles, engine.name, backend_reason, out.method,
+                       chosen.method_reason(method, out.method_reason), g.summary(), timings)
+
+
+def _countable(graph):
+    """``(graph, None)`` for what the cost model reads as it is (a graph, a path, a
+    ``(src, dst)`` pair of arrays); anything else a user holds is built now:
+    ``(CSRGraph, steps)``."""
+    if isinstance(graph, (CSRGraph, str, os.PathLike)) or (
+            isinstance(graph, tuple) and len(graph) == 2
+            and all(hasattr(side, "__len__") and not isinstance(side, (str, bytes))
+                    for side in graph)):
+        return graph, None
+    return as_graph(graph)
+
+
+def _workload(graph):
+    """The cost model's view of ``graph``."""
+    from tricount.backends.facts import workload_of  # with the first count, not the import
+
+    return workload_of(graph)
 
 
 def _does_not_fit(engine: str, g, method: str, orientation: str, max_memory,

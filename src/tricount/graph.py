@@ -8,8 +8,8 @@ from tricount.errors import (InvalidArgumentError, InvalidEdgesError, TricountEr
                              check_count, check_text)
 from tricount.prep.accel import lookup
 from tricount.prep.canonical import canonical_edges, validate_edge_arrays
+from tricount.prep.orient import OrientedCSR, orient_by_id, orient_upper
 from tricount.prep.outofcore import needs_bounded_build
-from tricount.prep.orient import OrientedCSR, orient_by_degree, orient_by_id
 from tricount.prep.upper import UpperCSR
 from tricount.prep.xp import array_namespace, to_host
 
@@ -285,8 +285,7 @@ class CSRGraph:
     def oriented(self) -> OrientedCSR:
         """The graph oriented by (degree, id), as COO + CSR (cached)."""
         if self._oriented is None:
-            lo, hi = self.edges()
-            self._oriented = orient_by_degree(lo, hi, self.n_vertices, self.degrees)
+            self._oriented = orient_upper(self._upper, self.degrees)
         return self._oriented
 
     def adjacency(self):

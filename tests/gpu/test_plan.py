@@ -33,9 +33,11 @@ class TestChooseMethod:
         assert method in gp.GPU_METHODS and "no edges" in reason
 
     @pytest.mark.parametrize("n, m, max_out, expected, words", [
-        (36_692, 183_831, 70, "bitwedge", "shared memory"),          # email-Enron
-        (57_344, 8 * 57_344, 20, "bitwedge", "shared memory"),       # flat, still on chip
-        (75_879, 405_740, 121, "bitwedge", "skewed and small"),      # soc-Epinions1
+        (36_692, 183_831, 70, "wedge", "small"),                     # email-Enron
+        (10_312, 333_983, 173, "wedge", "small"),                    # blogcatalog
+        (57_344, 8 * 57_344, 20, "wedge", "small"),                  # flat, on chip
+        (75_879, 405_740, 121, "wedge", "small"),                    # soc-Epinions1
+        (5_000, 2_000_000, 900, "bitwedge", "shared memory"),        # dense and on chip
         (173_963, 3_805_744, 416, "bitwedge", "skewed and small"),   # R-MAT 18
         (1 << 18, 16 << 18, 30, "wedge", "flat"),                    # G(2^18, 2^22)
         (335_328, 7_742_860, 500, "hash", "skewed"),                 # R-MAT 19
@@ -49,8 +51,19 @@ class TestChooseMethod:
     def test_the_on_chip_bound_is_bitwedges_shared_bitmaps(self):
         n = gp.AUTO_BITWEDGE_ON_CHIP_VERTICES
         assert gp.bitmap_bytes(n) == gp.BITWEDGE_SHARED_MAX_BYTES
-        assert choose_method(stats(n, 4 * n, 10))[0] == "bitwedge"
-        assert choose_method(stats(n + 1, 4 * n, 10))[0] == "wedge"  # flat past it
+        assert choose_method(stats(n, 64 * n, 10))[0] == "bitwedge"  # work 4096 n: not small
+        assert choose_method(stats(n + 1, 64 * n, 10))[0] == "wedge"  # flat past it
+
+    def test_small_work_counts_the_preparation(self):
+        # wedge's count (kernel + preparation) beat bitwedge's up to work m^2/n near 6.6e7;
+        # R-MAT 18 (8.3e7) went back to bitwedge (gpu_issue7_h100.md).
+        limit = gp.AUTO_WEDGE_SMALL_WORK
+        n = 100_000
+        m_edge = int((limit * n) ** 0.5)
+        assert choose_method(stats(n, m_edge, 1000))[0] == "wedge"
+        assert choose_method(stats(n, m_edge + 100, 1000))[0] == "bitwedge"  # skewed, small n
+        assert not gp.small_work(stats(gp.AUTO_BITWEDGE_MAX_VERTICES + 1, 100, 2))
+        assert not gp.small_work(stats(10, 0, 0))
 
 
 class TestChooseIdOrder:
@@ -62,7 +75,8 @@ class TestChooseIdOrder:
         (1 << 24, 16 << 24, gp.AUTO_ID_MAX_OUT_DEGREE, True),
         (1 << 24, 16 << 24, gp.AUTO_ID_MAX_OUT_DEGREE + 1, False),
         (1_245_329, 31_771_938, 60_000, False),                      # R-MAT 21's hubs
-        (gp.AUTO_BITWEDGE_ON_CHIP_VERTICES, 8 << 16, 20, False),    # bitwedge's graphs
+        (gp.AUTO_BITWEDGE_ON_CHIP_VERTICES, 64 << 16, 20, False),   # bitwedge's graphs
+        (gp.AUTO_BITWEDGE_ON_CHIP_VERTICES, 8 << 16, 20, True),     # small: wedge's
         (gp.AUTO_BITWEDGE_ON_CHIP_VERTICES + 1, 8 << 16, 20, True),
         (1 << 20, 0, 0, False),
         (1 << 20, 1 << 22, None, False),                             # not measured
@@ -71,10 +85,11 @@ class TestChooseIdOrder:
         assert (choose_id_order(stats(n, m, id_out=id_out)) is not None) == flat
 
     def test_asked_for_only_where_it_can_apply(self):
-        big, small = stats(1 << 20, 1 << 24), stats(1000, 5000)
+        big, dense, small = stats(1 << 20, 1 << 24), stats(1000, 300_000), stats(1000, 5000)
         fused = plan_memory(big, Plan())
         assert gp.wants_id_order_degree(fused, big)
-        assert not gp.wants_id_order_degree(plan_memory(small, Plan()), small)
+        assert not gp.wants_id_order_degree(plan_memory(dense, Plan()), dense)  # bitwedge's
+        assert gp.wants_id_order_degree(plan_memory(small, Plan()), small)
         assert not gp.wants_id_order_degree(plan_memory(big, Plan(method="hash")), big)
         assert not gp.wants_id_order_degree(plan_memory(big, Plan(orientation="rank")), big)
 

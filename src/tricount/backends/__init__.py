@@ -22,6 +22,12 @@ arrays live and returning host (NumPy) results:
 Backend modules import their engines' kernels only when an operation runs, so
 choosing the CPU never imports CuPy, and ``import tricount`` imports no Numba.
 
+A count that knows what it counts (:class:`~tricount.backends.facts.Workload`) is
+placed by :func:`select` instead: the cost model (:mod:`tricount.backends.costs`)
+predicts the total time of every route (backend, method, parser) from the workload
+and what is warm (:func:`tricount.backends.facts.observe`), and ``auto`` takes the
+fastest, probing the GPU (which imports CuPy) only when a GPU route is the fastest.
+
 >>> backend, reason = get_backend("cpu")
 >>> backend.name, reason
 ('cpu', 'requested')
@@ -30,6 +36,7 @@ choosing the CPU never imports CuPy, and ``import tricount`` imports no Numba.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import tricount.gpu as gpu_engine  # not "gpu": that name is this package's submodule
 from tricount.backends.cpu import CPU
@@ -37,7 +44,7 @@ from tricount.backends.gpu import GPU
 from tricount.backends.reference import REFERENCE
 from tricount.errors import BackendUnavailableError, check_choice
 
-__all__ = ["BACKENDS", "get_backend"]
+__all__ = ["BACKENDS", "get_backend", "select", "Selection"]
 
 BACKENDS = ("auto", "cpu", "gpu", "reference")
 
@@ -61,3 +68,77 @@ def get_backend(requested: str):
     reason = f"auto: no usable GPU ({why}), using the CPU"
     log.info(reason)
     return CPU, reason
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Where a count runs: the ``backend`` object and why (``reason``); the predicted
+    ``route`` (None for the reference, or when no route fits the request) and every
+    candidate route, fastest first."""
+
+    backend: object
+    reason: str
+    route: object = None  # a tricount.backends.costs.Route
+    routes: tuple = ()
+
+    @property
+    def parser(self) -> str:
+        """The parser the route reads a text file with ("numba", "numpy" or "")."""
+        return self.route.parser if self.route is not None else ""
+
+    def method_for(self, requested: str) -> str:
+        """The method to run: the route's CPU counter when ``auto`` was asked on the CPU."""
+        route = self.route
+        if requested == "auto" and route is not None and route.backend == "cpu":
+            return route.method
+        return requested
+
+    def method_reason(self, requested: str, engine_reason: str) -> str:
+        """The engine's reason, or for ``auto`` on the CPU the CPU routes' predictions."""
+        if self.method_for(requested) == requested or self.route is None:
+            return engine_reason
+        from tricount.backends.costs import explain
+
+        return "auto: " + explain(self.route, [r for r in self.routes if r.backend == "cpu"])
+
+
+def select(requested: str, workload, *, method: str = "auto", warmth=None) -> Selection:
+    """The backend of a count of ``workload`` (a :class:`~tricount.backends.facts.Workload`),
+    by predicted total time for ``auto``; ``warmth`` (a
+    :class:`~tricount.backends.facts.Warmth`) defaults to what is observed now.
+
+    ``"cpu"`` and ``"reference"`` are taken as asked; ``"gpu"`` raises
+    :class:`BackendUnavailableError` without a usable GPU. ``"auto"`` takes the
+    fastest route of :func:`tricount.backends.costs.candidates`; a GPU route is
+    probed first, and when the probe fails the next route is taken and the reason
+    says why. The reason always shows the predicted times.
+    """
+    check_choice(requested, "backend", BACKENDS)
+    if requested == "reference":
+        return Selection(REFERENCE, "requested")
+    # The model is imported with the first count, not with ``import tricount``.
+    from tricount.backends import costs
+    from tricount.backends.facts import observe
+
+    warmth = warmth or observe()
+    allowed = tuple(costs.candidates(workload, warmth, backend=requested, method=method))
+    best = allowed[0] if allowed else None
+    if requested == "cpu":
+        return Selection(CPU, "requested", best, allowed)
+    if requested == "gpu":
+        backend, reason = get_backend("gpu")
+        return Selection(backend, reason, best, allowed)
+    skipped = f"no usable GPU ({warmth.gpu_why}); " if warmth.gpu == "absent" else ""
+    backends = costs.best_per_backend(allowed)
+    for route in allowed:
+        if route.backend == "cpu":
+            return Selection(CPU, f"auto: {skipped}{costs.explain(route, backends)}", route,
+                             allowed)
+        usable, why = gpu_engine.probe()
+        if usable:
+            return Selection(GPU, f"auto: {why}; {costs.explain(route, backends)}", route,
+                             allowed)
+        skipped = f"no usable GPU ({why}); "
+        backends = [r for r in backends if r.backend != "gpu"]
+    backend, reason = get_backend("auto")  # no route fits the method: the engine will say
+    return Selection(backend, reason, None, allowed)

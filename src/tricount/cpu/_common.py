@@ -1,49 +1,23 @@
-"""What every CPU kernel shares: work handed out in chunks through one atomic cursor.
+"""What every CPU kernel shares: the chunk size, and the chunk cursor of :mod:`tricount.prep._parallel`.
 
-Numba's own ``parallel_chunksize`` (OpenMP-style dynamic scheduling) is honoured
-only by its TBB layer (numba/numba#8284): on the OpenMP and workqueue layers a
-``prange`` over the vertices is split into one equal range per thread, and on a
-skewed graph whose heavy vertices sit together one thread does most of the
-work (K_1500 in id order: 2 threads no faster than 1, measured 2026-11-25 on the
-2-core development machine). So each kernel's ``prange`` runs one iteration per
-worker, and a worker claims the next chunk of items from a shared cursor until
-none is left, whatever the layer:
-
-    @numba.njit(parallel=True)
-    def kernel(..., cursor, workers):
-        for worker in numba.prange(workers):
-            begin, end = claim(cursor, n_items, CHUNK)
-            while begin < n_items:
-                for item in range(begin, end):
-                    ...
-                begin, end = claim(cursor, n_items, CHUNK)
-
-    run_chunked(kernel, ...)   # a fresh cursor, Numba's thread count, one parallel region
-
-A worker's scratch (a bitmap row, say) is indexed by ``worker``: no two
-iterations of one ``prange`` run at once with the same index.
+Each kernel's ``prange`` runs one iteration per worker, and a worker claims the
+next chunk of items from a shared atomic cursor until none is left (Numba's own
+dynamic scheduling works only on its TBB layer; :mod:`tricount.prep._parallel`
+says why and shows the pattern). The cursor lives in ``prep`` because the
+preparation's CPU loops use it too.
 """
 
 from __future__ import annotations
 
 import numba
-import numpy as np
 
-from tricount._threads import parallel_region
-from tricount.cpu._atomic import atomic_add
+from tricount.prep._parallel import claim, n_workers, run_chunked
 
 __all__ = ["CHUNK_VERTICES", "claim", "run_chunked", "n_workers", "next_common"]
 
 #: Vertices per chunk in the vertex-parallel kernels: small, so that a few heavy rows of a
 #: skewed graph cannot hold back the end of a count. A chosen default, not tuned by measurement.
 CHUNK_VERTICES = 64
-
-
-@numba.njit(inline="always")
-def claim(cursor, n_items, chunk):
-    """The next chunk ``[begin, end)`` of ``0 .. n_items``; ``begin >= n_items`` when none is left."""
-    begin = atomic_add(cursor, 0, 1) * chunk
-    return begin, min(begin + chunk, n_items)
 
 
 @numba.njit(inline="always")
@@ -61,15 +35,3 @@ def next_common(indices, a, a_end, b, b_end):
         else:
             b += 1
     return a_end, b
-
-
-def n_workers() -> int:
-    """The ``prange`` iterations of a chunked kernel: Numba's thread count."""
-    return numba.get_num_threads()
-
-
-def run_chunked(kernel, *args):
-    """``kernel(*args, cursor, workers)`` in one parallel region, with a fresh cursor (one
-    int64: the chunks claimed so far) and :func:`n_workers` workers."""
-    with parallel_region():
-        return kernel(*args, np.zeros(1, dtype=np.int64), n_workers())

@@ -1,15 +1,29 @@
-"""CPU bitmap counter: mark N+(u) once, probe the second hop (Bisson & Fatica's idea).
+"""CPU bitmap counter: N+(x) as a bitmap, probed by the shorter candidate list of every edge.
 
 Counts: distinct triangles of a simple undirected graph.
-Precondition: the degree-oriented CSR of :func:`tricount.prep.orient_by_degree`.
-Counted once: a triangle a < b < c in (degree, id) order is found only with a as
-the anchor, b in N+(a) and c in both N+(a) and N+(b).
-Work: per anchor vertex u, the thread's own byte map of all vertices (one per
-worker, reused): it marks N+(u), then for each v in N+(u) probes every w in
-N+(v) with one load, then clears exactly the marks it set. That is sum over
-edges (u, v) of d+(v) probes instead of d+(u) + d+(v) merge steps, and no
-branch on list order. Anchors are handed out in small chunks
-(:mod:`tricount.cpu._common`), which balances skewed anchors.
+Precondition: an oriented CSR whose edges point up the ids (every u -> v has
+v > u) with rows sorted: the rank orientation of
+:func:`tricount.prep.orient.orient_upper` (vertices renamed by (degree, id),
+as GAPBS relabels them), or the id orientation.
+Counted once: a triangle a < b < c is closed by c, which lies in N+(a) after b
+and in N+(b). The pair (a, b) is settled at one end only: at a, by probing
+every w of N+(b) in a's bitmap (d+(b) probes), or, when a has fewer
+candidates after b than b has out-neighbours, at b, by probing the rest of
+N+(a) after b in b's bitmap. So the probes are Σ min(d+(b), #N+(a) after b)
+over the edges instead of Σ d+(b): R-MAT scale 18, 203 M instead of 659 M.
+This is the owner rule of the GPU's hash method (the longer list is the set,
+the shorter is probed), with the candidates cut at b because the rows are
+sorted, and with the pairs "deferred" to b found by one counting pass.
+Work: a plan pass counts, then places, the deferred pairs of every vertex
+(the start and end of the rest of the anchor's row: two ids a pair); then
+per anchor x (handed out in chunks, :mod:`tricount.cpu._common`) the worker
+sets N+(x) in its own n-bit bitmap (one L1- or L2-resident word array per
+worker), probes its own pairs and its deferred ones, and clears the words it
+set. Counts are int64 per worker and in the sum.
+Measured (R-MAT 18, 2-core development machine, 2026-11-25): see
+benchmarks/results/cpu_vs_gapbs.md.
+Sources: Bisson & Fatica's bitmaps (the set), GAPBS's relabelling by degree,
+and the hash method's owner rule (docs/gpu.md).
 """
 
 from __future__ import annotations
@@ -18,44 +32,110 @@ import numba
 import numpy as np
 
 from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
+from tricount.prep._atomic import atomic_add
+
+__all__ = ["count_bitmap"]
 
 
 @numba.njit(inline="always")
-def count_at_anchor(indptr, indices, mark, u):
-    """Triangles whose lowest corner is ``u``; ``mark`` is all zeros before and after."""
-    u_begin = indptr[u]
-    u_end = indptr[u + 1]
-    if u_end - u_begin < 2:
-        return np.int64(0)  # a triangle needs two out-neighbours at its anchor
-    for k in range(u_begin, u_end):
-        mark[indices[k]] = 1
+def defers(out_ptr, v, rest):
+    """Whether the pair (x, v) goes to v: v has more out-neighbours than x's row has
+    entries after v (``rest``)."""
+    return out_ptr[v + 1] - out_ptr[v] > rest
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _deferred_pairs(out_ptr, out, n_deferred, deferred_ptr, rest_begin, rest_end, place, cursor,
+                    workers):
+    """The pairs (x, v) settled at v: counted (``place`` False: ``n_deferred[v]``, atomic),
+    or placed (the range of x's row after v, at the next free slot of v's list, with
+    ``n_deferred`` as the fill cursors)."""
+    n = out_ptr.shape[0] - 1
+    for _worker in numba.prange(workers):
+        begin, end = claim(cursor, n, CHUNK_VERTICES)
+        while begin < n:
+            for x in range(begin, end):
+                x_end = out_ptr[x + 1]
+                for k in range(out_ptr[x], x_end - 1):  # the last entry closes nothing
+                    v = out[k]
+                    if defers(out_ptr, v, x_end - k - 1):
+                        slot = atomic_add(n_deferred, v, 1)
+                        if place:
+                            rest_begin[deferred_ptr[v] + slot] = k + 1
+                            rest_end[deferred_ptr[v] + slot] = x_end
+            begin, end = claim(cursor, n, CHUNK_VERTICES)
+
+
+@numba.njit(inline="always")
+def _probe(bits, out, begin, end):
+    """How many of ``out[begin:end]`` are set in ``bits``."""
     found = np.int64(0)
-    for k in range(u_begin, u_end):
-        v = indices[k]
-        for j in range(indptr[v], indptr[v + 1]):
-            found += mark[indices[j]]
-    for k in range(u_begin, u_end):
-        mark[indices[k]] = 0
+    for j in range(begin, end):
+        w = out[j]
+        found += np.int64((bits[w >> 6] >> np.uint64(w & 63)) & np.uint64(1))
     return found
 
 
-@numba.njit(parallel=True, cache=True, nogil=True)
-def _count_bitmap(indptr, indices, marks, cursor, workers):
-    n = indptr.shape[0] - 1
+@numba.njit(nogil=True, cache=True)
+def count_at(out_ptr, out, deferred_ptr, rest_begin, rest_end, bits, x):
+    """Triangles settled at ``x`` (``bits`` all zero before and after): its own pairs
+    that stay, and the pairs deferred to it. Not inlined: Numba's parfor pass fails
+    on this body inlined into the parallel loop (a recursion in its reduction search)."""
+    x_begin = out_ptr[x]
+    x_end = out_ptr[x + 1]
+    if x_end == x_begin:
+        return np.int64(0)  # no bitmap: nothing was deferred here either
+    for k in range(x_begin, x_end):
+        w = out[k]
+        bits[w >> 6] |= np.uint64(1) << np.uint64(w & 63)
+    found = np.int64(0)
+    for k in range(x_begin, x_end - 1):
+        v = out[k]
+        if not defers(out_ptr, v, x_end - k - 1):
+            found += _probe(bits, out, out_ptr[v], out_ptr[v + 1])
+    for q in range(deferred_ptr[x], deferred_ptr[x + 1]):
+        found += _probe(bits, out, rest_begin[q], rest_end[q])
+    for k in range(x_begin, x_end):
+        bits[out[k] >> 6] = 0
+    return found
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _count_bitmap(out_ptr, out, deferred_ptr, rest_begin, rest_end, bitmaps, cursor, workers):
+    n = out_ptr.shape[0] - 1
     total = np.int64(0)
     for worker in numba.prange(workers):
-        mark = marks[worker]
+        bits = bitmaps[worker]
         local = np.int64(0)
         begin, end = claim(cursor, n, CHUNK_VERTICES)
         while begin < n:
-            for u in range(begin, end):
-                local += count_at_anchor(indptr, indices, mark, u)
+            for x in range(begin, end):
+                local += count_at(out_ptr, out, deferred_ptr, rest_begin, rest_end, bits, x)
             begin, end = claim(cursor, n, CHUNK_VERTICES)
         total += local
     return total
 
 
 def count_bitmap(oriented) -> int:
-    """Triangles of a degree-oriented CSR (NumPy arrays) by per-worker byte maps."""
-    marks = np.zeros((n_workers(), max(oriented.n_vertices, 1)), dtype=np.uint8)
-    return int(run_chunked(_count_bitmap, oriented.indptr, oriented.indices, marks))
+    """Triangles of an oriented CSR whose edges point up the ids (NumPy arrays, rows
+    sorted), by per-worker bitmaps (see the module doc)."""
+    n, m = oriented.n_vertices, oriented.n_edges
+    if m == 0:
+        return 0
+    out_ptr, out = oriented.indptr, oriented.indices
+    position = np.int32 if m < 2**31 else np.int64  # pairs hold positions in ``out``
+    n_deferred = np.zeros(n, dtype=position)
+    deferred_ptr = np.zeros(n + 1, dtype=np.int64)
+    unused = np.zeros(0, dtype=position)
+    run_chunked(_deferred_pairs, out_ptr, out, n_deferred, deferred_ptr, unused, unused, False)
+    np.cumsum(n_deferred, out=deferred_ptr[1:])
+    n_pairs = int(deferred_ptr[-1])
+    rest_begin = np.empty(n_pairs, dtype=position)
+    rest_end = np.empty(n_pairs, dtype=position)
+    n_deferred[:] = 0  # now the fill cursors
+    run_chunked(_deferred_pairs, out_ptr, out, n_deferred, deferred_ptr, rest_begin, rest_end,
+                True)
+    del n_deferred
+    bitmaps = np.zeros((n_workers(), -(-n // 64)), dtype=np.uint64)
+    return int(run_chunked(_count_bitmap, out_ptr, out, deferred_ptr, rest_begin, rest_end,
+                           bitmaps))

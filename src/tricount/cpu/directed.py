@@ -37,7 +37,7 @@ import numba
 import numpy as np
 
 from tricount._threads import parallel_region
-from tricount.cpu._atomic import atomic_add
+from tricount.prep._atomic import atomic_add
 from tricount.cpu.listing import PARALLEL_MIN_EDGES
 
 __all__ = ["directed_triangles_cpu", "N_CODES", "COUNT_NAMES"]

@@ -24,8 +24,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tricount.cpu._atomic import atomic_add
 from tricount.cpu._common import CHUNK_VERTICES, claim, next_common, run_chunked
+from tricount.prep._atomic import atomic_add
 
 
 @numba.njit(inline="always")

@@ -1,4 +1,9 @@
-"""The CPU backend's count: resolve a method, orient the graph, run the counter, time each phase."""
+"""The CPU backend's count: resolve a method, orient the graph, run the counter, time each phase.
+
+``bitmap`` counts the rank orientation (vertices renamed by (degree, id), built
+for the count and not kept); ``merge`` and ``spgemm`` count the graph's cached
+degree orientation (:meth:`~tricount.CSRGraph.oriented`).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import numpy as np
 
 from tricount.cpu import CPU_METHODS, GPU_ONLY_METHODS
 from tricount.errors import UnknownMethodError
+from tricount.prep.orient import orient_upper
 from tricount.result import EngineResult
 
 #: Why ``auto`` is ``bitmap``: measured on every graph of benchmarks/results/cpu*.md.
@@ -55,7 +61,10 @@ def count(graph, *, method: str = "auto", **options) -> EngineResult:
     name, reason = resolve_method(method)
     graph = graph.to_device(np)
     t0 = time.perf_counter()
-    oriented = graph.oriented()
+    if name == "bitmap":
+        oriented = orient_upper(graph.upper(), graph.degrees, "rank", parallel=True)
+    else:
+        oriented = graph.oriented()
     t1 = time.perf_counter()
     n_triangles = _counter(name)(oriented)
     t2 = time.perf_counter()

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tricount.cpu._atomic import atomic_add
+from tricount.prep._atomic import atomic_add
 from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tricount.cpu._atomic import atomic_add
+from tricount.prep._atomic import atomic_add
 from tricount.cpu._common import claim, run_chunked
 
 #: Frontier edges per work chunk; small, because one hub edge can cost as much

@@ -54,7 +54,7 @@ __all__ = [
     "GPU_METHODS", "ORIENTATIONS", "DeviceFacts", "GraphStats", "Preparation", "Plan",
     "HashShape", "WedgeShape", "BitwedgeShape", "request", "plan_memory", "plan_orientation",
     "plan_method", "make_plan", "make_shape", "tuned", "choose_method", "choose_id_order",
-    "wants_id_order_degree", "slice_capacity", "task_cap",
+    "wants_id_order_degree", "small_work", "slice_capacity", "task_cap",
 ]
 
 #: The methods ``auto`` can pick, the GPU backend's public names.
@@ -126,6 +126,24 @@ FINGERPRINT_MAX_OUT_DEGREE = 64
 #: 0.110 / 1.47 (docs/gpu.md, "Flat graphs in id order"). A skewed graph's hubs
 #: have long id-order out-lists.
 AUTO_ID_MAX_OUT_DEGREE = FINGERPRINT_MAX_OUT_DEGREE
+#: Graphs of at most AUTO_BITWEDGE_MAX_VERTICES vertices whose work, edges times mean
+#: out-degree (m^2 / n), is at most this take wedge, by its count's total: kernel and the
+#: method's own preparation. bitwedge's kernel is the fastest on them (the five real
+#: graphs: 0.013-0.037 ms against wedge's 0.045-0.237), but its preparation (hash's owner
+#: plan, a sort of every edge, and the pairs' costs) costs 1.2-1.8 ms against wedge's
+#: 0.15-0.21, so wedge's count was the smallest on every one: 0.24-0.43 ms against
+#: bitwedge's 1.19-1.79 and hash's 1.70-2.41; G(2^15, 2^19) 0.50 against 1.21; soc-Epinions1
+#: 0.31 against 1.79. On R-MAT 18 (work 8.3e7) bitwedge's kernel won it back: 2.63 against
+#: 3.03 (gpu_issue7_h100.md, "count ms"). The difference, linear in the work between
+#: blogcatalog (1.1e7: +1.31 ms for wedge) and R-MAT 18 (-0.40), crosses zero near 6.6e7.
+AUTO_WEDGE_SMALL_WORK = 6e7
+#: Small graphs (AUTO_WEDGE_SMALL_WORK) are counted in id order while their id-order
+#: out-lists are at most this long: the bound measured for large flat graphs. The rank
+#: orientation costs 1.1-1.9 ms of the 1.4-2.3 ms from a built graph on the five real
+#: graphs, whose id-order lists are 438-3,853 long (their hubs come first); whether wedge
+#: in id order with such lists still wins is what benchmarks/gpu_user_time.py's
+#: "wedge csr, id" rows measure (not yet on a GPU: raise this bound if they win).
+AUTO_SMALL_ID_MAX_OUT_DEGREE = AUTO_ID_MAX_OUT_DEGREE
 
 # -- hash (gpu_hash_*_tuning_h100.md; docs/gpu.md, "hash") ---------------------------------------
 
@@ -615,11 +633,22 @@ def task_cap(total_work: int, sm_count: int, min_task: int = HASH_MIN_TASK,
 # -- the rules --------------------------------------------------------------------------------
 
 
+def small_work(stats: GraphStats) -> bool:
+    """Whether a graph is small enough for wedge to win on its total (preparation
+    included): :data:`AUTO_WEDGE_SMALL_WORK`."""
+    n, m = stats.n_vertices, stats.n_edges
+    return 0 < m and n <= AUTO_BITWEDGE_MAX_VERTICES and m * m / n <= AUTO_WEDGE_SMALL_WORK
+
+
 def choose_method(stats: GraphStats) -> tuple[str, str]:
     """``auto``: a method from n, m and the largest out-degree after orienting, and why."""
     n, m, d = stats.n_vertices, stats.n_edges, stats.max_out_degree
     if m == 0:
         return "hash", "auto: no edges, nothing to intersect"
+    if small_work(stats):
+        return "wedge", (f"auto: {n} vertices and work m^2/n = {m * m / n:.3g} <= "
+                         f"{AUTO_WEDGE_SMALL_WORK:.3g}: small, so wedge, whose preparation "
+                         "(0.15-0.21 ms) costs less than bitwedge's kernel saves")
     if n <= AUTO_BITWEDGE_ON_CHIP_VERTICES:
         return "bitwedge", (f"auto: {n} vertices <= {AUTO_BITWEDGE_ON_CHIP_VERTICES}: bit tests "
                             "against per-warp bitmaps of n bits in shared memory")
@@ -637,27 +666,35 @@ def choose_method(stats: GraphStats) -> tuple[str, str]:
                      f"(< {AUTO_SKEW_FOR_HASH:g}): flat, so wedge-parallel lanes over short lists")
 
 
+def _wedge_graph(stats: GraphStats) -> bool:
+    """Whether method ``auto`` counts the graph by wedge whatever its order: past bitwedge's
+    on-chip size (flat or skewed, the order decides), or small (:func:`small_work`)."""
+    return stats.n_vertices > AUTO_BITWEDGE_ON_CHIP_VERTICES or small_work(stats)
+
+
 def wants_id_order_degree(plan: Plan, stats: GraphStats) -> bool:
     """Whether :func:`plan_orientation` needs ``stats.max_out_degree_id`` for ``plan``:
-    only auto's orientation of a graph past bitwedge's on-chip size asks."""
+    only auto's orientation of a graph that wedge may count in id order asks."""
     prep = plan.preparation
     return (plan.method == "auto" and plan.orientation == "auto"
             and not (prep is not None and prep.sliced) and stats.n_edges > 0
-            and stats.n_vertices > AUTO_BITWEDGE_ON_CHIP_VERTICES)
+            and _wedge_graph(stats))
 
 
 def choose_id_order(stats: GraphStats) -> str | None:
     """``auto``'s orientation: why to count the graph in the id order it was built in,
     by wedge, or None (orient by rank and let :func:`choose_method` pick)."""
     n = stats.n_vertices
-    if stats.n_edges == 0 or n <= AUTO_BITWEDGE_ON_CHIP_VERTICES:
+    if stats.n_edges == 0 or not _wedge_graph(stats):
         return None
     d = stats.max_out_degree_id
-    if d is None or d > AUTO_ID_MAX_OUT_DEGREE:  # unknown, or a hub's list
+    small = small_work(stats)
+    bound = AUTO_SMALL_ID_MAX_OUT_DEGREE if small else AUTO_ID_MAX_OUT_DEGREE
+    if d is None or d > bound:  # unknown, or a hub's list
         return None
-    return (f"auto: {n} vertices > {AUTO_BITWEDGE_ON_CHIP_VERTICES} and largest out-degree "
-            f"{d} <= {AUTO_ID_MAX_OUT_DEGREE} in id order: flat as it is, so wedge on the id "
-            "order, without the rank orientation")
+    size = "small" if small else f"{n} vertices > {AUTO_BITWEDGE_ON_CHIP_VERTICES}"
+    return (f"auto: {size} and largest out-degree {d} <= {bound} in id order: "
+            "flat as it is, so wedge on the id order, without the rank orientation")
 
 
 # -- the steps --------------------------------------------------------------------------------
@@ -800,8 +837,8 @@ def make_plan(stats: GraphStats, plan: Plan | None = None, *, method: str = "aut
     >>> facts = DeviceFacts(sm_count=132, shared_per_block_optin=227 * 1024)
     >>> plan = make_plan(GraphStats(4039, 88_234, 4, True, 80 << 30, device=facts,
     ...                             max_out_degree=70))  # ego-Facebook
-    >>> plan.method, plan.orientation, plan.shape.bitmaps
-    ('bitwedge', 'rank', 'shared')
+    >>> plan.method, plan.orientation, plan.shape.layout
+    ('wedge', 'rank', 'csr')
     """
     plan = plan_memory(stats, request(method, orientation, plan), max_memory)
     plan = plan_orientation(stats, plan)

@@ -5,7 +5,7 @@ whose vertex ids are ranks in (degree, id) order, so that row ``u`` holds only
 ids greater than ``u`` (:mod:`tricount.partition.ranked`). Loops over rows run
 in ``prange`` with the dynamic chunks the caller sets
 (``numba.parallel_chunksize``). Shared counters are written with
-:func:`tricount.cpu._atomic.atomic_add`. Every count is int64.
+:func:`tricount.prep._atomic.atomic_add`. Every count is int64.
 
 Imported only when a partitioned count runs (``import tricount`` stays light).
 """
@@ -16,7 +16,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from tricount.cpu._atomic import atomic_add
+from tricount.prep._atomic import atomic_add
 
 
 # -- rank orientation of an upper CSR ------------------------------------------------------------

@@ -15,7 +15,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tricount._threads import numba_started
 from tricount.prep.xp import array_namespace
+
+#: :func:`orient_upper` orients a NumPy graph with the parallel counting sort of
+#: :mod:`tricount.prep._orient_cpu` from this many edges, where NumPy's sort of
+#: packed keys costs more than starting Numba (0.37 s of CPU) and loading the
+#: loops; below it only when Numba has started in this process anyway and the
+#: graph has at least ``PARALLEL_STARTED_MIN_EDGES``. R-MAT scale 18 (3.8 M
+#: edges), 2-core development machine, 2026-11-25: 0.59 s with NumPy; see
+#: benchmarks/results/cpu_vs_gapbs.md for the parallel pass.
+PARALLEL_MIN_EDGES = 1 << 21
+PARALLEL_STARTED_MIN_EDGES = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,31 @@ def orient_by_degree(lo, hi, n_vertices: int, deg=None) -> OrientedCSR:
     rows = (key // n).astype(lo.dtype)
     cols = (key % n).astype(lo.dtype)
     return csr_from_sorted(rows, cols, n_vertices, "degree")
+
+
+def orient_upper(upper: OrientedCSR, deg, order: str = "degree", *,
+                 parallel: bool | None = None) -> OrientedCSR:
+    """:func:`orient_by_degree` (``order="degree"``) or :func:`orient_by_rank`
+    (``order="rank"``) of a graph given as its upper (id-oriented) CSR.
+
+    The same arrays either way. On NumPy, ``parallel`` (default: from the size, see
+    :data:`PARALLEL_MIN_EDGES`) takes the parallel counting sort of
+    :mod:`tricount.prep._orient_cpu`, whose result derives its COO rows only when
+    they are read.
+    """
+    m = upper.n_edges
+    if parallel is None:
+        parallel = m >= PARALLEL_MIN_EDGES or (numba_started() and m >= PARALLEL_STARTED_MIN_EDGES)
+    if parallel and array_namespace(upper.indptr).__name__ == "numpy":
+        from tricount.prep import _orient_cpu  # Numba
+        from tricount.prep.upper import LazyRowsCSR
+
+        orient = (_orient_cpu.orient_upper_by_rank if order == "rank"
+                  else _orient_cpu.orient_upper_by_degree)
+        indptr, indices = orient(upper.indptr, upper.indices, deg)
+        return LazyRowsCSR(indptr, indices, upper.n_vertices, order)
+    by = orient_by_rank if order == "rank" else orient_by_degree
+    return by(upper.rows, upper.indices, upper.n_vertices, deg)
 
 
 def orient_by_id(lo, hi, n_vertices: int) -> OrientedCSR:

@@ -1,4 +1,4 @@
-"""The id-oriented CSR of a canonical graph, with its COO rows derived on first use.
+"""Oriented CSRs whose COO rows are derived on first use: the id-oriented one of every graph.
 
 A canonical graph is stored once, in the row of each edge's smaller id
 (Pearson et al.'s upper-triangular COO + CSR). Loaders produce ``indptr`` and
@@ -9,9 +9,13 @@ read and keeps it; code that reads ``.rows`` (edge-parallel GPU kernels,
 orientation by degree) sees no difference from an eager
 :class:`~tricount.prep.orient.OrientedCSR`.
 
-Rows from ``indptr``: on the CPU a parallel Numba loop writes ``r`` over
-``indptr[r] .. indptr[r+1]`` (Numba is imported only then, so ``import
-tricount`` stays light); on the GPU each non-empty row marks its first entry
+The CPU's degree orientation (:mod:`tricount.prep._orient_cpu`) returns the same
+kind of CSR (:class:`LazyRowsCSR`): its kernels read ``indptr`` alone.
+
+Rows from ``indptr``: on the CPU, ``numpy.repeat`` for small graphs and a parallel
+Numba loop that writes ``r`` over ``indptr[r] .. indptr[r+1]`` for large ones
+(Numba is imported only then, so ``import tricount`` stays light and a small
+count compiles nothing); on the GPU each non-empty row marks its first entry
 with the distance from the previous non-empty row, and a running sum gives
 the row of every entry.
 """
@@ -24,24 +28,26 @@ from tricount._threads import parallel_region
 from tricount.prep.orient import OrientedCSR
 from tricount.prep.xp import array_namespace
 
-__all__ = ["UpperCSR", "coo_rows", "rows_by_steps"]
+__all__ = ["LazyRowsCSR", "UpperCSR", "coo_rows", "rows_by_steps"]
+
+#: Below this many entries ``numpy.repeat`` writes the rows (a few ms per million
+#: entries on one core): the parallel loop saves less than loading it costs the first
+#: time in a process, Numba's start-up (0.37 s of CPU) or its compilation (1-3 s;
+#: 2-core development machine, 2026-11-25).
+ROWS_NUMBA_MIN_ENTRIES = 1 << 24
 
 
-class UpperCSR(OrientedCSR):
-    """Upper-triangular CSR (row ``u`` holds its neighbours ``v > u``, sorted).
+class LazyRowsCSR(OrientedCSR):
+    """An :class:`OrientedCSR` built from ``indptr`` and ``indices`` alone; ``rows`` and
+    ``max_out_degree`` are computed on first access and cached."""
 
-    Built from ``indptr`` and ``indices`` alone; ``rows`` and
-    ``max_out_degree`` are computed on first access and cached. ``order`` is
-    ``"id"``.
-    """
-
-    def __init__(self, indptr, indices, n_vertices: int):
+    def __init__(self, indptr, indices, n_vertices: int, order: str):
         # OrientedCSR is a frozen dataclass: set the fields the way its own __init__ does.
         object.__setattr__(self, "indptr", indptr)
         object.__setattr__(self, "indices", indices)
         object.__setattr__(self, "n_vertices", int(n_vertices))
         object.__setattr__(self, "n_edges", int(indices.shape[0]))
-        object.__setattr__(self, "order", "id")
+        object.__setattr__(self, "order", order)
 
     @functools.cached_property
     def rows(self):
@@ -54,7 +60,16 @@ class UpperCSR(OrientedCSR):
         return int(xp.diff(self.indptr).max()) if self.n_edges else 0
 
     def __repr__(self) -> str:  # the dataclass repr would materialise rows
-        return f"UpperCSR(n_vertices={self.n_vertices}, n_edges={self.n_edges})"
+        return (f"{type(self).__name__}(n_vertices={self.n_vertices}, n_edges={self.n_edges}, "
+                f"order={self.order!r})")
+
+
+class UpperCSR(LazyRowsCSR):
+    """Upper-triangular CSR (row ``u`` holds its neighbours ``v > u``, sorted); ``order``
+    is ``"id"``."""
+
+    def __init__(self, indptr, indices, n_vertices: int):
+        super().__init__(indptr, indices, n_vertices, "id")
 
 
 def coo_rows(indptr, dtype):
@@ -64,6 +79,8 @@ def coo_rows(indptr, dtype):
     m = int(indptr[-1]) if n >= 0 else 0
     if m == 0:
         return xp.zeros(0, dtype=dtype)
+    if xp.__name__ == "numpy" and m < ROWS_NUMBA_MIN_ENTRIES:
+        return xp.repeat(xp.arange(n, dtype=dtype), xp.diff(indptr))
     if xp.__name__ == "numpy":
         from tricount.prep._rows_cpu import fill_rows  # Numba: loaded on first use
 

@@ -1,0 +1,329 @@
+"""Predicted total time of every way to count one graph, and ``auto``'s pick (issue 25).
+
+A *route* is one way from the caller's argument to the count: a backend, the
+counting method and, for a text file, the parser. Its predicted time is the sum
+of its *steps*, each a fixed cost (starting Numba or the GPU, loading or
+compiling kernels, importing SciPy) or a rate times a size (bytes parsed,
+lines built, edges oriented and counted, bytes copied). ``auto`` takes the
+route with the smallest total, so a small graph goes to the CPU when the CPU
+answers first, and the GPU wins where its per-edge speed pays for its start.
+
+Pure: :class:`~tricount.backends.facts.Workload` (what is counted, from cheap facts: sizes, file bytes)
+and :class:`~tricount.backends.facts.Warmth` (what this process and the disk
+caches already hold) in, :class:`Route` objects out; tested on the CPU with
+given statistics (``tests/test_costs.py``). :data:`COSTS` holds the constants,
+each measured, with the machine, date and command in :data:`PROVENANCE`;
+``benchmarks/calibrate_costs.py`` measures them again (``--cpu`` on any machine,
+``--gpu`` on a GPU machine) and prints a :class:`Costs` to paste here, or to
+put in a JSON file named by ``TRICOUNT_COSTS``.
+
+The model is coarse by design: the work of a count is known only after
+orienting, so it is predicted from the mean degree; a file's edges from its
+size. Its job is to order routes whose totals differ by fixed costs of 0.3-5 s
+(Numba's and CuPy's start, compilation), which it does from the facts of :mod:`tricount.backends.facts`;
+``tricount bench --user-time`` measures how close the pick comes to the best.
+
+>>> w = Workload("host", n_vertices=34, n_edges=78)
+>>> choose(w, Warmth(threads=2, gpu="present")).backend   # karate: the CPU answers first
+'cpu'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass
+
+from tricount.backends.facts import Warmth, Workload
+from tricount.cpu import CPU_METHODS
+from tricount.prep.orient import PARALLEL_MIN_EDGES, PARALLEL_STARTED_MIN_EDGES
+
+__all__ = ["Workload", "Costs", "Route", "COSTS", "PROVENANCE", "routes", "candidates",
+           "choose", "explain", "best_per_backend", "load_costs", "CPU_COUNTERS"]
+
+#: The CPU methods ``auto`` weighs (merge is never faster than bitmap: docs/methods.md).
+CPU_COUNTERS = ("bitmap", "spgemm")
+@dataclass(frozen=True)
+class Costs:
+    """The constants (seconds; rates per byte, line or edge). CPU rates were measured
+    with ``cpu_threads`` threads; a parallel step scales by ``cpu_threads / threads``.
+    Count rates are per edge at mean degree ``degree_ref`` and grow linearly with the
+    mean degree (``*_per_degree``: the extra seconds per edge per unit of degree)."""
+
+    cpu_threads: int
+    numba_start_s: float
+    numba_load_s: float
+    numba_compile_s: float
+    scipy_sparse_s: float
+    inflate_s_per_byte: float
+    parse_numba_s_per_byte: float
+    parse_numpy_s_per_byte: float
+    build_numba_s_per_line: float
+    build_numpy_s_per_line: float
+    orient_numpy_s_per_edge: float
+    orient_parallel_s_per_edge: float
+    bitmap_s_per_edge: float
+    bitmap_s_per_edge_per_degree: float
+    spgemm_s_per_edge: float
+    spgemm_s_per_edge_per_degree: float
+    gpu_start_s: float
+    gpu_first_use_s: float
+    gpu_compile_s: float
+    gpu_copy_s_per_byte: float
+    gpu_build_s_per_entry: float
+    gpu_count_fixed_s: float
+    gpu_count_s_per_edge: float
+    degree_ref: float = 16.0
+
+
+#: Where each constant of :data:`COSTS` comes from.
+PROVENANCE = """\
+CPU: `python benchmarks/calibrate_costs.py --cpu` on the 2-core development machine (AMD
+EPYC, 2 logical CPUs shared with other jobs, Python 3.11.7, NumPy 2.4.6, Numba 0.68.1,
+SciPy 1.17.1, 2 Numba threads), 2026-11-25: fixed costs the medians of 3 fresh processes
+(Numba's start 0.56 s, 7 cached kernels 0.075 s, the same 7 compiled 13.4 s, SciPy's
+sparse module 0.23 s); rates fitted over the shared graphs of 10,000 edges or more and
+R-MAT 12-18 (medians of 3).
+GPU: issue 25's measurements on the H100 machine (CUDA 13.2, CuPy 14.2.0): import cupy +
+first op 1.12 s; a second run of soc-Epinions1 spent 0.42 + 0.04 s in preparation and
+count for 0.4 ms of GPU work (per-process kernel loads from CuPy's disk cache); the first
+count ever on a fresh machine spent 5.5 s compiling; from a built graph on the device
+2.0-2.7 ms on the five small real graphs and 17.6 / 179 / 445 ms on R-MAT 21 / 24 / 25
+(benchmarks/results/gpu_issue7_h100.md); the build from edge arrays on the device
+8.7 ms for R-MAT 21's 67 M entries. Host-to-device copies at 12 GB/s (pageable memory,
+an estimate). Re-measure with benchmarks/calibrate_costs.py --gpu."""
+
+#: The constants (see :data:`PROVENANCE`).
+COSTS = Costs(
+    cpu_threads=2,
+    numba_start_s=0.56,
+    numba_load_s=0.011,
+    numba_compile_s=1.9,
+    scipy_sparse_s=0.23,
+    inflate_s_per_byte=5.3e-09,
+    parse_numba_s_per_byte=1.19e-08,
+    parse_numpy_s_per_byte=4.9e-08,
+    build_numba_s_per_line=5.3e-08,
+    build_numpy_s_per_line=8.6e-08,
+    orient_numpy_s_per_edge=7.8e-08,
+    orient_parallel_s_per_edge=5.5e-08,
+    bitmap_s_per_edge=9.5e-08,
+    bitmap_s_per_edge_per_degree=5.2e-10,
+    spgemm_s_per_edge=6.7e-07,
+    spgemm_s_per_edge_per_degree=3e-08,
+    gpu_start_s=1.12,
+    gpu_first_use_s=0.45,
+    gpu_compile_s=5.0,
+    gpu_copy_s_per_byte=1 / 12e9,
+    gpu_build_s_per_entry=0.13e-9,
+    gpu_count_fixed_s=2.5e-3,
+    gpu_count_s_per_edge=0.65e-9,
+)
+
+
+def load_costs() -> Costs:
+    """:data:`COSTS`, with the fields of the JSON file named by ``TRICOUNT_COSTS`` (as
+    ``benchmarks/calibrate_costs.py --json`` writes it) in their place."""
+    path = os.environ.get("TRICOUNT_COSTS")
+    if not path:
+        return COSTS
+    with open(path) as f:
+        fields = json.load(f)
+    known = {f.name for f in dataclasses.fields(Costs)}
+    return dataclasses.replace(COSTS, **{k: v for k, v in fields.items() if k in known})
+
+
+@dataclass(frozen=True)
+class Route:
+    """One way to the count: ``backend`` ("cpu" or "gpu"), ``method`` (a CPU method, or
+    "auto" for the GPU's plan), ``parser`` ("numba", "numpy", or "" when nothing is
+    parsed) and the predicted ``steps`` as ``(what, seconds)``."""
+
+    backend: str
+    method: str
+    parser: str
+    steps: tuple
+
+    @property
+    def total(self) -> float:
+        return float(sum(s for _, s in self.steps))
+
+    @property
+    def name(self) -> str:
+        via = f", {self.parser} parser" if self.parser else ""
+        return f"{self.backend}/{self.method}{via}"
+
+    def describe(self) -> str:
+        """``"cpu/bitmap, numba parser 0.412 s (start Numba 0.370, parse 0.021, ...)"``."""
+        parts = ", ".join(f"{what} {s:.3f}" for what, s in self.steps if s >= 0.0005)
+        return f"{self.name} {self.total:.3f} s ({parts or 'nothing to do'})"
+
+
+# -- the steps ---------------------------------------------------------------------------
+
+
+class _Steps:
+    """Accumulates a route's steps; Numba's start and each kernel group are charged once."""
+
+    def __init__(self, warmth: Warmth, costs: Costs):
+        self.warmth, self.costs, self.steps, self.groups = warmth, costs, [], set()
+
+    def add(self, what: str, seconds: float) -> None:
+        self.steps.append((what, float(seconds)))
+
+    def parallel(self, what: str, seconds_at_ref: float) -> None:
+        """A parallel step measured with ``costs.cpu_threads`` threads."""
+        self.add(what, seconds_at_ref * self.costs.cpu_threads / max(1, self.warmth.threads))
+
+    def kernels(self, *groups: str) -> None:
+        """Start Numba (unless started) and load or compile the kernels of ``groups``."""
+        if not self.warmth.numba_started and not any(w == "start Numba" for w, _ in self.steps):
+            self.add("start Numba", self.costs.numba_start_s)
+        groups = [g for g in groups if g not in self.groups]
+        self.groups.update(groups)
+        cached = to_compile = 0
+        for group in groups:
+            _, more_cached, more_to_compile = self.warmth.group(group)
+            cached, to_compile = cached + more_cached, to_compile + more_to_compile
+        label = "+".join(groups)
+        if to_compile:
+            self.add(f"compile {to_compile} {label} kernels",
+                     to_compile * self.costs.numba_compile_s)
+        if cached:
+            self.add(f"load {cached} {label} kernels", cached * self.costs.numba_load_s)
+
+
+def _read(steps: _Steps, w: Workload, parser: str) -> None:
+    """Reading a text file, or building edge arrays, on the host."""
+    c = steps.costs
+    lines = max(w.n_edges, 1)
+    if w.kind == "text":
+        if w.compressed:
+            steps.add("decompress", c.inflate_s_per_byte * w.text_bytes)
+        if parser == "numba":
+            steps.kernels("parse", "build")
+            steps.parallel("parse", c.parse_numba_s_per_byte * w.text_bytes)
+            steps.parallel("build", c.build_numba_s_per_line * lines)
+        else:
+            steps.add("parse", c.parse_numpy_s_per_byte * w.text_bytes)
+            steps.add("build", c.build_numpy_s_per_line * lines)
+    elif w.kind == "edges":
+        steps.add("build", c.build_numpy_s_per_line * lines)
+
+
+def _count_rate(per_edge: float, per_degree: float, w: Workload, c: Costs) -> float:
+    return w.n_edges * max(per_edge + per_degree * (w.mean_degree - c.degree_ref), per_edge / 4)
+
+
+def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) -> Route:
+    steps = _Steps(warmth, c)
+    if w.kind in ("device", "device-edges"):
+        steps.add("copy to the host", c.gpu_copy_s_per_byte * 12 * w.n_edges)
+    _read(steps, w, parser)
+    m = w.n_edges
+    if method == "spgemm":
+        if m >= PARALLEL_MIN_EDGES or (warmth.numba_started
+                                       and m >= PARALLEL_STARTED_MIN_EDGES):  # orient_upper's rule
+            steps.kernels("orient-degree")
+            steps.parallel("orient", c.orient_parallel_s_per_edge * m)
+        else:
+            steps.add("orient", c.orient_numpy_s_per_edge * m)
+        if not warmth.scipy_sparse:
+            steps.add("import SciPy", c.scipy_sparse_s)
+        steps.add("count", _count_rate(c.spgemm_s_per_edge, c.spgemm_s_per_edge_per_degree, w, c))
+    else:
+        steps.kernels("orient-rank", method)
+        steps.parallel("orient", c.orient_parallel_s_per_edge * m)
+        steps.parallel("count", _count_rate(c.bitmap_s_per_edge, c.bitmap_s_per_edge_per_degree,
+                                            w, c) * (3 if method == "merge" else 1))
+    return Route("cpu", method, parser if w.kind == "text" else "", tuple(steps.steps))
+
+
+def _gpu_route(w: Workload, warmth: Warmth, c: Costs) -> Route:
+    steps = _Steps(warmth, c)
+    if not warmth.gpu_used:
+        steps.add("start the GPU", c.gpu_start_s)
+        steps.add("load GPU kernels", c.gpu_first_use_s)
+        if not warmth.gpu_compiled:
+            steps.add("compile GPU kernels", c.gpu_compile_s)
+    m = w.n_edges
+    if w.kind == "text":  # parsed on the host (Numba), streamed to the device, built there
+        if w.compressed:
+            steps.add("decompress", c.inflate_s_per_byte * w.text_bytes)
+        steps.kernels("parse")
+        steps.parallel("parse", c.parse_numba_s_per_byte * w.text_bytes)
+        steps.add("copy", c.gpu_copy_s_per_byte * 16 * m)
+        steps.add("build", c.gpu_build_s_per_entry * 2 * m)
+    elif w.kind in ("edges", "binary"):
+        steps.add("build", c.build_numpy_s_per_line * m)
+        steps.add("copy", c.gpu_copy_s_per_byte * (8 * w.n_vertices + 4 * m))
+    elif w.kind == "host":
+        steps.add("copy", c.gpu_copy_s_per_byte * (8 * w.n_vertices + 4 * m))
+    elif w.kind == "device-edges":
+        steps.add("build", c.gpu_build_s_per_entry * 2 * m)
+    steps.add("count", c.gpu_count_fixed_s + c.gpu_count_s_per_edge * m)
+    return Route("gpu", "auto", "", tuple(steps.steps))
+
+
+def _parsers(w: Workload, warmth: Warmth) -> tuple:
+    if w.kind != "text":
+        return ("",)
+    return ("numba", "numpy") if w.format in warmth.numpy_formats else ("numba",)
+
+
+def routes(w: Workload, warmth: Warmth, costs: Costs | None = None) -> list[Route]:
+    """Every route for ``w``: each CPU counter with each parser that can read it, and the
+    GPU unless ``warmth`` says there is none."""
+    c = costs or load_costs()
+    out = [_cpu_route(w, warmth, c, parser, method)
+           for method in CPU_COUNTERS for parser in _parsers(w, warmth)]
+    if warmth.gpu != "absent":
+        out.append(_gpu_route(w, warmth, c))
+    return out
+
+
+def candidates(w: Workload, warmth: Warmth, *, backend: str = "auto", method: str = "auto",
+               costs: Costs | None = None) -> list[Route]:
+    """The routes a request allows, fastest first (empty when none can run it: the
+    engine then refuses the request with its own message).
+
+    ``backend`` "cpu" or "gpu" keeps that backend's routes, "auto" both (the GPU's
+    only where ``warmth`` does not rule a GPU out). ``method`` "auto" weighs
+    :data:`CPU_COUNTERS` on the CPU and the GPU's plan; a CPU method keeps the CPU
+    routes of that method; any other name is the GPU's.
+    """
+    c = costs or load_costs()
+    cpu_methods = CPU_COUNTERS if method == "auto" else (
+        (method,) if method in CPU_METHODS else ())
+    out = []
+    if backend in ("auto", "cpu"):
+        out += [_cpu_route(w, warmth, c, parser, m)
+                for m in cpu_methods for parser in _parsers(w, warmth)]
+    if backend == "gpu" or (backend == "auto" and warmth.gpu != "absent"
+                            and method not in CPU_METHODS):
+        out.append(_gpu_route(w, warmth, c))
+    return sorted(out, key=lambda r: r.total)
+
+
+def choose(w: Workload, warmth: Warmth, *, backend: str = "auto", method: str = "auto",
+           costs: Costs | None = None) -> Route | None:
+    """The fastest route a request allows (:func:`candidates`), or None."""
+    allowed = candidates(w, warmth, backend=backend, method=method, costs=costs)
+    return allowed[0] if allowed else None
+
+
+def explain(chosen: Route, others) -> str:
+    """A reason: the chosen route's prediction, then the others'."""
+    rest = "; ".join(r.describe() for r in others if r is not chosen)
+    return f"predicted {chosen.describe()}" + (f"; against {rest}" if rest else "")
+
+
+def best_per_backend(allowed) -> list:
+    """The fastest route of each backend among ``allowed`` (sorted fastest first)."""
+    seen, out = set(), []
+    for route in allowed:
+        if route.backend not in seen:
+            seen.add(route.backend)
+            out.append(route)
+    return out

@@ -1,0 +1,358 @@
+"""The facts the cost model (:mod:`tricount.backends.costs`) reads: what is counted
+(:class:`Workload`, :func:`workload_of`), and what this process and this machine's disk
+caches already hold (:class:`Warmth`, :func:`observe`), found without importing Numba or
+CuPy.
+
+What is counted: a graph's own sizes; for edge arrays their length; for a file its size,
+its compression (a gzip member ends with its uncompressed size modulo 2^32) and the
+lines of its first 64 KiB, from which the bytes per edge line and so the edges are
+estimated (a Matrix Market or METIS header states them).
+
+What is warm:
+
+- **Numba**: whether it has started in this process (:func:`tricount._threads.numba_started`),
+  and for each group of kernels a route needs (:data:`KERNEL_GROUPS`) whether every
+  kernel is compiled in memory already, cached on disk (Numba's index file for it exists,
+  was written by this Numba and for this source), or must be compiled. Numba looks for its
+  cache, per function, in ``NUMBA_CACHE_DIR`` when set, else in ``__pycache__`` beside the
+  source when that can be written, else in the user-wide cache (``$XDG_CACHE_HOME/numba``
+  or ``~/.cache/numba``); :func:`numba_cache_dir` follows the same order, so an installed
+  package in a read-only folder is cached per user.
+- **SciPy**: whether ``scipy.sparse`` is imported (its import costs 0.2-0.5 s).
+- **The GPU**: whether CuPy is importable and a device node exists (no CuPy import), whether
+  CuPy is imported, whether this process has already counted on the GPU (the context is up,
+  the kernels are loaded), and whether the route's kernels were compiled on this machine
+  before (:mod:`tricount.gpu.warm`'s marker files; CuPy keeps the compiled code in its own
+  disk cache, ``~/.cupy/kernel_cache``).
+
+Every check is a file-system look-up or a ``sys.modules`` read: a few milliseconds in all.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tricount._threads import numba_started, thread_count
+
+__all__ = ["Workload", "Warmth", "KERNEL_GROUPS", "KINDS", "workload_of", "observe",
+           "numba_cache_dir", "kernel_state", "group_state", "gpu_presence"]
+
+PACKAGE = Path(__file__).resolve().parents[1]
+
+#: The Numba kernels (called from Python) of each piece of a CPU route, by source file
+#: under ``src/tricount`` and function name. A kernel one of these calls is compiled and
+#: cached with it. The io kernels are the io package's (tricount/io/_text.py, _build.py,
+#: _rowsort.py); a renamed one reads as "not cached", which costs a wrong guess, never a
+#: wrong count.
+KERNEL_GROUPS = {
+    "parse": (("io/_text.py", "parse_chunk"), ("io/_text.py", "gather_pieces")),
+    "build": (("io/_build.py", "_count_rows"), ("io/_build.py", "_cursors_in_place"),
+              ("io/_build.py", "_scatter"), ("io/_rowsort.py", "dedupe_rows")),
+    "orient-rank": (("prep/_orient_cpu.py", "_split_rows"),
+                    ("prep/_orient_cpu.py", "_rank_by_degree"),
+                    ("prep/_orient_cpu.py", "_place_ranked"),
+                    ("prep/_orient_cpu.py", "_sort_runs")),
+    "orient-degree": (("prep/_orient_cpu.py", "_split_rows"), ("prep/_orient_cpu.py", "_sort_runs")),
+    "bitmap": (("cpu/bitmap.py", "_deferred_pairs"), ("cpu/bitmap.py", "_count_bitmap")),
+    "merge": (("cpu/merge.py", "_count_merge"),),
+}
+
+#: A kernel's state: in memory in this process, in Numba's disk cache, or to compile.
+LOADED, CACHED, COMPILE = "loaded", "cached", "compile"
+
+
+#: The kinds of argument a count starts from.
+KINDS = ("text", "binary", "edges", "host", "device", "device-edges")
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What is counted: ``kind`` (:data:`KINDS`: a text file to parse, a binary file, edge
+    arrays on the host, a built graph on the host or the GPU, edge arrays on the GPU),
+    undirected edges (``n_edges``, estimated for files and edge arrays: ``exact`` False),
+    vertices, and for text files the bytes to parse, whether they are compressed and
+    the format."""
+
+    kind: str
+    n_vertices: int
+    n_edges: int
+    text_bytes: int = 0
+    compressed: bool = False
+    exact: bool = True
+    format: str = ""
+
+    @property
+    def mean_degree(self) -> float:
+        return 2.0 * self.n_edges / max(1, self.n_vertices)
+
+
+@dataclass(frozen=True)
+class Warmth:
+    """The facts (see the module doc). ``kernels`` maps each group of
+    :data:`KERNEL_GROUPS` to how many of its kernels are loaded, cached, to compile."""
+
+    threads: int = 1
+    numba_started: bool = False
+    kernels: dict = field(default_factory=dict)
+    scipy_sparse: bool = False
+    numpy_formats: frozenset = frozenset()  # text formats io parses with NumPy alone
+    gpu: str = "absent"          # "absent", "unknown" (CuPy and a device node: probe to know)
+    gpu_why: str = ""            # why the GPU is absent
+    cupy_imported: bool = False
+    gpu_used: bool = False       # this process has counted on the GPU: context up, kernels loaded
+    gpu_compiled: frozenset = frozenset()  # GPU routes compiled on this machine before
+
+    def group(self, name: str) -> tuple[int, int, int]:
+        """``(loaded, cached, to_compile)`` kernels of a group (all to compile if unknown)."""
+        return self.kernels.get(name, (0, 0, len(KERNEL_GROUPS[name])))
+
+
+# -- Numba's disk cache --------------------------------------------------------------------
+
+
+def _user_cache_root() -> Path:
+    """Numba's user-wide cache folder (its ``AppDirs("numba").user_cache_dir`` on Linux)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    return Path(base) / "numba"
+
+
+def _subpath(source: Path) -> str:
+    """Numba's folder name for a source file's cache outside the source tree."""
+    folder = os.path.dirname(os.path.abspath(source))
+    return "_".join([os.path.split(folder)[-1], hashlib.sha1(folder.encode()).hexdigest()])
+
+
+def _writable_folder(folder: Path) -> bool:
+    """Whether Numba could make ``folder`` and write in it (its ``ensure_cache_path``)."""
+    probe = folder
+    while not probe.exists():
+        probe = probe.parent
+    return probe.is_dir() and os.access(probe, os.W_OK | os.X_OK)
+
+
+def numba_cache_dir(source) -> Path:
+    """Where Numba caches the kernels of ``source`` (a ``.py`` file), in its own order."""
+    source = Path(source)
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return Path(os.environ["NUMBA_CACHE_DIR"]) / _subpath(source)
+    in_tree = source.parent / "__pycache__"
+    if _writable_folder(in_tree):
+        return in_tree
+    return _user_cache_root() / _subpath(source)
+
+
+_DEF = re.compile(rb"^def (\w+)\(", re.MULTILINE)
+_VERSION = re.compile(r'"version": "([^"]+)"')
+
+
+@functools.lru_cache(maxsize=64)
+def _source_facts(source: str, mtime_ns: int, size: int) -> tuple[bytes, dict]:
+    """The source's SHA-256 (Numba's stamp) and each module-level function's first line:
+    its first decorator's, as ``co_firstlineno`` says."""
+    text = Path(source).read_bytes()
+    lines = {}
+    for match in _DEF.finditer(text):
+        line = text.count(b"\n", 0, match.start()) + 1
+        above = text[:match.start()].split(b"\n")[:-1]
+        while above and above[-1].startswith(b"@"):
+            above.pop()
+            line -= 1
+        lines[match.group(1).decode()] = line
+    return hashlib.sha256(text).digest(), lines
+
+
+@functools.lru_cache(maxsize=1)
+def _numba_version() -> str | None:
+    """The installed Numba's version, read from its ``_version.py`` (no import)."""
+    spec = importlib.util.find_spec("numba")
+    if spec is None or not spec.origin:
+        return None
+    try:
+        found = _VERSION.search((Path(spec.origin).parent / "_version.py").read_text())
+    except OSError:
+        return None
+    return found.group(1) if found else None
+
+
+def _on_disk(source: Path, name: str, listings: dict) -> bool:
+    """Whether Numba's index for ``name`` in ``source`` exists, is this Numba's and this
+    source's (the stamp is the source's SHA-256, pickled as raw bytes in the index), and
+    names a data file beside it. The signature is not checked (it needs Numba's types).
+    ``listings`` caches each cache folder's file names for one observation."""
+    try:
+        st = os.stat(source)
+        stamp, lines = _source_facts(str(source), st.st_mtime_ns, st.st_size)
+    except OSError:
+        return False
+    if name not in lines:
+        return False
+    folder = str(numba_cache_dir(source))
+    if folder not in listings:
+        try:
+            listings[folder] = set(os.listdir(folder))
+        except OSError:
+            listings[folder] = set()
+    py = f"py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+    base = f"{source.stem}.{name}-{lines[name]}.{py}"
+    if f"{base}.nbi" not in listings[folder] or f"{base}.1.nbc" not in listings[folder]:
+        return False
+    try:
+        with open(os.path.join(folder, f"{base}.nbi"), "rb") as f:
+            index = f.read()
+    except OSError:
+        return False
+    version = _numba_version()
+    return stamp in index and not (version and version.encode() not in index[:64])
+
+
+def _in_memory(source: Path, name: str) -> bool:
+    """Whether the kernel's module is imported and the kernel compiled in this process."""
+    module = "tricount." + ".".join(source.relative_to(PACKAGE).with_suffix("").parts)
+    kernel = getattr(sys.modules.get(module), name, None)
+    return bool(getattr(kernel, "overloads", None))
+
+
+def kernel_state(relative: str, name: str, listings: dict | None = None) -> str:
+    """:data:`LOADED`, :data:`CACHED` or :data:`COMPILE` for one kernel."""
+    source = PACKAGE / relative
+    if _in_memory(source, name):
+        return LOADED
+    return CACHED if _on_disk(source, name, {} if listings is None else listings) else COMPILE
+
+
+def group_state(group: str, listings: dict | None = None) -> tuple[int, int, int]:
+    """``(loaded, cached, to_compile)`` over the kernels of one of :data:`KERNEL_GROUPS`."""
+    listings = {} if listings is None else listings
+    states = [kernel_state(relative, name, listings) for relative, name in KERNEL_GROUPS[group]]
+    return states.count(LOADED), states.count(CACHED), states.count(COMPILE)
+
+
+# -- the GPU, without CuPy ------------------------------------------------------------------
+
+
+def gpu_presence() -> tuple[str, str]:
+    """``(state, why)``: "unknown" when CuPy is installed and a device node exists (only a
+    probe, which imports CuPy, can tell more), "present" once this process has used the
+    GPU, else "absent" and why."""
+    device = sys.modules.get("tricount.gpu.device")
+    if device is not None and device._device_facts.cache_info().currsize:
+        return "present", "this process has used the GPU"
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None and visible.strip() in ("", "-1"):
+        return "absent", f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU"
+    if importlib.util.find_spec("cupy") is None:
+        return "absent", ("CuPy is not installed (pip install 'tricount[cuda13]' or "
+                          "'tricount[cuda12]')")
+    if not (os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/dxg")):
+        return "absent", "no NVIDIA device node (/dev/nvidiactl)"
+    return "unknown", "CuPy is installed and a device node exists"
+
+
+def _gpu_compiled() -> frozenset:
+    from tricount.gpu import warm
+
+    return warm.compiled_routes()
+
+
+def numpy_formats() -> frozenset:
+    """The text formats io can parse without Numba (``tricount.io.NUMPY_PARSE_FORMATS``,
+    read with ``read_graph(..., parser="numpy")``), none where io has no such parser."""
+    return frozenset(getattr(sys.modules.get("tricount.io"), "NUMPY_PARSE_FORMATS", ()))
+
+
+def observe() -> Warmth:
+    """The facts of this process and machine, now (a few file-system look-ups)."""
+    presence, why = gpu_presence()
+    listings = {}
+    return Warmth(
+        threads=thread_count(),
+        numba_started=numba_started(),
+        kernels={group: group_state(group, listings) for group in KERNEL_GROUPS},
+        scipy_sparse="scipy.sparse" in sys.modules,
+        numpy_formats=numpy_formats(),
+        gpu=presence,
+        gpu_why=why,
+        cupy_imported="cupy" in sys.modules,
+        gpu_used=presence == "present",
+        gpu_compiled=_gpu_compiled() if presence != "absent" else frozenset(),
+    )
+
+
+# -- what is counted ------------------------------------------------------------------------
+
+#: Uncompressed bytes per compressed byte, where the stream does not say (bzip2, xz, zstd):
+#: the shared graphs' gzip ratio is 3.3-4.5, and the others compress text a little better.
+COMPRESSION_RATIO = 4.0
+#: Mean degree assumed for a file or edge list whose vertices are not known before reading.
+ASSUMED_MEAN_DEGREE = 16
+_TEXT_FORMATS = ("snap", "csv", "graphchallenge", "matrix-market", "metis")
+
+
+def _text_bytes(path: str, size: int, compression: str | None) -> int:
+    """Decompressed bytes of a file: its size, a gzip member's ISIZE trailer (exact below
+    4 GiB; past that it wraps, and the ratio guess takes over), or a guess."""
+    if compression is None:
+        return size
+    guess = int(size * COMPRESSION_RATIO)
+    if compression == "gzip" and size >= 18:
+        with open(path, "rb") as f:
+            f.seek(-4, os.SEEK_END)
+            trailer = int.from_bytes(f.read(4), "little")
+        return trailer if trailer >= size else guess
+    return guess
+
+
+def _edge_lines(head: bytes) -> tuple[int, int, tuple | None]:
+    """``(edge lines, their bytes, declared (n, m) or None)`` in the sniffed head."""
+    declared = None
+    lines = [line for line in head.split(b"\n")[:-1]]  # the last may be cut
+    body = [line for line in lines if line.strip() and line.lstrip()[:1] not in (b"#", b"%")]
+    if head.lstrip().lower().startswith(b"%%matrixmarket") and body:
+        fields = body[0].split()
+        if len(fields) >= 3 and all(x.isdigit() for x in fields[:3]):
+            declared, body = (int(fields[0]), int(fields[2])), body[1:]
+    return len(body), sum(len(line) + 1 for line in body), declared
+
+
+def workload_of(graph, *, format: str = "auto") -> Workload:
+    """The :class:`Workload` of what ``tricount.count`` was given: a graph, a
+    ``(src, dst)`` pair, or a path (sniffed: its first 64 KiB decompressed)."""
+    from tricount.graph import CSRGraph
+
+    if isinstance(graph, CSRGraph):
+        on_device = graph.xp.__name__ == "cupy"
+        return Workload("device" if on_device else "host", graph.n_vertices, graph.n_edges)
+    if isinstance(graph, tuple) and len(graph) == 2:
+        entries = len(graph[0])
+        kind = "device-edges" if type(graph[0]).__module__.startswith("cupy") else "edges"
+        return Workload(kind, max(1, 2 * entries // ASSUMED_MEAN_DEGREE), entries, exact=False)
+    path = os.fspath(graph)
+    if path == "-" or not os.path.isfile(path):
+        # Standard input or a pipe: nothing can be sniffed without consuming it, and a
+        # missing file is the reader's error to report. The workload of an unknown text.
+        return Workload("text", 1, 0, exact=False, format="snap")
+    from tricount.io.detect import resolve_format
+    from tricount.io.source import open_source
+
+    with open_source(path) as source:
+        fmt = resolve_format(format, source)
+        head, size, compression = source.head(), source.size, source.compression
+    if fmt not in _TEXT_FORMATS:  # .npy/.npz pairs of ids, .tcsr's CSR, tables: ~6 B an edge
+        m = size // (16 if fmt == "numpy" else 6)
+        return Workload("binary", max(1, 2 * m // ASSUMED_MEAN_DEGREE), m, exact=False)
+    text = _text_bytes(path, size, compression)
+    n_lines, line_bytes, declared = _edge_lines(head)
+    if declared is not None:
+        n, m = declared
+    else:
+        m = int(text * n_lines / line_bytes) if line_bytes else 0
+        n = max(1, 2 * m // ASSUMED_MEAN_DEGREE)
+    return Workload("text", n, m, text_bytes=text, compressed=compression is not None,
+                    exact=False, format=fmt)

@@ -1,0 +1,224 @@
+"""auto by total time (tricount.backends.costs, .facts): decisions from given statistics.
+
+The model is pure: these tests give it a workload and what is warm, and check the route
+it picks and why, never a clock. The facts' file-system checks (Numba's cache locations,
+its index files) run on temporary files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tricount
+from tricount.backends import costs, facts, select
+from tricount.backends.costs import COSTS, Route, candidates, choose
+from tricount.backends.facts import KERNEL_GROUPS, Warmth, Workload, workload_of
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+ALL_CACHED = {group: (0, len(kernels), 0) for group, kernels in KERNEL_GROUPS.items()}
+NONE_CACHED = {group: (0, 0, len(kernels)) for group, kernels in KERNEL_GROUPS.items()}
+ALL_LOADED = {group: (len(kernels), 0, 0) for group, kernels in KERNEL_GROUPS.items()}
+
+#: A fresh process after installing: nothing compiled, a GPU machine.
+FIRST_RUN = Warmth(threads=2, kernels=NONE_CACHED, gpu="unknown")
+#: A fresh process from the second run on: Numba's cache filled, GPU routes compiled.
+SECOND_RUN = Warmth(threads=2, kernels=ALL_CACHED, gpu="unknown",
+                    gpu_compiled=frozenset({"wedge-rank"}))
+#: A long-lived process that has counted on both already.
+HOT = Warmth(threads=2, numba_started=True, kernels=ALL_LOADED, scipy_sparse=True,
+             gpu="present", cupy_imported=True, gpu_used=True,
+             gpu_compiled=frozenset({"wedge-rank"}))
+
+KARATE = Workload("host", 34, 78)
+SOC_EPINIONS_FILE = Workload("text", 75_879, 405_740, text_bytes=4_075_646, compressed=True,
+                             format="snap")
+RMAT18 = Workload("host", 173_963, 3_805_744)
+RMAT24_ON_DEVICE = Workload("device-edges", 8_871_060, 260_383_626)
+
+
+class TestChoose:
+    def test_small_graphs_stay_on_the_cpu(self):
+        for warmth in (FIRST_RUN, SECOND_RUN, HOT):
+            assert choose(KARATE, warmth).backend == "cpu"
+
+    def test_without_numba_started_scipy_answers_a_tiny_graph_first(self):
+        # Starting Numba (0.56 s) costs more than importing SciPy's sparse module (0.23 s).
+        assert choose(KARATE, SECOND_RUN).method == "spgemm"
+        started = dataclasses.replace(SECOND_RUN, numba_started=True)
+        assert choose(KARATE, started).method == "bitmap"
+
+    def test_a_first_run_compiles_nothing_for_a_small_graph(self):
+        # Seven kernels to compile (about 13 s) against SciPy's import: SpGEMM.
+        route = choose(KARATE, FIRST_RUN)
+        assert route.method == "spgemm" and not any("compile" in w for w, _ in route.steps)
+
+    def test_numpy_parser_when_io_offers_it(self):
+        offered = dataclasses.replace(FIRST_RUN, numpy_formats=frozenset({"snap"}))
+        route = choose(SOC_EPINIONS_FILE, offered)
+        assert (route.backend, route.method, route.parser) == ("cpu", "spgemm", "numpy")
+        assert route.total < 3.0  # issue 25's first-run target, in the model's terms
+        without = choose(SOC_EPINIONS_FILE, FIRST_RUN, backend="cpu")
+        assert without.parser == "numba" and without.total > 5.0  # io's kernels compile
+
+    def test_cached_kernels_take_the_bitmap(self):
+        route = choose(SOC_EPINIONS_FILE, SECOND_RUN)
+        assert (route.backend, route.method, route.parser) == ("cpu", "bitmap", "numba")
+        assert any(w.startswith("load") for w, _ in route.steps)
+
+    def test_a_warm_gpu_takes_what_a_cold_one_leaves(self):
+        assert choose(RMAT18, SECOND_RUN).backend == "cpu"  # the GPU's start costs more
+        assert choose(RMAT18, HOT).backend == "gpu"         # it is paid already
+
+    def test_large_graphs_go_to_the_gpu(self):
+        assert choose(RMAT24_ON_DEVICE, SECOND_RUN).backend == "gpu"
+
+    def test_no_gpu_no_gpu_route(self):
+        absent = dataclasses.replace(SECOND_RUN, gpu="absent")
+        assert {r.backend for r in candidates(RMAT24_ON_DEVICE, absent)} == {"cpu"}
+
+    def test_threads_scale_the_parallel_steps(self):
+        many = dataclasses.replace(HOT, threads=16)
+        two, sixteen = (dict(choose(RMAT18, w, backend="cpu").steps) for w in (HOT, many))
+        assert sixteen["count"] == pytest.approx(two["count"] / 8)
+        assert sixteen["orient"] == pytest.approx(two["orient"] / 8)
+
+    def test_requests_narrow_the_routes(self):
+        assert {r.backend for r in candidates(RMAT18, HOT, backend="cpu")} == {"cpu"}
+        gpu = candidates(RMAT18, dataclasses.replace(HOT, gpu="absent"), backend="gpu")
+        assert [r.backend for r in gpu] == ["gpu"]  # asked for: predicted anyway
+        merge = candidates(RMAT18, HOT, method="merge")
+        assert {(r.backend, r.method) for r in merge} == {("cpu", "merge")}
+        assert {r.backend for r in candidates(RMAT18, HOT, method="hash")} == {"gpu"}
+        assert candidates(RMAT18, HOT, backend="cpu", method="hash") == []
+
+    def test_routes_say_what_they_predict(self):
+        route = choose(KARATE, FIRST_RUN)
+        text = costs.explain(route, candidates(KARATE, FIRST_RUN))
+        assert text.startswith("predicted cpu/spgemm") and "against" in text
+        assert f"{route.total:.3f} s" in text and "import SciPy" in text
+        assert Route("cpu", "bitmap", "", ()).describe() == "cpu/bitmap 0.000 s (nothing to do)"
+
+    def test_numba_starts_once_per_route(self):
+        route = choose(SOC_EPINIONS_FILE, dataclasses.replace(SECOND_RUN, gpu="absent"))
+        assert [w for w, _ in route.steps].count("start Numba") == 1
+
+
+def test_costs_from_a_json_file(tmp_path, monkeypatch):
+    path = tmp_path / "costs.json"
+    path.write_text(json.dumps({"gpu_start_s": 0.25, "measured": "today", "unknown": 1}))
+    monkeypatch.setenv("TRICOUNT_COSTS", str(path))
+    loaded = costs.load_costs()
+    assert loaded.gpu_start_s == 0.25 and loaded.numba_start_s == COSTS.numba_start_s
+    monkeypatch.delenv("TRICOUNT_COSTS")
+    assert costs.load_costs() is COSTS
+
+
+class TestWorkload:
+    def test_graphs_and_edges(self):
+        g = tricount.Graph.from_edges([0, 0, 1], [1, 2, 2])
+        assert workload_of(g) == Workload("host", 3, 3)
+        w = workload_of((np.arange(10), np.arange(1, 11)))
+        assert (w.kind, w.n_edges, w.exact) == ("edges", 10, False)
+
+    def test_a_gzip_file_states_its_size(self, tmp_path):
+        text = b"# a comment\n" + b"".join(b"%d\t%d\n" % (i, i + 1) for i in range(5000))
+        path = tmp_path / "g.txt.gz"
+        path.write_bytes(gzip.compress(text))
+        w = workload_of(path)
+        assert (w.kind, w.format, w.text_bytes, w.compressed) == ("text", "snap", len(text), True)
+        assert 0.8 * 5000 < w.n_edges < 1.25 * 5000
+
+    def test_matrix_market_declares_its_sizes(self, tmp_path):
+        path = tmp_path / "g.mtx"
+        path.write_text("%%MatrixMarket matrix coordinate pattern symmetric\n% c\n7 7 9\n1 2\n")
+        w = workload_of(path)
+        assert (w.kind, w.n_vertices, w.n_edges, w.compressed) == ("text", 7, 9, False)
+
+
+class TestNumbaCache:
+    def test_the_locator_order(self, tmp_path, monkeypatch):
+        source = tmp_path / "pkg" / "mod.py"
+        source.parent.mkdir()
+        source.write_text("x = 1\n")
+        monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+        assert facts.numba_cache_dir(source) == source.parent / "__pycache__"
+        (source.parent / "__pycache__").write_text("not a folder")  # in-tree impossible
+        user = facts.numba_cache_dir(source)
+        assert user.parent == tmp_path / "xdg" / "numba" and user.name.startswith("pkg_")
+        monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
+        assert facts.numba_cache_dir(source).parent == tmp_path / "mine"
+
+    def test_an_index_counts_only_for_its_source(self, tmp_path, monkeypatch):
+        monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+        source = tmp_path / "mod.py"
+        source.write_text("import numba\n\n\n@numba.njit(cache=True)\ndef kernel(x):\n"
+                          "    return x\n")
+        folder = facts.numba_cache_dir(source)
+        folder.mkdir(parents=True)
+        py = f"py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+        base = f"mod.kernel-4.{py}"  # co_firstlineno: the decorator's line
+        stamp = hashlib.sha256(source.read_bytes()).digest()
+        version = (facts._numba_version() or "0").encode()
+        (folder / f"{base}.nbi").write_bytes(b"\x80\x04" + version + b"...." + stamp)
+        (folder / f"{base}.1.nbc").write_bytes(b"code")
+        assert facts._on_disk(source, "kernel", {})
+        assert not facts._on_disk(source, "other", {})
+        source.write_text(source.read_text() + "\n# edited\n")  # Numba would recompile
+        assert not facts._on_disk(source, "kernel", {})
+
+
+def test_numba_caches_per_user_when_the_package_folder_is_not_writable(tmp_path):
+    # A package whose folder cannot hold __pycache__ (here a file of that name: root can
+    # write anywhere, so permissions would not stop it): Numba falls back to the user-wide
+    # cache, where the facts look for it, and a second process loads instead of compiling.
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__pycache__").write_text("not a folder")
+    (package / "kern.py").write_text(
+        "import numba\n\n\n@numba.njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(XDG_CACHE_HOME=str(tmp_path / "xdg"), NUMBA_DEBUG_CACHE="1",
+               PYTHONPATH=os.pathsep.join([str(tmp_path), str(SRC)]))
+    script = "from pkg.kern import twice; print(twice(21))"
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                           text=True, timeout=120) for _ in range(2)]
+    assert [r.stdout.split()[-1] for r in runs] == ["42", "42"]
+    assert "data saved" in runs[0].stdout and "data loaded" in runs[1].stdout
+    folder = facts.numba_cache_dir(package / "kern.py")
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    try:
+        folder = facts.numba_cache_dir(package / "kern.py")
+        assert facts._on_disk(package / "kern.py", "twice", {})
+    finally:
+        if old is None:
+            del os.environ["XDG_CACHE_HOME"]
+        else:
+            os.environ["XDG_CACHE_HOME"] = old
+    assert folder.is_relative_to(tmp_path / "xdg" / "numba")
+
+
+def test_select_and_count_report_predicted_and_measured_times():
+    started = dataclasses.replace(SECOND_RUN, gpu="absent", numba_started=True)
+    chosen = select("auto", KARATE, warmth=started)
+    assert chosen.backend.name == "cpu" and "predicted cpu/bitmap" in chosen.reason
+    assert chosen.method_for("auto") == "bitmap" and chosen.method_for("merge") == "merge"
+    result = tricount.count(([0, 0, 1, 2], [1, 2, 2, 3]), backend="cpu")
+    assert result.n_triangles == 1 and result.backend_reason == "requested"
+    assert "predicted" in result.method_reason  # auto's CPU method, by the model
+    auto = tricount.count(([0, 0, 1, 2], [1, 2, 2, 3]))
+    assert auto.n_triangles == 1
+    if auto.backend == "cpu":
+        assert "predicted" in auto.backend_reason and "measured" in auto.backend_reason
