@@ -61,24 +61,49 @@ bench_rc=skipped
 compare_rc=skipped
 if [ "$MODE" = all ] || [ "$MODE" = tests ]; then
   # One pytest per file, each test capped (a hung kernel kills only its file;
-  # the thread method dumps the stacks), every test named in the log.
+  # the thread method dumps the stacks), every test named in the log. The files run in
+  # one lane per GPU (CUDA_VISIBLE_DEVICES), side by side; the files that use several
+  # GPUs (MULTI_GPU_FILES) run after them with every GPU visible.
   start=$(date +%s)
   tests_rc=0
   : > "$OUT/tests.log"
+  multi_files=${MULTI_GPU_FILES:-"tests/partition/test_partition_gpu.py"}
   default_files="tests/gpu/test_kernels.py tests/gpu/test_engine.py tests/gpu/test_graphs.py"
-  for extra in tests/gpu/test_*.py tests/analytics/test_analytics_gpu.py; do
+  for extra in tests/gpu/test_*.py tests/analytics/test_analytics_gpu.py \
+      tests/partition/test_partition_api.py; do
     case " $default_files " in *" $extra "*) ;; *) default_files="$default_files $extra" ;; esac
   done
+  n_gpus=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU")
+  lanes=${TEST_LANES:-$(( n_gpus > 0 ? n_gpus : 1 ))}
+  run_files() {  # lane, files...: each file's pytest, its exit code in the lane's rc file
+    local lane=$1; shift
+    for file in "$@"; do
+      echo "gpu_suite: ---- $(basename "$file" .py) (lane $lane) ----"
+      timeout "${TEST_FILE_TIMEOUT:-300}" python3 -m pytest "$file" -p no:cacheprovider -v -rfE \
+          --timeout="${TEST_TIMEOUT:-120}" --timeout-method=thread --durations=15 2>&1
+      rc=$?
+      echo "gpu_suite: $file exit $rc"
+      echo "$file $rc" >> "$OUT/.rc.$lane"
+    done
+  }
+  i=0
+  declare -a lane_files
   for file in ${TEST_FILES:-$default_files}; do
-    name=$(basename "$file" .py)
-    echo "gpu_suite: ---- $name ----" >> "$OUT/tests.log"
-    timeout "${TEST_FILE_TIMEOUT:-300}" python3 -m pytest "$file" -p no:cacheprovider -v -rfE \
-        --timeout="${TEST_TIMEOUT:-120}" --timeout-method=thread --durations=15 \
-        >> "$OUT/tests.log" 2>&1
-    rc=$?
-    echo "gpu_suite: $file exit $rc" | tee -a "$OUT/tests.log"
-    [ "$rc" = 0 ] || tests_rc=$rc
+    lane_files[$(( i % lanes ))]+=" $file"
+    i=$(( i + 1 ))
   done
+  rm -f "$OUT"/.rc.*
+  for lane in $(seq 0 $(( lanes - 1 ))); do
+    # shellcheck disable=SC2086
+    CUDA_VISIBLE_DEVICES=$lane run_files "$lane" ${lane_files[$lane]:-} > "$OUT/.lane$lane.log" &
+  done
+  wait
+  # shellcheck disable=SC2086
+  [ -n "${TEST_FILES:-}" ] || run_files all $multi_files > "$OUT/.laneall.log"
+  cat "$OUT"/.lane*.log >> "$OUT/tests.log"
+  grep -h "exit" "$OUT"/.lane*.log | grep "^gpu_suite:"
+  tests_rc=$(awk '$2 != 0 {bad = $2} END {print bad + 0}' "$OUT"/.rc.*)
+  rm -f "$OUT"/.rc.* "$OUT"/.lane*.log
   echo "gpu_suite: tests took $(( $(date +%s) - start )) s, exit $tests_rc" | tee -a "$OUT/tests.log"
 fi
 if [ "$MODE" = all ] || [ "$MODE" = bench ]; then

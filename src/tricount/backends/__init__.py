@@ -132,12 +132,14 @@ def select(requested: str, workload, *, method: str = "auto", warmth=None) -> Se
     backends = costs.best_per_backend(allowed)
     for route in allowed:
         if route.backend == "cpu":
-            return Selection(CPU, f"auto: {skipped}{costs.explain(route, backends)}", route,
-                             allowed)
+            reason = f"auto: {skipped}{costs.explain(route, backends)}"
+            log.info(reason)
+            return Selection(CPU, reason, route, allowed)
         usable, why = gpu_engine.probe()
         if usable:
-            return Selection(GPU, f"auto: {why}; {costs.explain(route, backends)}", route,
-                             allowed)
+            reason = f"auto: {why}; {costs.explain(route, backends)}"
+            log.info(reason)
+            return Selection(GPU, reason, route, allowed)
         skipped = f"no usable GPU ({why}); "
         backends = [r for r in backends if r.backend != "gpu"]
     backend, reason = get_backend("auto")  # no route fits the method: the engine will say

@@ -247,9 +247,9 @@ def gpu_presence() -> tuple[str, str]:
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None and visible.strip() in ("", "-1"):
         return "absent", f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU"
-    if importlib.util.find_spec("cupy") is None:
-        return "absent", ("CuPy is not installed (pip install 'tricount[cuda13]' or "
-                          "'tricount[cuda12]')")
+    if "cupy" not in sys.modules and importlib.util.find_spec("cupy") is None:
+        return "absent", ('CuPy is not installed (pip install ".[cuda13]" or ".[cuda12]" '
+                          "from a tricount clone)")
     if not (os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/dxg")):
         return "absent", "no NVIDIA device node (/dev/nvidiactl)"
     return "unknown", "CuPy is installed and a device node exists"

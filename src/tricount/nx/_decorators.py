@@ -9,6 +9,8 @@ NetworkX's own with what tricount adds.
 
 from __future__ import annotations
 
+import re
+
 import networkx as nx
 
 __all__ = ["networkx_algorithm", "registry"]
@@ -19,6 +21,17 @@ registry: dict = {}
 
 def _always(*args, **kwargs):
     return True
+
+
+#: A numpydoc "Examples" section: its header, and everything up to the next section's.
+_EXAMPLES = re.compile(r"^([ \t]*)Examples\n\1-{3,}\n.*?(?=^\1\w[\w ]*\n\1-{3,}\n|\Z)",
+                       re.MULTILINE | re.DOTALL)
+
+
+def _without_examples(doc: str) -> str:
+    """NetworkX's docstring less its examples: they call NetworkX's function on a NetworkX
+    graph, not this one, which takes the backend's graph (and doctest would run them)."""
+    return _EXAMPLES.sub("", doc)
 
 
 def networkx_algorithm(*, additional_docs: str, can_run=None, should_run=None,
@@ -37,7 +50,7 @@ def networkx_algorithm(*, additional_docs: str, can_run=None, should_run=None,
         func.additional_docs = additional_docs
         func.additional_parameters = dict(additional_parameters or {})
         func.networkx_function = nx_func
-        doc = getattr(nx_func, "_orig_doc", None) or nx_func.__doc__ or ""
+        doc = _without_examples(getattr(nx_func, "_orig_doc", None) or nx_func.__doc__ or "")
         func.__doc__ = f"{doc.rstrip()}\n\n    tricount\n    --------\n    {additional_docs}\n"
         registry[name] = func
         return func
