@@ -51,6 +51,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 from pathlib import Path
 
 import numpy as np
@@ -470,6 +471,7 @@ def main(argv=None) -> int:
             try:
                 run[s](tables, args.scales or DEFAULT_SCALES[s], args)
             except Exception as exc:  # one section's failure is reported, the rest still run
+                traceback.print_exc()
                 tables.note(s, f"FAILED: {type(exc).__name__}: {exc}")
                 status = 1
             tables.write(header)

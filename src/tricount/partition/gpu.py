@@ -57,9 +57,11 @@ __all__ = ["count_gpu", "count_subproblem", "rank_on_gpu", "resolve_devices", "f
 
 #: With several devices, each apex range is cut into this many pieces per device, handed out
 #: heaviest first: a device that finishes early takes another piece, so the slowest device
-#: waits at most about one piece (a quarter of its share) for the others. With the graph
-#: streamed from the host each piece costs a pass over its rows only (ranked CSR), so the
-#: pieces cost no extra copies.
+#: waits at most about one piece (a quarter of its share) for the others. The pieces' work is
+#: an estimate: on two H100s at R-MAT 25 and 26, 4 per device split 5 / 3 with the slowest
+#: kernel 1.11x the mean, and 16 per device balanced to 1.05x but every piece's launch and
+#: pass cost more than that won (slowest kernel 0.434 -> 0.459 s at R-MAT 26). With the graph
+#: streamed from the host each piece costs a pass over its rows only (ranked CSR).
 PIECES_PER_DEVICE = 4
 #: The anchors' work is read back at about this many ranks (a piece's bounds fall on them):
 #: 8 MiB, where every rank's would be 2 GiB at R-MAT 28.

@@ -194,7 +194,7 @@ def write_ranked(ranked: RankedCSR, path, *, vertex_ids=None, name=None) -> None
     from tricount.io import write_native
 
     n = ranked.n_vertices
-    ids = np.arange(n, dtype=np.int64) if vertex_ids is None else np.asarray(vertex_ids)
+    ids = np.arange(n, dtype=np.int64) if vertex_ids is None else to_host(vertex_ids)
     if ranked.rank is not None:
         by_rank = np.empty_like(ids)
         by_rank[ranked.rank] = ids
