@@ -77,6 +77,8 @@ class TestChooseIdOrder:
         (1_245_329, 31_771_938, 60_000, False),                      # R-MAT 21's hubs
         (gp.AUTO_BITWEDGE_ON_CHIP_VERTICES, 64 << 16, 20, False),   # bitwedge's graphs
         (gp.AUTO_BITWEDGE_ON_CHIP_VERTICES, 8 << 16, 20, True),     # small: wedge's
+        (75_879, 405_740, 3_853, True),                  # soc-Epinions1's id-order hub
+        (75_879, 405_740, gp.AUTO_SMALL_ID_MAX_OUT_DEGREE + 1, False),
         (gp.AUTO_BITWEDGE_ON_CHIP_VERTICES + 1, 8 << 16, 20, True),
         (1 << 20, 0, 0, False),
         (1 << 20, 1 << 22, None, False),                             # not measured

@@ -138,12 +138,14 @@ AUTO_ID_MAX_OUT_DEGREE = FINGERPRINT_MAX_OUT_DEGREE
 #: blogcatalog (1.1e7: +1.31 ms for wedge) and R-MAT 18 (-0.40), crosses zero near 6.6e7.
 AUTO_WEDGE_SMALL_WORK = 6e7
 #: Small graphs (AUTO_WEDGE_SMALL_WORK) are counted in id order while their id-order
-#: out-lists are at most this long: the bound measured for large flat graphs. The rank
-#: orientation costs 1.1-1.9 ms of the 1.4-2.3 ms from a built graph on the five real
-#: graphs, whose id-order lists are 438-3,853 long (their hubs come first); whether wedge
-#: in id order with such lists still wins is what benchmarks/gpu_user_time.py's
-#: "wedge csr, id" rows measure (not yet on a GPU: raise this bound if they win).
-AUTO_SMALL_ID_MAX_OUT_DEGREE = AUTO_ID_MAX_OUT_DEGREE
+#: out-lists are at most this long. On the five real graphs, whose id-order lists are
+#: 438-3,853 long (their hubs come first), wedge in id order gave the smallest count from a
+#: built graph on every one: ego-Facebook 0.80 ms against 1.46 in rank order, ca-HepPh 1.03
+#: against 1.76, email-Enron 1.17 against 1.28, soc-Epinions1 1.40 against 1.57, blogcatalog
+#: 1.56 against 1.75 (its kernel is slower, the rank orientation it skips costs more;
+#: gpu_user_time_h100.md, table 1). The bound stays near the longest list measured, so that
+#: a graph with a larger hub is oriented by rank.
+AUTO_SMALL_ID_MAX_OUT_DEGREE = 4096
 
 # -- hash (gpu_hash_*_tuning_h100.md; docs/gpu.md, "hash") ---------------------------------------
 
