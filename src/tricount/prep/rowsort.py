@@ -30,6 +30,8 @@ import numba
 import numpy as np
 from numba import prange
 
+from tricount.prep._parallel import insertion_sort
+
 #: Rows up to this long are sorted by insertion (no call, no recursion).
 INSERTION_SORT_MAX = 32
 #: Rows at least this long are radix sorted. Measured on R-MAT scale 20
@@ -41,17 +43,6 @@ RADIX_SORT_MIN = 48
 SMALL_DIGIT_BITS = 7
 LARGE_DIGIT_BITS = 11
 LARGE_DIGIT_MIN = 4096
-
-
-@numba.njit(inline="always")
-def _insertion_sort(vals, a, b):
-    for j in range(a + 1, b):
-        x = vals[j]
-        k = j - 1
-        while k >= a and vals[k] > x:
-            vals[k + 1] = vals[k]
-            k -= 1
-        vals[k + 1] = x
 
 
 @numba.njit(inline="always")
@@ -138,7 +129,7 @@ def _dedupe_part(indptr, vals, degree, first, last, key_bits, rank, use_rank):
             k, d = _emit_distinct(tmp, 0, b - a, vals, w, rank, use_rank)
         else:
             if b - a <= INSERTION_SORT_MAX:
-                _insertion_sort(vals, a, b)
+                insertion_sort(vals, a, b)
             elif b - a < RADIX_SORT_MIN:
                 vals[a:b].sort()
             k, d = _emit_distinct(vals, a, b, vals, w, rank, use_rank)
