@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pytest
 
 distributed = pytest.importorskip("distributed")
@@ -15,7 +16,9 @@ import tricount  # noqa: E402
 from tricount.errors import TricountError  # noqa: E402
 from tricount.generate import rmat  # noqa: E402
 from tricount.io import write_native  # noqa: E402
+from tricount import reference  # noqa: E402
 from tricount.partition import count_partitioned, prepare_ranked  # noqa: E402
+from graphs import NAMED  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -55,11 +58,68 @@ def test_ranked_file_is_opened_by_the_workers(client, graph, expected, tmp_path)
         (a, b) for a, b in zip(report.plan.bounds[:-1], report.plan.bounds[1:])]
 
 
-def test_unranked_file_gets_a_temporary_ranked_copy(client, graph, expected, tmp_path):
+def test_unranked_file_is_ranked_by_the_workers(client, graph, expected, tmp_path):
     path = tmp_path / "g.tcsr"
     write_native(path, graph)
     assert count_partitioned(path, partitions=3, executor="dask", client=client)[0] == expected
-    assert os.listdir(tmp_path) == ["g.tcsr"]  # the ranked copy is gone
+    assert os.listdir(tmp_path) == ["g.tcsr"]  # nothing written beside it
+
+
+def test_the_driver_does_not_read_a_file(client, graph, expected, tmp_path, monkeypatch):
+    # The plan is made on a worker; the driver only submits (ranked_csr is the driver's read).
+    from tricount import partition
+    from tricount.partition.ranked import open_ranked
+
+    path = tmp_path / "g.ranked.tcsr"
+    prepare_ranked(graph, path)
+    driver_plan = partition.plan_graph(open_ranked(path), partitions=4)
+
+    def read_on_the_driver(graph):
+        raise AssertionError("the driver read the graph")
+
+    monkeypatch.setattr(partition, "ranked_csr", read_on_the_driver)
+    n, report = count_partitioned(str(path), partitions=4, executor="dask", client=client)
+    assert n == expected
+    assert report.plan.bounds == driver_plan.bounds and report.plan.work == driver_plan.work
+    assert report.timings["rank_s"] == 0.0
+    assert {"open_s", "statistics_s", "plan_s", "count_s"} <= set(report.timings)
+    assert report.graph == {"graph": "g.ranked.tcsr", "vertices": graph.n_vertices,
+                            "edges": graph.n_edges}
+
+
+def test_budget_chooses_k_from_a_file(client, graph, expected, tmp_path):
+    path = tmp_path / "g.ranked.tcsr"
+    prepare_ranked(graph, path)
+    n, report = count_partitioned(path, max_memory=40_000, executor="dask", client=client)
+    assert n == expected and report.n_subproblems > 1
+    assert max(s["memory"] for s in report.subproblems) <= 40_000
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+@pytest.mark.parametrize("ranked", [True, False], ids=["ranked", "unranked"])
+def test_named_graphs_from_a_file(client, tmp_path, name, ranked):
+    src, dst, n_triangles, _ = NAMED[name]
+    g = tricount.Graph.from_edges(src, dst)
+    path = tmp_path / "g.tcsr"
+    prepare_ranked(g, path) if ranked else write_native(path, g)
+    for k in (1, 3):
+        assert count_partitioned(path, partitions=k, executor="dask", client=client)[0] \
+            == n_triangles == count_partitioned(path, partitions=k)[0]
+    assert tricount.count(str(path), backend="dask", client=client).n_triangles == n_triangles
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_graphs_from_a_file(client, tmp_path, seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 400))
+    src, dst = rng.integers(0, n, size=(2, int(rng.integers(1, 6 * n))))
+    g = tricount.Graph.from_edges(src, dst)
+    expected = reference.count_triangles(src, dst)
+    path = tmp_path / "g.ranked.tcsr"
+    prepare_ranked(g, path)
+    k = int(rng.integers(1, 9))
+    assert count_partitioned(path, partitions=k, executor="dask", client=client)[0] == expected
+    assert count_partitioned(path, partitions=k, executor="cpu")[0] == expected
 
 
 def test_budget_chooses_k_on_the_cluster(client, graph, expected):

@@ -116,3 +116,18 @@ def test_split_anchors_covers_rows():
     assert all(a.rows[1] == b.rows[0] for a, b in zip(pieces[:-1], pieces[1:]))
     assert sum(p.work for p in pieces) == work.sum()
     assert max(p.work for p in pieces) == 45  # the heavy anchor 3 and what it cannot shed
+
+
+@settings(max_examples=80, deadline=None)
+@given(values=st.lists(st.integers(0, 1000), min_size=0, max_size=40), data=st.data())
+def test_furthest_takes_fractional_caps_exactly(values, data):
+    # The bisection passes fractional caps (a share of the total); the search runs on the
+    # integer prefix sums without a cast to float, and must agree with the definition.
+    from tricount.partition.plan import _Costs
+
+    costs = _Costs(np.asarray(values, dtype=np.int64), np.asarray(values, dtype=np.int64), MODEL)
+    cum = costs.cum_in
+    lo = data.draw(st.integers(0, len(values)))
+    cap = data.draw(st.one_of(st.floats(0, 3 * (int(cum[-1]) + 1)), st.just(np.inf)))
+    expected = max(hi for hi in range(lo, len(values) + 1) if cum[hi] - cum[lo] <= cap)
+    assert costs.furthest(cum, lo, cap) == expected

@@ -4,7 +4,8 @@
         ─in_degrees, apex_probes─▶ statistics ─plan.plan_partitions─▶ PartitionPlan
         ─▶ executor: "cpu" (cpu.count_subproblem, one after another)
                      "dask" (dask_executor: one task per sub-problem, on each worker
-                             its GPU's counter or the CPU's)
+                             its GPU's counter or the CPU's; a .tcsr path is read and
+                             planned on the workers, never on the driver)
                      "gpu" (gpu.count_gpu: one GPU or several of one host, the
                             statistics, orientation and blocks built on the device)
         ─▶ Σ of the sub-problems' counts (Python int, exact) + PartitionReport
@@ -183,8 +184,10 @@ def plan_graph(r: RankedCSR, *, partitions=None, max_memory=None, model=None) ->
 
 @contextlib.contextmanager
 def _worker_source(r: RankedCSR, graph):
-    """What Dask workers get: the ranked file's path when there is one; else a ranked copy
-    written beside the input file (removed afterwards); else the arrays (scattered)."""
+    """What Dask workers get for a graph the driver ranked (a ``.tcsr`` path never comes
+    here: :func:`_count_file_on_cluster`): the ranked file's path when there is one; else a
+    ranked copy written beside the input file (removed afterwards); else the arrays
+    (scattered)."""
     if r.path is not None and r.rank is None:
         yield os.path.abspath(r.path)
         return
@@ -252,6 +255,9 @@ def count_partitioned(graph, *, partitions=None, max_memory=None, executor="cpu"
         return count_gpu(graph, partitions=partitions, devices=devices, max_memory=max_memory)
     if devices is not None:
         raise InvalidArgumentError(f"devices= takes GPUs; executor {executor!r} runs none")
+    if executor == "dask" and _is_native_path(graph):
+        return _count_file_on_cluster(os.path.abspath(os.fspath(graph)), partitions=partitions,
+                                      max_memory=max_memory, client=client, workers=workers)
     t0 = time.perf_counter()
     r = ranked_csr(graph)
     t1 = time.perf_counter()
@@ -268,20 +274,61 @@ def count_partitioned(graph, *, partitions=None, max_memory=None, executor="cpu"
 
         with _worker_source(r, graph) as source:
             results = count_on_cluster(source, subs, client=client, workers=workers)
-        where = tuple(sorted({f"{res.get('worker')} ({res['where']})" for res in results}))
+        where = _where(results)
     t3 = time.perf_counter()
+    return _report(executor, plan, subs, results, where,
+                   {"rank_s": t1 - t0, "plan_s": t2 - t1, "count_s": t3 - t2, "total_s": t3 - t0},
+                   {"graph": _name(graph, r), "vertices": r.n_vertices, "edges": r.n_edges})
+
+
+def _is_native_path(graph) -> bool:
+    return isinstance(graph, (str, os.PathLike)) and os.fspath(graph).endswith(".tcsr")
+
+
+def _count_file_on_cluster(path, *, partitions, max_memory, client, workers):
+    """A ``.tcsr`` counted on a Dask cluster: planned on a worker while the others read the
+    file (:func:`~tricount.partition.dask_executor.plan_on_cluster`), then one task per
+    sub-problem. The driver reads nothing: ``plan_s`` is its wait for the plan, whose
+    worker's read (``open_s``) and statistics (``statistics_s``) are reported beside it.
+    A file not in rank order is ranked by each worker as it reads it (the same ranks on
+    every worker: a stable counting sort by degree), where the driver used to rank it and
+    write a ranked copy."""
+    from tricount.partition.dask_executor import count_on_cluster, plan_on_cluster
+
+    t0 = time.perf_counter()
+    facts, warm = plan_on_cluster(path, partitions=partitions, max_memory=max_memory,
+                                  client=client, workers=workers)
+    try:
+        plan = facts["plan"]
+        subs = plan.subproblems()
+        t1 = time.perf_counter()
+        results = count_on_cluster(path, subs, client=client, workers=workers)
+    finally:
+        for f in warm:
+            f.release()
+    t2 = time.perf_counter()
+    timings = {"rank_s": 0.0, "plan_s": t1 - t0, "open_s": facts["open_s"],
+               "statistics_s": facts["statistics_s"], "count_s": t2 - t1, "total_s": t2 - t0}
+    return _report("dask", plan, subs, results, _where(results), timings,
+                   {"graph": os.path.basename(path), "vertices": facts["n_vertices"],
+                    "edges": facts["n_edges"]})
+
+
+def _where(results) -> tuple:
+    """The Dask workers that counted, with their counters."""
+    return tuple(sorted({f"{res.get('worker')} ({res['where']})" for res in results}))
+
+
+def _report(executor, plan, subs, results, where, timings, graph):
+    """``(n_triangles, PartitionReport)`` of counted sub-problems."""
     n_triangles = sum(int(res["n_triangles"]) for res in results)  # Python ints: exact
     per_sub = [{"index": sub.index, "apex": (sub.apex_lo, sub.apex_hi), "rows": res["rows"],
                 "entries": sub.entries, "estimated_work": sub.work, "memory": sub.memory,
                 "n_triangles": int(res["n_triangles"]), "block_s": res["block_s"],
                 "count_s": res["count_s"], "where": res["where"], "worker": res.get("worker")}
                for sub, res in zip(subs, results)]
-    report = PartitionReport(plan.k, executor, plan.reason, where, plan, per_sub,
-                             {"rank_s": t1 - t0, "plan_s": t2 - t1, "count_s": t3 - t2,
-                              "total_s": t3 - t0},
-                             graph={"graph": _name(graph, r), "vertices": r.n_vertices,
-                                    "edges": r.n_edges})
-    return n_triangles, report
+    return n_triangles, PartitionReport(plan.k, executor, plan.reason, where, plan, per_sub,
+                                        timings, graph=graph)
 
 
 def _name(graph, r: RankedCSR):

@@ -211,7 +211,12 @@ class _Costs:
 
     def furthest(self, cum, lo, cap):
         """The largest hi with ``cum[hi] - cum[lo] <= cap`` (at least lo)."""
-        return int(np.searchsorted(cum, cum[lo] + cap, side="right")) - 1
+        if cap >= int(cum[-1]):
+            return self.n
+        # The sums are integers, so ``<= cap`` is ``<= floor(cap)``; an integer needle keeps
+        # searchsorted from casting the int64 prefix to float64, a copy of n per call (R-MAT 20:
+        # 116 calls, 0.11 s of the plan's 0.14 s; R-MAT 26 would be about 100x that).
+        return int(np.searchsorted(cum, int(cum[lo]) + int(cap), side="right")) - 1
 
     def greedy(self, entry_cap, work_cap, budget):
         """Bounds of the fewest ranges, swept left to right, each within the three caps
