@@ -11,23 +11,133 @@ first checks each argument's type against the kernel's C signature (a wrong
 dtype there is garbage on a real GPU). Appended keys come out in a random
 order, as from warp-aggregated atomics. The emulated tc_hash checks its
 preconditions (long lists before short ones in every task, sorted owner
-lists) and counts with Python sets. The real kernels run in
-test_partition_gpu.py on a GPU.
+lists) and counts by looking every id of a partner's list up in its owner's
+(binary searches, in NumPy). The real kernels run in test_partition_gpu.py on
+a GPU.
+
+Device memory is accounted as CuPy's pool does to its memory hooks: every
+array that owns its data is one allocation (rounded up to
+:data:`ALLOCATION_UNIT`), from its creation until NumPy frees it, reported to
+the hooks entered in the allocating thread (so ``live_memory_hook`` measures
+the emulated count as it does the real one). Host arrays given to
+``cupy.asarray`` are copied, as to a device; pinned buffers are host memory.
+The workspaces CuPy allocates inside a call are reported for the call's
+duration (:func:`_workspace`): a sort's second buffer, an argsort's key copy,
+indices and buffers, a boolean mask's or nonzero's running count, a scatter's
+converted values.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
 import types
+import weakref
 
 import numpy as np
 
 _RNG = np.random.default_rng(12345)
 
 
+#: CuPy's pool hands out blocks of multiples of 512 bytes.
+ALLOCATION_UNIT = 512
+
+
+class _Hooks(threading.local):
+    """The memory hooks entered in this thread, as CuPy keeps them; ``paused`` inside an
+    emulated kernel (its NumPy temporaries are registers and shared memory on a GPU)."""
+
+    def __init__(self):
+        self.active = []
+        self.paused = False
+
+
+_HOOKS = _Hooks()
+_POINTERS = itertools.count(1 << 20)
+_OWNERS = {}  # id of an array owning device data -> its pointer, while it lives
+
+
+def _block(nbytes: int) -> int:
+    return -(-int(nbytes) // ALLOCATION_UNIT) * ALLOCATION_UNIT
+
+
+def _malloc(nbytes: int) -> int | None:
+    """Report an allocation of ``nbytes`` to this thread's hooks; its pointer (None: empty)."""
+    if nbytes <= 0:
+        return None
+    ptr = next(_POINTERS)
+    for hook in list(_HOOKS.active):
+        hook.malloc_postprocess(Device().id, int(nbytes), _block(nbytes), ptr, 0)
+    return ptr
+
+
+def _free(nbytes: int, ptr: int) -> None:
+    for hook in list(_HOOKS.active):
+        hook.free_postprocess(Device().id, _block(nbytes), ptr, 0)
+
+
+def _own(array: np.ndarray) -> None:
+    """Account the data under ``array`` (its last base) as device memory, once, until freed."""
+    if _HOOKS.paused:
+        return
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    key = id(root)
+    if key in _OWNERS:
+        return
+    ptr = _malloc(root.nbytes)
+    if ptr is None:
+        return
+    _OWNERS[key] = ptr
+
+    def freed(nbytes=root.nbytes, ptr=ptr, key=key):
+        _OWNERS.pop(key, None)
+        _free(nbytes, ptr)
+
+    weakref.finalize(root, freed)
+
+
+@contextlib.contextmanager
+def _workspace(nbytes: int):
+    """A temporary device allocation of ``nbytes`` for the duration of a call."""
+    ptr = _malloc(nbytes)
+    try:
+        yield
+    finally:
+        if ptr is not None:
+            _free(nbytes, ptr)
+
+
+def sort_workspace(nbytes: int) -> int:
+    """Bytes Thrust's radix sort allocates to sort ``nbytes`` of keys: a second key buffer,
+    plus CUB's digit counts and look-back tiles (an estimate: about 1/32 of the keys and
+    16 KiB)."""
+    return int(nbytes) + int(nbytes) // 32 + (16 << 10)
+
+
 class FakeArray(np.ndarray):
-    """A NumPy array that answers CuPy's extra methods."""
+    """A NumPy array that answers CuPy's extra methods and is accounted as device memory."""
+
+    def __array_finalize__(self, obj):
+        _own(self)
+
+    def sort(self, axis=-1, kind=None, order=None):
+        with _workspace(sort_workspace(self.nbytes)):
+            super().sort(axis=axis, kind=kind, order=order)
+
+    def __getitem__(self, key):
+        if isinstance(key, np.ndarray) and key.dtype == np.bool_:
+            with _workspace(4 * key.size):  # the mask's int32 running count
+                return super().__getitem__(key)
+        return super().__getitem__(key)
+
+    def __setitem__(self, key, value):
+        converted = (isinstance(key, np.ndarray) and key.dtype != np.bool_
+                     and isinstance(value, np.ndarray) and value.dtype != self.dtype)
+        with _workspace(value.size * self.itemsize if converted else 0):
+            super().__setitem__(key, value)
 
     def get(self, stream=None, order="C", out=None):
         if out is None:
@@ -118,13 +228,23 @@ def get_current_stream():
 
 
 class MemoryHook:
+    """Entered, it hears this thread's allocations and frees (``*_postprocess``)."""
+
     name = "MemoryHook"
 
     def __enter__(self):
+        _HOOKS.active.append(self)
         return self
 
     def __exit__(self, *exc):
+        _HOOKS.active.remove(self)
         return False
+
+    def malloc_postprocess(self, device_id, size, mem_size, mem_ptr, pmem_id):
+        pass
+
+    def free_postprocess(self, device_id, mem_size, mem_ptr, pmem_id):
+        pass
 
 
 class OutOfMemoryError(MemoryError):
@@ -160,10 +280,34 @@ class _Module(types.ModuleType):
         return value
 
 
+def _asarray(a, dtype=None, order=None, **kwargs):
+    """A device array: FakeArrays as they are (or converted), anything else copied."""
+    if isinstance(a, FakeArray):
+        return np.asarray(a, dtype=dtype, order=order).view(FakeArray)
+    return np.array(a, dtype=dtype, order=order, copy=True).view(FakeArray)
+
+
+def _argsort(a, axis=-1, kind=None):
+    """Thrust's argsort: a copy of the keys, int64 indices, and a sort of both."""
+    a = np.asarray(a)
+    with _workspace(a.nbytes + sort_workspace(a.nbytes + 8 * a.size)):
+        return np.argsort(a, axis=axis, kind="stable").view(FakeArray)
+
+
+def _flatnonzero(a):
+    """CuPy's nonzero: a boolean copy unless ``a`` is one, and an int32 running count."""
+    a = np.asarray(a)
+    with _workspace((0 if a.dtype == np.bool_ else a.size) + 4 * a.size):
+        return np.flatnonzero(a).view(FakeArray)
+
+
 def make_modules(device_count: int = 1):
     """``(cupy, cupyx)`` stand-ins."""
     cp = _Module("cupy")
     cp.ndarray = FakeArray
+    cp.asarray = cp.array = _asarray
+    cp.argsort = _argsort
+    cp.flatnonzero = _flatnonzero
     cp.asnumpy = lambda a, stream=None: np.array(a)
     cp.get_default_memory_pool = lambda: Pool()
     cuda = types.SimpleNamespace(
@@ -227,7 +371,11 @@ class Kernel:
         types_ = {"V": _C_TYPES[self.defines.get("vertex_t", "int")],
                   "E": _C_TYPES[self.defines.get("edge_t", "long long")],
                   "H": _C_TYPES[self.defines.get("hist_t", "unsigned long long")]}
-        getattr(self, self.name)(args, types_)
+        _HOOKS.paused = True
+        try:
+            getattr(self, self.name)(args, types_)
+        finally:
+            _HOOKS.paused = False
 
     def tc_prep_histogram(self, a, t):
         _check(self.name, a, ["V*", "ll", "H*"], t)
@@ -307,22 +455,37 @@ class Kernel:
         _check(self.name, a, ["E*", "V*", "V*", "V*", "E*", "E*", "ll", "ll", "ll", "uint64*",
                               "uint64*"], t)
         indptr, cols, partners, owner, begin, end, n_block, n_tasks, slots, _next, result = a
-        long_list = int(self.defines["long_list"])
+        long_list, n_tasks = int(self.defines["long_list"]), int(n_tasks)
+        ptr, listed = np.asarray(indptr).astype(np.int64), np.asarray(cols).astype(np.int64)
+        owner = np.asarray(owner)[:n_tasks].astype(np.int64)
+        begin = np.asarray(begin)[:n_tasks].astype(np.int64)
+        end = np.asarray(end)[:n_tasks].astype(np.int64)
+        descents = np.flatnonzero(listed[1:] <= listed[:-1])  # cols[i] >= cols[i + 1]
+        row = np.searchsorted(ptr, descents, side="right") - 1
+        assert not np.isin(owner, row[descents + 1 < ptr[row + 1]]).any(), \
+            "an owner's list is not sorted"
+        # Every task's pairs in its order: the owner, the partner, the partner's length.
+        sizes = end - begin
+        first = np.repeat(np.cumsum(sizes) - sizes, sizes)
+        at = np.repeat(begin, sizes) + np.arange(int(sizes.sum())) - first
+        task = np.repeat(np.arange(n_tasks), sizes)
+        x, y = np.repeat(owner, sizes), np.asarray(partners)[at].astype(np.int64)
+        length = ptr[y + 1] - ptr[y]
+        is_long = length >= long_list
+        assert not (~is_long[:-1] & is_long[1:] & (task[:-1] == task[1:])).any(), \
+            "a long partner list after a short one in a task"
+        # |N(x) ∩ N(y)| for every pair: each id of y's list looked up in x's row, as
+        # (row, id) keys of the sorted lists.
+        width = int(listed.max()) + 1 if listed.size else 1
+        keys = np.repeat(np.arange(ptr.shape[0] - 1), np.diff(ptr)) * width + listed
         found = 0
-        for k in range(int(n_tasks)):
-            x = int(owner[k])
-            own = cols[int(indptr[x]):int(indptr[x + 1])]
-            assert (np.diff(own) > 0).all(), "an owner's list is not sorted"
-            table = set(own.tolist())
-            seen_short = False
-            for p in range(int(begin[k]), int(end[k])):
-                y = int(partners[p])
-                lst = cols[int(indptr[y]):int(indptr[y + 1])]
-                if lst.shape[0] < long_list:
-                    seen_short = True
-                else:
-                    assert not seen_short, "a long partner list after a short one in a task"
-                found += len(table.intersection(lst.tolist()))
+        for lo in range(0, x.shape[0], 1 << 16):
+            xs, ys, ls = x[lo:lo + (1 << 16)], y[lo:lo + (1 << 16)], length[lo:lo + (1 << 16)]
+            offsets = np.cumsum(ls) - ls
+            probe = np.repeat(ptr[ys] - offsets, ls) + np.arange(int(ls.sum()))
+            wanted = np.repeat(xs, ls) * width + listed[probe]
+            hit = np.minimum(np.searchsorted(keys, wanted), max(0, keys.shape[0] - 1))
+            found += int(np.count_nonzero(keys[hit] == wanted)) if keys.size else 0
         result[0] += np.uint64(found)
 
 

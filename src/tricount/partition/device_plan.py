@@ -191,7 +191,9 @@ def plan_device(n_vertices: int, n_edges: int, index_bytes: int, budget: int, *,
     upload, slice_keys = False, 0
     if not ranked:
         rank_out = (idx + KEPT_VERTEX_BYTES) * n
-        dest = csr if resident else 0
+        # The target's offsets are built on the device either way (its ids go to the host
+        # slice by slice when it does not stay).
+        dest = csr if resident else 8 * (n + 1)
         key_bytes = ORIENT_KEY_BYTES + (0 if resident else idx)  # a host target needs a copy
         least = max(1, -(-m // MAX_SLICES))
         room_device = budget - (held or csr) - dest - rank_out - device_pass * PASS_ENTRY_BYTES

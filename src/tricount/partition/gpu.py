@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import os
 import threading
 import time
@@ -185,6 +186,25 @@ def fits_in_memory(n_vertices: int, n_edges: int, index_bytes: int, *, on_device
 # -- one device ----------------------------------------------------------------------------------
 
 
+def on_device(what: str):
+    """Run a :class:`DeviceWorker` method as one call inside ``self.context(what)``.
+
+    The device's memory hook hears only what happens inside a context, so every
+    array a step drops must die there: a method's locals die when it returns,
+    which this puts inside the context (a ``with`` in the method's body ends
+    before them, and the hook would go on counting them as alive).
+    """
+    def wrap(method):
+        @functools.wraps(method)
+        def run(self, *args, **kwargs):
+            with self.context(what):
+                return method(self, *args, **kwargs)
+
+        return run
+
+    return wrap
+
+
 class DeviceWorker:
     """One device's share of a partitioned count. Every method runs in this worker's own
     thread (:class:`DeviceThreads`), inside :meth:`context`."""
@@ -206,7 +226,8 @@ class DeviceWorker:
     @contextlib.contextmanager
     def context(self, what: str):
         """This device current, this worker's stream and memory hook on, out of memory as
-        :class:`~tricount.UnsupportedGraphError` naming ``what``."""
+        :class:`~tricount.UnsupportedGraphError` naming ``what``. Its body should be a call
+        (:func:`on_device`): arrays freed after the context ends are never heard as freed."""
         from tricount.gpu.device import live_memory_hook, out_of_memory
 
         cp = _cupy()
@@ -284,28 +305,29 @@ class DeviceWorker:
         return apex.orient(reader, n, m, rank, out, slice_keys=dp.orient_slice_keys,
                            max_entries=dp.pass_entries, out=target)
 
+    @on_device("orienting the graph by rank into host memory")
     def orient_to_host(self, source: GraphSource, *, keep_rank: bool = False) -> GraphSource:
         """The rank-ordered CSR in host memory, built on this device: for devices that will
         stream it (it does not stay on any of them), or for a file (``keep_rank``: the
         vertices' ranks come back too)."""
-        with self.context("orienting the graph by rank into host memory"):
-            t0 = time.perf_counter()
-            reader = self._reader(source)
-            try:
-                ranked, out, in_degree, rank = self._statistics(reader, source)
-                if ranked:
-                    return dataclasses.replace(source, ranked=True, in_degree=in_degree.get())
-                reader = self._for_orientation(reader, source)
-                indptr, indices = self._orient(reader, source, rank, out, host=True)
-                in_degree = in_degree.get()
-                rank = rank.get() if keep_rank else None
-            finally:
-                self._close_reader(reader)
-            self.stats["prepare_s"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        reader = self._reader(source)
+        try:
+            ranked, out, in_degree, rank = self._statistics(reader, source)
+            if ranked:
+                return dataclasses.replace(source, ranked=True, in_degree=in_degree.get())
+            reader = self._for_orientation(reader, source)
+            indptr, indices = self._orient(reader, source, rank, out, host=True)
+            in_degree = in_degree.get()
+            rank = rank.get() if keep_rank else None
+        finally:
+            self._close_reader(reader)
+        self.stats["prepare_s"] += time.perf_counter() - t0
         summary = dict(source.summary, max_degree=self.max_degree)
         return GraphSource(indptr, indices, source.n_vertices, source.n_edges, ranked=True,
                            in_degree=in_degree, summary=summary, rank=rank)
 
+    @on_device("preparing the graph")
     def prepare(self, source: GraphSource, *, keep_in_degree: bool = True) -> None:
         """Statistics, orientation and residency: afterwards ``csr`` reads the rank-ordered
         CSR (from this device or the host), with ``out_degree`` (int32) and, when
@@ -314,30 +336,29 @@ class DeviceWorker:
 
         dp = self.dplan
         self.n_vertices = source.n_vertices
-        with self.context("preparing the graph"):
-            t0 = time.perf_counter()
-            reader = self._reader(source)
-            try:
-                ranked, out, in_degree, rank = self._statistics(reader, source)
-                if not keep_in_degree:
-                    in_degree = None
-                if ranked:
-                    if dp.ranked_resident and isinstance(reader, HostCSR):
-                        reader = self._upload(reader, source)
-                    self.csr, reader = reader, None
-                else:
-                    if not dp.ranked_resident:
-                        raise TricountError("partitioned count: a device that does not keep the "
-                                            "rank-ordered CSR must be given it (orient_to_host)")
-                    reader = self._for_orientation(reader, source)
-                    indptr, indices = self._orient(reader, source, rank, out, host=False)
-                    del rank
-                    self.csr = DeviceCSR(indptr, indices)
-            finally:
-                if reader is not None:
-                    self._close_reader(reader)
-            self.out_degree, self.in_degree = out, in_degree
-            self.stats["prepare_s"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        reader = self._reader(source)
+        try:
+            ranked, out, in_degree, rank = self._statistics(reader, source)
+            if not keep_in_degree:
+                in_degree = None
+            if ranked:
+                if dp.ranked_resident and isinstance(reader, HostCSR):
+                    reader = self._upload(reader, source)
+                self.csr, reader = reader, None
+            else:
+                if not dp.ranked_resident:
+                    raise TricountError("partitioned count: a device that does not keep the "
+                                        "rank-ordered CSR must be given it (orient_to_host)")
+                reader = self._for_orientation(reader, source)
+                indptr, indices = self._orient(reader, source, rank, out, host=False)
+                del rank
+                self.csr = DeviceCSR(indptr, indices)
+        finally:
+            if reader is not None:
+                self._close_reader(reader)
+        self.out_degree, self.in_degree = out, in_degree
+        self.stats["prepare_s"] += time.perf_counter() - t0
 
     def _for_orientation(self, reader, source: GraphSource):
         """The reader the orientation's slices read: the source copied to the device first
@@ -361,12 +382,13 @@ class DeviceWorker:
         self.stats["bytes_copied"] += int(indptr.nbytes)
         return DeviceCSR(indptr, cols)
 
+    @on_device("reading the in-degrees")
     def host_in_degree(self) -> np.ndarray:
         """The in-degrees (host int64, by rank), which the device then lets go."""
-        with self.context("reading the in-degrees"):
-            in_degree, self.in_degree = self.in_degree.get(), None
-            return in_degree
+        in_degree, self.in_degree = self.in_degree.get(), None
+        return in_degree
 
+    @on_device("estimating the anchors' work")
     def anchor_prefix(self, samples: int) -> tuple[np.ndarray, np.ndarray]:
         """``(positions, work)`` (host int64): the anchors' estimated hash work summed below
         every ``stride``-th rank (and below ``n``), ``stride`` keeping at most about
@@ -376,26 +398,25 @@ class DeviceWorker:
         cp = _cupy()
         n = self.n_vertices
         stride = max(1, -(-n // samples))
-        with self.context("estimating the anchors' work"):
-            work = apex.anchor_work(self.csr, self.out_degree, n, self.dplan.pass_entries)
-            running = apex.offsets(work)
-            del work
-            positions = np.append(np.arange(0, n, stride, dtype=np.int64), n)
-            return positions, cp.asnumpy(running[cp.asarray(positions)])
+        work = apex.anchor_work(self.csr, self.out_degree, n, self.dplan.pass_entries)
+        running = apex.offsets(work)
+        del work
+        positions = np.append(np.arange(0, n, stride, dtype=np.int64), n)
+        return positions, cp.asnumpy(running[cp.asarray(positions)])
 
+    @on_device("copying a column block")
     def use_block(self, block) -> None:
         """Count with a given host :class:`~tricount.partition.blocks.ColumnBlock`."""
         from tricount.gpu.apex import Block
 
         cp = _cupy()
-        with self.context("copying a column block"):
-            lengths = cp.asarray(np.diff(block.indptr).astype(np.int32))
-            self._block = Block(block.lo, block.hi, cp.asarray(block.indptr),
-                                cp.asarray(block.indices), lengths, block.n_entries,
-                                int(lengths.max()) if block.hi else 0)
-            self._block_key = (block.lo, block.hi)
-            self._block_bytes = int(self._block.indptr.nbytes + self._block.cols.nbytes
-                                    + lengths.nbytes)
+        lengths = cp.asarray(np.diff(block.indptr).astype(np.int32))
+        self._block = Block(block.lo, block.hi, cp.asarray(block.indptr),
+                            cp.asarray(block.indices), lengths, block.n_entries,
+                            int(lengths.max()) if block.hi else 0)
+        self._block_key = (block.lo, block.hi)
+        self._block_bytes = int(self._block.indptr.nbytes + self._block.cols.nbytes
+                                + lengths.nbytes)
 
     def _block_for(self, item: SubProblem):
         from tricount.gpu import apex
@@ -446,21 +467,21 @@ class DeviceWorker:
                 "estimated_work": item.work, "memory": item.memory, "block_s": t1 - t0,
                 "count_s": t2 - t1, "kernel_s": kernel_s, "where": self.label, "worker": None}
 
+    @on_device("counting sub-problems")
     def drain(self, work: "WorkQueue") -> list[dict]:
         """Count pieces from ``work`` until none is left (or another device failed)."""
         out = []
-        with self.context("counting sub-problems"):
-            try:
-                while True:
-                    item = work.take(self._block_key)
-                    if item is None:
-                        break
-                    out.append(self.count(item))
-            except BaseException:
-                work.cancel()
-                raise
-            finally:
-                self._block = self._block_key = None
+        try:
+            while True:
+                item = work.take(self._block_key)
+                if item is None:
+                    break
+                out.append(self.count(item))
+        except BaseException:
+            work.cancel()
+            raise
+        finally:
+            self._block = self._block_key = None
         return out
 
     def close(self) -> None:
