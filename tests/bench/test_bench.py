@@ -308,3 +308,18 @@ class TestMethodSelection:
                                                                   ("reference", "sets")]
         assert all(r["verified"] and r["triangles"] == 20 for r in records)
 
+
+
+class TestUserTime:
+    def test_user_time_counts_in_fresh_processes_and_writes_the_table(self, capsys, tmp_path,
+                                                                       k4_file):
+        prefix = tmp_path / "user"
+        code, out, _ = run_cli(capsys, "bench", "--user-time", str(k4_file), "--sides",
+                               "auto,cpu/bitmap", "--trials", "1", "--out", str(prefix))
+        assert code == 0
+        assert "cpu/bitmap" in out and "k4.txt" in out
+        records = json.loads((tmp_path / "user.json").read_text())
+        # Every side's process printed the count: K4 has 4 triangles, loop and repeat dropped.
+        assert [{side: a["triangles"] for side, a in r["answers"].items()} for r in records] \
+            == [{"auto": 4, "cpu/bitmap": 4}]
+        assert (tmp_path / "user.md").read_text().startswith(out.strip()[:20])

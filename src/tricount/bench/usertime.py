@@ -20,7 +20,8 @@ and makes :func:`main` return 4.
 
     python -m tricount.bench.usertime ../shared/data/graphs/*.txt.gz --cold --out user_time
 
-(``tricount bench --user-time`` is meant to run this; see the CLI's wiring.)
+``tricount bench --user-time FILE... [--cold] [--sides LIST] [--trials N] [--out PREFIX]`` runs
+:func:`main` (``--trials`` is its ``--repeat``).
 """
 
 from __future__ import annotations

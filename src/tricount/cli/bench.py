@@ -66,6 +66,17 @@ def add_parser(subparsers) -> None:
     bench.add_argument("--no-plot", action="store_true", help="do not write PREFIX.png")
     bench.add_argument("--json", action="store_true", help="print one JSON line per trial")
     bench.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    user = bench.add_argument_group(
+        "the user's time (tricount.bench.usertime)",
+        "--user-time times what a user waits for instead: `tricount count FILE` with auto and "
+        "every alternative, and a python-igraph script, each in fresh processes (--trials "
+        "warm runs per cell, the median), every answer checked against the others")
+    user.add_argument("--user-time", action="store_true",
+                      help="time file to answer in fresh processes (GRAPH must be files)")
+    user.add_argument("--cold", action="store_true",
+                      help="with --user-time: also once with empty Numba and CuPy caches")
+    user.add_argument("--sides", metavar="LIST",
+                      help="with --user-time: the sides to keep, e.g. auto,cpu/bitmap,igraph")
     bench.set_defaults(run=run)
 
 
@@ -132,6 +143,8 @@ def write_outputs(paths, result, report, progress) -> None:
 
 
 def run(args) -> int:
+    if args.user_time:
+        return _user_time(args)
     from tricount.bench.peers import PEERS
     from tricount.bench.progress import make_progress
     from tricount.bench.report import markdown
@@ -174,3 +187,14 @@ def run(args) -> int:
     print(f"verification: PASS ({len(result.records)} counts on {len(result.graphs)} graph"
           f"{'s' if len(result.graphs) != 1 else ''})", file=sys.stderr)
     return options.EXIT_OK
+
+
+def _user_time(args) -> int:
+    """``--user-time``: :func:`tricount.bench.usertime.main` on the same files and options."""
+    from tricount.bench import usertime
+
+    argv = [*args.graphs, "--repeat", str(args.trials)]
+    argv += ["--cold"] if args.cold else []
+    argv += ["--sides", args.sides] if args.sides else []
+    argv += ["--out", args.out] if args.out else []
+    return usertime.main(argv)
