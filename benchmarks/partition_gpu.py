@@ -15,7 +15,8 @@ b   R-MAT 25 26 in host memory: ``devices="all"`` against one device, end to end
     copied, peak memory) and the slowest device over the mean. Target: >= 1.9x on two
     H100s. The in-memory count of one device beside it.
 c   R-MAT 27 28 from a ``.tcsr`` (reading included) and from host arrays, each with
-    the plan's k and one more, which must agree. The file is written by
+    the plan's k and one more, and on a host of several GPUs with ``devices="all"`` from
+    both, which must all agree. The file is written by
     ``tricount generate rmat --device gpu -o FILE`` (the streaming generator; a
     note says how long it took, or why it could not be written). Target: R-MAT 28
     in <= 60 s from the file on one H100.
@@ -349,21 +350,37 @@ def section_c(tables, scales, args):
         tables.note("c", f"R-MAT {scale}: read into host arrays in "
                          f"{time.perf_counter() - t0:.1f} s")
         counts = {}
-        for label, kk in (("from host arrays, plan's k", None),
-                          (f"from host arrays, k={k + 1}", k + 1)):
+        runs = [("from host arrays, plan's k", None, None),
+                (f"from host arrays, k={k + 1}", k + 1, None)]
+        n_gpus = cupy().cuda.runtime.getDeviceCount()
+        if n_gpus > 1:
+            runs.append((f"from host arrays, all GPUs (devices='all', {n_gpus})", None, "all"))
+        for label, kk, devices in runs:
             free_pools()
             with HostPeak() as host:
                 t0 = time.perf_counter()
-                n, rep = count_gpu(graph, partitions=kk)
+                n, rep = count_gpu(graph, partitions=kk, devices=devices)
                 seconds = time.perf_counter() - t0
-            counts[rep.n_subproblems] = n
+            counts[(rep.n_subproblems, len(rep.devices))] = n
             tables.add("c", **row(scale, graph.n_edges, label, rep, [seconds], n, "",
                                   host_peak=host.peak))
+        graph = None  # the host arrays go before the file is counted on every GPU
+        if n_gpus > 1:
+            free_pools()
+            with HostPeak() as host:
+                t0 = time.perf_counter()
+                n, rep = count_gpu(str(path), devices="all")
+                seconds = time.perf_counter() - t0
+            counts[("file", len(rep.devices))] = n
+            tables.add("c", **row(scale, rep.graph["edges"], f"from the .tcsr (reading included), "
+                                  f"all GPUs (devices='all', {n_gpus})", rep, [seconds], n, "",
+                                  host_peak=host.peak))
         agree = len(set(counts.values()) | {n_file}) == 1
-        for r in tables.rows["c"][-3:]:
-            r["verified by"] = (f"k={' and k='.join(map(str, sorted(counts)))} and the file agree"
+        described = " and ".join(f"k={kk} on {d} GPU(s)" if kk != "file" else f"the file on {d} GPUs"
+                                 for kk, d in sorted(counts, key=str))
+        for r in tables.rows["c"][-len(runs) - 1 - (n_gpus > 1):]:
+            r["verified by"] = (f"{described} and the file on one agree"
                                 if agree else f"DISAGREE: {counts}, file {n_file}")
-        graph = None  # the host arrays go before the next scale
         free_pools()
 
 

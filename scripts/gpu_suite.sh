@@ -7,11 +7,11 @@
 #     scripts/gpu_suite.sh --prepare [--baseline REV]
 # On the GPU machine (the device tool's run, carry [".gpudata", ".whl"], and
 # ".baseline" for compare):
-#     bash scripts/gpu_suite.sh [all|tests|bench|compare] [extra benchmark arguments]
+#     bash scripts/gpu_suite.sh [all|tests|slow|bench|compare] [extra benchmark arguments]
 # compare runs benchmarks/gpu_methods.py from .baseline/ and from this tree with the
 # same arguments, one after the other on the same device, and writes
 # gpu_compare.md (benchmarks/gpu_compare.py) beside both runs' JSON lines.
-# Logs go to $OUT (env.txt, tests.log, bench.log, gpu_methods.md,
+# Logs go to $OUT (env.txt, tests.log, slow.log, bench.log, gpu_methods.md,
 # gpu_methods.jsonl, gpu_compare.md: the device tool brings back at most 8 files); a
 # short summary ends stdout.
 # .whl/ (or $WHEELS) holds the wheels that machine lacks (numba for its NumPy, dask, ...); they are
@@ -57,6 +57,7 @@ export NUMBA_CACHE_DIR=/tmp/numba_cache
 } 2>&1 | tee "$OUT/env.txt"
 
 tests_rc=skipped
+slow_rc=skipped
 bench_rc=skipped
 compare_rc=skipped
 if [ "$MODE" = all ] || [ "$MODE" = tests ]; then
@@ -106,6 +107,16 @@ if [ "$MODE" = all ] || [ "$MODE" = tests ]; then
   rm -f "$OUT"/.rc.* "$OUT"/.lane*.log
   echo "gpu_suite: tests took $(( $(date +%s) - start )) s, exit $tests_rc" | tee -a "$OUT/tests.log"
 fi
+if [ "$MODE" = all ] || [ "$MODE" = slow ]; then
+  # The slow sweeps the default suite deselects (pyproject.toml), CPU and GPU alike, one
+  # pytest-xdist worker per core (the merge count past 2**32 takes minutes on two).
+  start=$(date +%s)
+  timeout "${SLOW_TIMEOUT:-1200}" python3 -m pytest tests -m slow -n "${SLOW_WORKERS:-auto}" \
+      -p no:cacheprovider -rfE --durations=15 > "$OUT/slow.log" 2>&1
+  slow_rc=$?
+  tail -3 "$OUT/slow.log"
+  echo "gpu_suite: slow sweeps took $(( $(date +%s) - start )) s, exit $slow_rc" | tee -a "$OUT/slow.log"
+fi
 if [ "$MODE" = all ] || [ "$MODE" = bench ]; then
   start=$(date +%s)
   python3 benchmarks/gpu_methods.py --out "$OUT" "$@" 2>&1 | tee "$OUT/bench.log"
@@ -148,7 +159,8 @@ if [ -f "$OUT/gpu_methods.md" ]; then
   grep -E "^\| (rmat|soc-Epinions1|email-Enron|blogcatalog)" "$OUT/gpu_methods.md" \
     | cut -d'|' -f2,5,7,8,10,11,13,14 | head -60
 fi
-echo "tests exit: $tests_rc, benchmark exit: $bench_rc, compare exit: $compare_rc"
+echo "tests exit: $tests_rc, slow exit: $slow_rc, benchmark exit: $bench_rc, compare exit: $compare_rc"
 [ "$tests_rc" = 0 ] || [ "$tests_rc" = skipped ] || exit 1
+[ "$slow_rc" = 0 ] || [ "$slow_rc" = skipped ] || exit 1
 [ "$bench_rc" = 0 ] || [ "$bench_rc" = skipped ] || exit 1
 [ "$compare_rc" = 0 ] || [ "$compare_rc" = skipped ] || exit 1

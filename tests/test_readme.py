@@ -46,7 +46,7 @@ def commands() -> list[str]:
 
 def test_the_readme_has_examples_of_each_kind():
     assert blocks("python") and "tricount count" in commands()
-    assert 'pip install -e ".[test]"' in commands() and "python3 -m pytest" in commands()
+    assert 'pip install -e ".[test]"' in commands() and "python3 -m pytest -n auto" in commands()
 
 
 @pytest.mark.parametrize("index", range(len(blocks("python"))))

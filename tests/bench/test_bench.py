@@ -311,6 +311,7 @@ class TestMethodSelection:
 
 
 class TestUserTime:
+    @pytest.mark.slow  # fresh processes, each starting Python, NumPy and Numba: 9 s on two cores
     def test_user_time_counts_in_fresh_processes_and_writes_the_table(self, capsys, tmp_path,
                                                                        k4_file):
         prefix = tmp_path / "user"
