@@ -50,8 +50,7 @@ from tricount.bench.gpu_timer import KernelTimer  # noqa: E402
 from tricount.bench.trials import fresh_graph, gpu_synchronize, trial_loop  # noqa: E402
 from tricount.cpu.engine import count as cpu_count  # noqa: E402
 from tricount.errors import UnsupportedGraphError  # noqa: E402
-from tricount.generate import erdos_renyi, rmat, rmat_name  # noqa: E402
-from tricount.generate.erdos_renyi import erdos_renyi_name  # noqa: E402
+from tricount.generate import GENERATORS, erdos_renyi, rmat, rmat_name  # noqa: E402
 from tricount.gpu.device import cupy  # noqa: E402
 from tricount.gpu.engine import count  # noqa: E402
 
@@ -259,7 +258,8 @@ def build_er(log2_n, edge_factor, seed):
     src, dst = both_directions(*erdos_renyi(n, m, seed=seed, xp=cupy()))
     gpu_synchronize()
     t1 = time.perf_counter()
-    g, build_s = timed_builds(src, dst, name=erdos_renyi_name(n, m, seed), n_vertices=n)
+    name = GENERATORS["er"].graph_name({"n": n, "m": m, "seed": seed})
+    g, build_s = timed_builds(src, dst, name=name, n_vertices=n)
     return g, {"generate_s": t1 - t0, "load_s": 0.0, "build_s": build_s}
 
 

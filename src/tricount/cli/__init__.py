@@ -15,13 +15,13 @@ progress bars and no context lines); ``tricount --version`` prints the
 version. Progress bars appear on stderr for any step longer than two seconds,
 on a terminal only.
 
-Each subcommand module has ``add_parser(subparsers)``, which registers it and
-sets ``run``; :func:`main` parses and hands the command to
-:func:`tricount.cli.options.run`, which turns every failure into its exit
-code (0 ok, 2 bad input or usage, 3 backend unavailable, 4 verification
-failed, 130 Ctrl-C). The subcommands reach the library through the public
-API (``tricount.count``, ``tricount.triangles``, ...), ``tricount.backends``
-and ``tricount.io``.
+Each subcommand module has ``HELP`` (its line in ``tricount --help``), optionally
+``DESCRIPTION``, ``add_arguments(parser)`` and ``run(args)``; :func:`build_parser`
+registers every one the same way, and :func:`main` parses and hands the command to
+:func:`tricount.cli.options.run`, which turns every failure into its exit code (0 ok,
+2 bad input or usage, 3 backend unavailable, 4 verification failed, 130 Ctrl-C). The
+subcommands reach the library through the public API (``tricount.count``,
+``tricount.triangles``, ...), ``tricount.backends`` and ``tricount.io``.
 """
 
 from __future__ import annotations
@@ -46,7 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
     options.add_common(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in SUBCOMMANDS:
-        importlib.import_module(f"tricount.cli.{name}").add_parser(sub)
+        command = importlib.import_module(f"tricount.cli.{name}")
+        command_parser = sub.add_parser(name, help=command.HELP,
+                                        description=getattr(command, "DESCRIPTION", None))
+        command.add_arguments(command_parser)
+        command_parser.set_defaults(run=command.run)
     options.add_common_everywhere(sub)
     return parser
 

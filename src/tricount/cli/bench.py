@@ -19,6 +19,11 @@ from pathlib import Path
 
 from tricount.cli import options
 
+HELP = "benchmark methods, backends and peers on files or generated graphs"
+DESCRIPTION = ("Load each graph once, build once, warm up once, then time N trials of every "
+               "backend/method (and peer), verifying every count. Rates count each undirected "
+               "edge once.")
+
 
 def _split(values) -> tuple:
     """``["cpu,gpu", "reference"]`` -> ``("cpu", "gpu", "reference")``."""
@@ -28,17 +33,11 @@ def _split(values) -> tuple:
     return tuple(out)
 
 
-def add_parser(subparsers) -> None:
-    """Register ``bench`` on the ``tricount`` parser."""
+def add_arguments(bench) -> None:
     from tricount.bench.peers import PEERS
     from tricount.bench.runner import REFERENCE_MAX_EDGES
     from tricount.generate.spec import GENERATORS
 
-    bench = subparsers.add_parser(
-        "bench", help="benchmark methods, backends and peers on files or generated graphs",
-        description="Load each graph once, build once, warm up once, then time N trials of every "
-                    "backend/method (and peer), verifying every count. Rates count each "
-                    "undirected edge once.")
     bench.add_argument("graphs", nargs="+", metavar="GRAPH",
                        help="a graph file, or a generator spec NAME:key=value,... with NAME in "
                             f"{', '.join(GENERATORS)} (e.g. rmat:scale=18,ef=16,seed=1)")
@@ -77,7 +76,6 @@ def add_parser(subparsers) -> None:
                       help="with --user-time: also once with empty Numba and CuPy caches")
     user.add_argument("--sides", metavar="LIST",
                       help="with --user-time: the sides to keep, e.g. auto,cpu/bitmap,igraph")
-    bench.set_defaults(run=run)
 
 
 def command_line(args) -> str:

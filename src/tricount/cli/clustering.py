@@ -17,16 +17,15 @@ import time
 from tricount.cli import options
 from tricount.cli.count import check_outputs
 
+HELP = "average clustering coefficient and transitivity of a graph"
 
-def add_parser(sub) -> None:
-    clustering = sub.add_parser(
-        "clustering", help="average clustering coefficient and transitivity of a graph")
+
+def add_arguments(clustering) -> None:
     options.add_input(clustering)
     options.add_backend(clustering)
     options.add_json(clustering)
-    clustering.add_argument("--per-vertex", metavar="OUT",
-                            help="also write vertex,degree,triangles,clustering to OUT "
-                                 "(.csv or .parquet)")
+    options.add_table_output(clustering, "--per-vertex",
+                             "also write vertex,degree,triangles,clustering")
     clustering.add_argument("--vertices", choices=("edges", "range"), default="edges",
                             help="which ids are vertices: those in an edge (default), or "
                                  "every id 0..max (igraph's and graph-tool's reading: ids in "
@@ -34,7 +33,6 @@ def add_parser(sub) -> None:
     clustering.add_argument("--count-zeros", action=argparse.BooleanOptionalAction, default=True,
                             help="average over every vertex (default), or with --no-count-zeros "
                                  "only over those with clustering above 0")
-    clustering.set_defaults(run=run)
 
 
 def load_for(args):

@@ -14,17 +14,16 @@ import sys
 from tricount.cli import options
 from tricount.cli.info import describe
 
+HELP = "rewrite a graph file as native binary (.tcsr) or SNAP text"
+DESCRIPTION = ("Read any supported graph file and write it as tricount's native binary (.tcsr: "
+               "canonical CSR, checksummed) or as a SNAP edge list (each undirected edge once, "
+               "original ids; .gz/.bz2/.xz/.zst compress; - is standard output). The output is "
+               "written whole or not at all, and never over the input.")
 
-def add_parser(sub) -> None:
+
+def add_arguments(convert) -> None:
     from tricount.io import OUTPUT_FORMATS
 
-    convert = sub.add_parser(
-        "convert", help="rewrite a graph file as native binary (.tcsr) or SNAP text",
-        description="Read any supported graph file and write it as tricount's native binary "
-                    "(.tcsr: canonical CSR, checksummed) or as a SNAP edge list (each "
-                    "undirected edge once, original ids; .gz/.bz2/.xz/.zst compress; - is "
-                    "standard output). The output is written whole or not at all, and never "
-                    "over the input.")
     convert.add_argument("input", metavar="IN", help="graph file to read (- for standard input)")
     convert.add_argument("output", metavar="OUT",
                          help="file to write (.tcsr, or .txt/.tsv/...; - for standard output)")
@@ -33,7 +32,6 @@ def add_parser(sub) -> None:
     convert.add_argument("--to", choices=OUTPUT_FORMATS, default=None,
                          help="output format (default: from OUT's extension)")
     options.add_json(convert)
-    convert.set_defaults(run=run)
 
 
 def run(args) -> int:

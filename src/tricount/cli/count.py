@@ -28,6 +28,8 @@ import time
 from tricount.cli import options
 from tricount.errors import TricountError
 
+HELP = "count the triangles of a graph"
+
 #: The built-in example `tricount count` runs with no PATH.
 EXAMPLE_SCALE, EXAMPLE_EDGE_FACTOR, EXAMPLE_SEED = 16, 16, 1
 
@@ -40,9 +42,8 @@ def method_choices() -> dict:
     return {"cpu": tuple(CPU_METHODS), "gpu": tuple(GPU_METHODS)}
 
 
-def add_parser(sub) -> None:
+def add_arguments(count) -> None:
     methods = method_choices()
-    count = sub.add_parser("count", help="count the triangles of a graph")
     options.add_input(count, optional=True,
                       help=f"{options.INPUT_HELP}; default: the built-in R-MAT example "
                            f"(scale {EXAMPLE_SCALE}, edge factor {EXAMPLE_EDGE_FACTOR}, "
@@ -58,13 +59,10 @@ def add_parser(sub) -> None:
     options.add_partition_options(count)
     count.add_argument("--verify", action="store_true",
                        help="also count with the reference oracle; exit 4 on a mismatch")
-    count.add_argument("--per-vertex", metavar="OUT",
-                       help="also write the triangles at every vertex (vertex,triangles) to OUT "
-                            "(.csv or .parquet)")
-    count.add_argument("--per-edge", metavar="OUT",
-                       help="also write the triangles on every edge (source,target,triangles) "
-                            "to OUT (.csv or .parquet)")
-    count.set_defaults(run=run)
+    options.add_table_output(count, "--per-vertex",
+                             "also write the triangles at every vertex (vertex,triangles)")
+    options.add_table_output(count, "--per-edge",
+                             "also write the triangles on every edge (source,target,triangles)")
 
 
 def example_edges():

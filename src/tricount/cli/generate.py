@@ -27,13 +27,13 @@ from tricount.generate.spec import GENERATORS, Generator, call_generator
 TEXT_SUFFIXES = ("", ".txt", ".el", ".tsv", ".edges", ".snap")
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zstd")
 
+HELP = "write a generated graph (R-MAT, G(n, m), BA, WS, complete, star, grid)"
+DESCRIPTION = ("Write a seeded generated graph as an edge list; the same seed gives the same "
+               "graph on the CPU and the GPU.")
 
-def add_parser(subparsers) -> None:
-    """Register ``generate`` and one sub-subcommand per generator."""
-    generate = subparsers.add_parser(
-        "generate", help="write a generated graph (R-MAT, G(n, m), BA, WS, complete, star, grid)",
-        description="Write a seeded generated graph as an edge list; the same seed gives the "
-                    "same graph on the CPU and the GPU.")
+
+def add_arguments(generate) -> None:
+    """One sub-subcommand per generator."""
     sub = generate.add_subparsers(dest="generator", required=True, metavar="GENERATOR")
     for generator in GENERATORS.values():
         _add_generator(sub, generator)

@@ -7,12 +7,12 @@ import os
 
 from tricount.cli import options
 
+HELP = "describe a graph file: format, sizes, what was dropped"
 
-def add_parser(sub) -> None:
-    info = sub.add_parser("info", help="describe a graph file: format, sizes, what was dropped")
+
+def add_arguments(info) -> None:
     options.add_input(info)
     options.add_json(info)
-    info.set_defaults(run=run)
 
 
 def describe(path, loaded) -> dict:

@@ -15,22 +15,19 @@ from tricount.cli import options
 from tricount.cli.clustering import load_for
 from tricount.cli.count import check_outputs
 
+HELP = "the k-truss of a graph, or the trussness of every edge"
 
-def add_parser(sub) -> None:
-    ktruss = sub.add_parser("ktruss", help="the k-truss of a graph, or the trussness of every "
-                                           "edge")
+
+def add_arguments(ktruss) -> None:
     options.add_input(ktruss)
     options.add_backend(ktruss)
     options.add_json(ktruss)
     ktruss.add_argument("--k", type=int, metavar="K",
                         help="the truss order: keep the edges in at least K-2 triangles of the "
                              "subgraph; default: the largest K with a non-empty K-truss")
-    ktruss.add_argument("--decomposition", metavar="OUT",
-                        help="write source,target,trussness for every edge to OUT "
-                             "(.csv or .parquet)")
-    ktruss.add_argument("--edges", metavar="OUT",
-                        help="write the K-truss edges (source,target) to OUT (.csv or .parquet)")
-    ktruss.set_defaults(run=run)
+    options.add_table_output(ktruss, "--decomposition",
+                             "write source,target,trussness for every edge")
+    options.add_table_output(ktruss, "--edges", "write the K-truss edges (source,target)")
 
 
 def run(args) -> int:

@@ -20,15 +20,15 @@ import time
 
 from tricount.cli import options
 
+HELP = "write every triangle (u, v, w) to Parquet, TSV or standard output"
+DESCRIPTION = ("List every triangle of a graph once, as rows u, v, w of the input's own ids, to "
+               "a Parquet file (.parquet, needs pyarrow), a TSV file (any other name) or "
+               "standard output (-). Written whole or not at all.")
 
-def add_parser(sub) -> None:
+
+def add_arguments(listing) -> None:
     from tricount.listing import CHUNK_ROWS, FORMATS, PARQUET_COMPRESSION
 
-    listing = sub.add_parser(
-        "list", help="write every triangle (u, v, w) to Parquet, TSV or standard output",
-        description="List every triangle of a graph once, as rows u, v, w of the input's own "
-                    "ids, to a Parquet file (.parquet, needs pyarrow), a TSV file (any other "
-                    "name) or standard output (-). Written whole or not at all.")
     options.add_input(listing)
     listing.add_argument("-o", "--output", required=True, metavar="OUT",
                          help="where to write: OUT.parquet, OUT.tsv (or any name: TSV), "
@@ -42,7 +42,6 @@ def add_parser(sub) -> None:
                               "...)")
     options.add_backend(listing)
     options.add_json(listing)
-    listing.set_defaults(run=run)
 
 
 class _CountThenWrite:

@@ -72,6 +72,12 @@ def add_json(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def add_table_output(parser, flag: str, what: str) -> None:
+    """``flag OUT``: a table the command writes to OUT (:func:`tricount.io.tables.write_table`:
+    CSV or Parquet by the suffix); ``what`` says what it holds."""
+    parser.add_argument(flag, metavar="OUT", help=f"{what} to OUT (.csv or .parquet)")
+
+
 #: --max-memory's suffixes (powers of 1024; a trailing "B" or "iB" is allowed).
 BYTE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 

@@ -30,10 +30,6 @@ from tricount.prep.canonical import MAX_VERTICES
 _TARGET_STREAM = 21
 
 
-def barabasi_albert_name(n: int, m: int, seed: int) -> str:
-    return f"ba-n{n}-m{m}-seed{seed}"
-
-
 def barabasi_albert(n: int, m: int, *, seed: int = 1, xp=np):
     """Generate a preferential-attachment edge list (``m`` edges per new vertex).
 

@@ -13,10 +13,6 @@ from tricount.generate._common import check_int, n_pairs, unrank_pairs
 from tricount.prep.canonical import MAX_VERTICES
 
 
-def complete_name(n: int) -> str:
-    return f"complete-n{n}"
-
-
 def complete(n: int, *, xp=np):
     """Generate the complete graph on ``n`` vertices.
 

@@ -33,10 +33,6 @@ _RANK_STREAM = 11
 DRAW_SLACK = 1.05
 
 
-def erdos_renyi_name(n: int, m: int, seed: int) -> str:
-    return f"er-n{n}-m{m}-seed{seed}"
-
-
 def erdos_renyi(n: int, m: int, *, seed: int = 1, xp=np):
     """Generate a uniform random graph with ``n`` vertices and exactly ``m`` edges.
 

@@ -1,9 +1,15 @@
 """Generator specs: ``name:key=value,...`` strings that name a generated graph.
 
 ``tricount bench rmat:scale=18,ef=16,seed=1`` and ``tricount generate`` both read
-the table :data:`GENERATORS`: one :class:`Generator` per graph family, with its
-parameters, their types, defaults and help. A spec with the same parameters
-always means the same graph (every generator is seeded and deterministic).
+the table :data:`GENERATORS`: one :class:`Generator` per graph family. A family's
+parameters, their order, types and defaults are its function's signature, read
+once (:func:`inspect.signature`); the table adds what a signature cannot say: each
+parameter's help, its short name (``ef`` for ``edge_factor``: accepted in specs and
+as an option, and written in graph names), the family's aliases, and a namer for a
+family whose graph names do not follow the common rule, the family's name and then
+each parameter as short name and value (``er-n100-m300-seed4``). A spec with the
+same parameters always means the same graph (every generator is seeded and
+deterministic).
 
 >>> src, dst, name = generate_spec("complete:n=5")
 >>> name, src.shape[0]
@@ -14,24 +20,28 @@ always means the same graph (every generator is seeded and deterministic).
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
 from tricount.errors import InvalidArgumentError
-from tricount.generate.barabasi_albert import barabasi_albert, barabasi_albert_name
-from tricount.generate.complete import complete, complete_name
-from tricount.generate.erdos_renyi import erdos_renyi, erdos_renyi_name
+from tricount.generate.barabasi_albert import barabasi_albert
+from tricount.generate.complete import complete
+from tricount.generate.erdos_renyi import erdos_renyi
 from tricount.generate.grid import grid, grid_name
 from tricount.generate.rmat import GRAPH500_A, GRAPH500_B, GRAPH500_C, rmat, rmat_name
-from tricount.generate.star import star, star_name
-from tricount.generate.watts_strogatz import watts_strogatz, watts_strogatz_name
+from tricount.generate.star import star
+from tricount.generate.watts_strogatz import watts_strogatz
 
 __all__ = ["Generator", "Param", "GENERATORS", "parse_spec", "generate_spec", "is_spec",
            "find_generator", "call_generator"]
 
 REQUIRED = object()
+
+#: The help of a parameter that several families share.
+SHARED_HELP = {"seed": "random seed; same seed, same graph on CPU and GPU"}
 
 
 @dataclass(frozen=True)
@@ -49,20 +59,48 @@ class Param:
         return self.default is REQUIRED
 
 
+def _params(function: Callable, helps: dict, short: dict) -> tuple:
+    """The :class:`Param` of each argument of ``function`` but ``xp``, in order: its kind
+    (the annotation) and default from the signature, its help from ``helps`` (else
+    :data:`SHARED_HELP`), its short name, if any, from ``short``."""
+    helps = {**SHARED_HELP, **helps}
+    return tuple(
+        Param(arg.name, arg.annotation,
+              REQUIRED if arg.default is inspect.Parameter.empty else arg.default,
+              helps[arg.name], (short[arg.name],) if arg.name in short else ())
+        for arg in inspect.signature(function, eval_str=True).parameters.values()
+        if arg.name != "xp")
+
+
+def _in_name(value) -> str:
+    """A value as graph names write it: ``0.25`` (floats by ``:g``), ``100``."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 @dataclass(frozen=True)
 class Generator:
-    """A graph family: the function, how to name a member, and its parameters."""
+    """A graph family: the function, its help, its aliases, how to name a member (``namer``,
+    else the common rule of the module doc); ``params`` come from the function's signature."""
 
     name: str
     function: Callable
-    namer: Callable
-    params: tuple
     summary: str
     title: str
-    aliases: tuple = field(default=())
+    helps: dict = field(compare=False)  # read into params; dicts would make it unhashable
+    short: dict = field(default_factory=dict, compare=False)
+    aliases: tuple = ()
+    namer: Callable | None = None
+    params: tuple = field(init=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "params", _params(self.function, self.helps, self.short))
 
     def graph_name(self, kwargs: dict) -> str:
-        return self.namer(**kwargs)
+        if self.namer is not None:
+            return self.namer(**kwargs)
+        # Each parameter by its short name when it has one (star-n9 for n_leaves=9).
+        return "-".join([self.name, *((p.aliases or (p.name,))[0] + _in_name(kwargs[p.name])
+                                      for p in self.params)])
 
     def param(self, key: str) -> Param | None:
         for p in self.params:
@@ -78,50 +116,36 @@ def _rmat_name(scale, edge_factor, seed, a, b, c, permute):
     return name if permute else name + "-unpermuted"
 
 
-_SEED = Param("seed", int, 1, "random seed; same seed, same graph on CPU and GPU")
-
 GENERATORS = {
     g.name: g
     for g in (
-        Generator("rmat", rmat, _rmat_name, (
-            Param("scale", int, REQUIRED, "2**SCALE vertex ids"),
-            Param("edge_factor", int, 16, "edges drawn per vertex id", ("ef",)),
-            _SEED,
-            Param("a", float, GRAPH500_A, "top-left quadrant probability"),
-            Param("b", float, GRAPH500_B, "top-right quadrant probability"),
-            Param("c", float, GRAPH500_C, "bottom-left quadrant probability (d = 1 - a - b - c)"),
-            Param("permute", bool, True, "randomly permute vertex ids, as graph500 does"),
-        ), "R-MAT / Kronecker with graph500 parameters (a=.57, b=c=.19)", "R-MAT", ("kronecker",)),
-        Generator("er", erdos_renyi, erdos_renyi_name, (
-            Param("n", int, REQUIRED, "vertices"),
-            Param("m", int, REQUIRED, "distinct edges (exactly)"),
-            _SEED,
-        ), "Erdős–Rényi G(n, m): exactly m distinct uniform random edges", "G(n, m)",
-            ("erdos_renyi", "erdos-renyi", "gnm")),
-        Generator("ba", barabasi_albert, barabasi_albert_name, (
-            Param("n", int, REQUIRED, "vertices"),
-            Param("m", int, REQUIRED, "edges added by each new vertex"),
-            _SEED,
-        ), "Barabási–Albert preferential attachment (Batagelj–Brandes)", "Barabási–Albert",
-            ("barabasi_albert", "barabasi-albert")),
-        Generator("ws", watts_strogatz, watts_strogatz_name, (
-            Param("n", int, REQUIRED, "vertices on the ring"),
-            Param("k", int, REQUIRED, "lattice degree (even)"),
-            Param("p", float, REQUIRED, "rewiring probability per edge"),
-            _SEED,
-        ), "Watts–Strogatz ring lattice with rewiring", "Watts–Strogatz",
-            ("watts_strogatz", "watts-strogatz")),
-        Generator("complete", complete, complete_name, (
-            Param("n", int, REQUIRED, "vertices"),
-        ), "complete graph K_n: C(n, 3) triangles", "complete"),
-        Generator("star", star, star_name, (
-            Param("n_leaves", int, REQUIRED, "leaves (the hub is vertex 0)", ("n",)),
-        ), "star: a hub and n leaves, no triangle", "star"),
-        Generator("grid", grid, grid_name, (
-            Param("rows", int, REQUIRED, "grid rows"),
-            Param("cols", int, REQUIRED, "grid columns"),
-            Param("periodic", bool, False, "wrap into a torus"),
-        ), "2-D grid (or torus): no triangle", "grid"),
+        Generator("rmat", rmat, "R-MAT / Kronecker with graph500 parameters (a=.57, b=c=.19)",
+                  "R-MAT", {"scale": "2**SCALE vertex ids",
+                            "edge_factor": "edges drawn per vertex id",
+                            "a": "top-left quadrant probability",
+                            "b": "top-right quadrant probability",
+                            "c": "bottom-left quadrant probability (d = 1 - a - b - c)",
+                            "permute": "randomly permute vertex ids, as graph500 does"},
+                  short={"edge_factor": "ef"}, aliases=("kronecker",), namer=_rmat_name),
+        Generator("er", erdos_renyi,
+                  "Erdős–Rényi G(n, m): exactly m distinct uniform random edges", "G(n, m)",
+                  {"n": "vertices", "m": "distinct edges (exactly)"},
+                  aliases=("erdos_renyi", "erdos-renyi", "gnm")),
+        Generator("ba", barabasi_albert,
+                  "Barabási–Albert preferential attachment (Batagelj–Brandes)", "Barabási–Albert",
+                  {"n": "vertices", "m": "edges added by each new vertex"},
+                  aliases=("barabasi_albert", "barabasi-albert")),
+        Generator("ws", watts_strogatz, "Watts–Strogatz ring lattice with rewiring",
+                  "Watts–Strogatz", {"n": "vertices on the ring", "k": "lattice degree (even)",
+                                     "p": "rewiring probability per edge"},
+                  aliases=("watts_strogatz", "watts-strogatz")),
+        Generator("complete", complete, "complete graph K_n: C(n, 3) triangles", "complete",
+                  {"n": "vertices"}),
+        Generator("star", star, "star: a hub and n leaves, no triangle", "star",
+                  {"n_leaves": "leaves (the hub is vertex 0)"}, short={"n_leaves": "n"}),
+        Generator("grid", grid, "2-D grid (or torus): no triangle", "grid",
+                  {"rows": "grid rows", "cols": "grid columns", "periodic": "wrap into a torus"},
+                  namer=grid_name),
     )
 }
 

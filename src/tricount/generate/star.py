@@ -14,10 +14,6 @@ from tricount.generate._common import check_int
 from tricount.prep.canonical import MAX_VERTICES
 
 
-def star_name(n_leaves: int) -> str:
-    return f"star-n{n_leaves}"
-
-
 def star(n_leaves: int, *, xp=np):
     """Generate the star with hub 0 and leaves ``1 .. n_leaves``.
 

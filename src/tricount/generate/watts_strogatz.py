@@ -26,10 +26,6 @@ from tricount.prep.canonical import MAX_VERTICES
 _REWIRE_STREAM, _TARGET_STREAM = 31, 32
 
 
-def watts_strogatz_name(n: int, k: int, p: float, seed: int) -> str:
-    return f"ws-n{n}-k{k}-p{p:g}-seed{seed}"
-
-
 def watts_strogatz(n: int, k: int, p: float, *, seed: int = 1, xp=np):
     """Generate a Watts–Strogatz edge list.
 

@@ -1,4 +1,5 @@
-// local.cuh: what the per-vertex, edge-support and truss kernels share.
+// local.cuh: what the per-vertex, edge-support and truss kernels share, and
+// the edge loop under triangle_visit.cuh's listing, directed and weighted ones.
 //
 // The schedule: a *group* of TC_GROUP_SIZE lanes (a power of two, at most a
 // warp) takes one edge at a time, striding over the edges of the grid. The
@@ -74,40 +75,68 @@ __device__ __forceinline__ void tc_short_long(const offset_t* __restrict__ indpt
     n_long = u_short ? vn : un;
 }
 
-// The schedule of the per-vertex and edge-support kernels: a group per
-// oriented edge e = u -> v, grid-stride. hit(s, l) runs for every common
-// out-neighbour, found at cols[s] in the shorter list and cols[l] in the
-// longer; then one lane of the group calls done(e, u, v, hits) when the edge
-// closed any triangle. The warp's first group decides the trip count, so all
-// 32 lanes run the same iterations and the group shuffle never splits the warp.
+// The edge loop of every oriented-edge kernel (tc_group_per_edge below,
+// tc_visit_triangles in triangle_visit.cuh): a group per oriented edge
+// e = u -> v of [e_begin, e_end), grid-stride. For an edge of the range,
+// edge(e, u, v, short_begin, n_short, long_begin, n_long) runs on the group's
+// lanes (the shorter and the longer of N+(u), N+(v) in `cols`, as
+// tc_short_long) and returns the lane's hits; then after(e, u, v, hits) runs
+// on every lane on every trip, past the range too (e >= e_end: u = v = 0,
+// hits 0), so that it may hold the group's shuffles. The warp's first group
+// decides the trip count, so all 32 lanes run the same iterations and a group
+// shuffle never splits the warp.
+template <class Edge, class After>
+__device__ __forceinline__ void tc_group_edges(const offset_t* __restrict__ indptr,
+                                               const vertex_t* __restrict__ rows,
+                                               const vertex_t* __restrict__ cols,
+                                               offset_t e_begin, offset_t e_end, Edge edge,
+                                               After after) {
+    const offset_t n_groups = (offset_t)gridDim.x * (TC_BLOCK_SIZE / TC_GROUP_SIZE);
+    const offset_t warp_first =
+        ((offset_t)blockIdx.x * TC_BLOCK_SIZE + (threadIdx.x / TC_WARP) * TC_WARP) / TC_GROUP_SIZE;
+    const offset_t in_warp = (threadIdx.x % TC_WARP) / TC_GROUP_SIZE;
+    for (offset_t base = e_begin + warp_first; base < e_end; base += n_groups) {
+        const offset_t e = base + in_warp;
+        count_t found = 0;
+        vertex_t u = 0, v = 0;
+        if (e < e_end) {
+            u = rows[e];
+            v = cols[e];
+            offset_t short_begin, n_short, long_begin, n_long;
+            tc_short_long(indptr, u, v, short_begin, n_short, long_begin, n_long);
+            found = edge(e, u, v, short_begin, n_short, long_begin, n_long);
+        }
+        after(e, u, v, found);
+    }
+}
+
+// The schedule of the per-vertex and edge-support kernels: tc_group_edges over
+// every oriented edge, the lanes splitting the shorter list (tc_group_intersect).
+// hit(s, l) runs for every common out-neighbour, found at cols[s] in the
+// shorter list and cols[l] in the longer; then one lane of the group calls
+// done(e, u, v, hits) when the edge closed any triangle.
 template <class Hit, class Done>
 __device__ __forceinline__ void tc_group_per_edge(const offset_t* __restrict__ indptr,
                                                   const vertex_t* __restrict__ rows,
                                                   const vertex_t* __restrict__ cols,
                                                   offset_t n_edges, Hit hit, Done done) {
     const int lane = threadIdx.x % TC_GROUP_SIZE;
-    const offset_t n_groups = (offset_t)gridDim.x * (TC_BLOCK_SIZE / TC_GROUP_SIZE);
-    const offset_t warp_first =
-        ((offset_t)blockIdx.x * TC_BLOCK_SIZE + (threadIdx.x / TC_WARP) * TC_WARP) / TC_GROUP_SIZE;
-    const offset_t in_warp = (threadIdx.x % TC_WARP) / TC_GROUP_SIZE;
-    for (offset_t base = warp_first; base < n_edges; base += n_groups) {
-        const offset_t e = base + in_warp;
-        count_t found = 0;
-        vertex_t u = 0, v = 0;
-        if (e < n_edges) {
-            u = rows[e];
-            v = cols[e];
-            offset_t short_begin, n_short, long_begin, n_long;
-            tc_short_long(indptr, u, v, short_begin, n_short, long_begin, n_long);
+    tc_group_edges(
+        indptr, rows, cols, 0, n_edges,
+        [&](offset_t, vertex_t, vertex_t, offset_t short_begin, offset_t n_short,
+            offset_t long_begin, offset_t n_long) {
+            count_t found = 0;
             tc_group_intersect(cols + short_begin, n_short, cols + long_begin, n_long, lane,
                                [&](offset_t i, offset_t p) {
                                    hit(short_begin + i, long_begin + p);
                                    ++found;
                                });
-        }
-        found = tc_group_sum(found);
-        if (lane == 0 && found != 0ull) done(e, u, v, found);
-    }
+            return found;
+        },
+        [&](offset_t e, vertex_t u, vertex_t v, count_t found) {
+            found = tc_group_sum(found);
+            if (lane == 0 && found != 0ull) done(e, u, v, found);
+        });
 }
 
 #endif  // TRICOUNT_LOCAL_CUH

@@ -31,12 +31,11 @@ __device__ __forceinline__ unsigned tc_group_lanes() {
 }
 
 // For every oriented edge e = u -> v in [e_begin, e_end) (one group each, grid
-// stride): visit(e, u, v, pu, pv, rank) for every c = cols[pu] = cols[pv] in
-// N+(u) ∩ N+(v), pu in row u and pv in row v; rank is c's index among the
-// edge's hits when Ranked (else 0). Then lane 0 of the group calls
-// done(e, u, v, found) for every edge of the range, found 0 included.
-// The warp's first group decides the trip count of the edge loop, so all 32
-// lanes reach the group shuffles together.
+// stride: local.cuh's tc_group_edges): visit(e, u, v, pu, pv, rank) for every
+// c = cols[pu] = cols[pv] in N+(u) ∩ N+(v), pu in row u and pv in row v; rank
+// is c's index among the edge's hits when Ranked (else 0). Then lane 0 of the
+// group calls done(e, u, v, found) for every edge of the range, found 0
+// included.
 template <bool Ranked, class Visit, class Done>
 __device__ __forceinline__ void tc_visit_triangles(const offset_t* __restrict__ indptr,
                                                    const vertex_t* __restrict__ rows,
@@ -46,20 +45,12 @@ __device__ __forceinline__ void tc_visit_triangles(const offset_t* __restrict__ 
     const int lane = threadIdx.x % TC_GROUP_SIZE;
     const unsigned group = tc_group_lanes();
     const unsigned lanes_below = (1u << (threadIdx.x % TC_WARP)) - 1u;
-    const offset_t n_groups = (offset_t)gridDim.x * (TC_BLOCK_SIZE / TC_GROUP_SIZE);
-    const offset_t warp_first =
-        ((offset_t)blockIdx.x * TC_BLOCK_SIZE + (threadIdx.x / TC_WARP) * TC_WARP) / TC_GROUP_SIZE;
-    const offset_t in_warp = (threadIdx.x % TC_WARP) / TC_GROUP_SIZE;
-    for (offset_t base = e_begin + warp_first; base < e_end; base += n_groups) {
-        const offset_t e = base + in_warp;
-        count_t found = 0;
-        vertex_t u = 0, v = 0;
-        if (e < e_end) {
-            u = rows[e];
-            v = cols[e];
-            offset_t short_begin, n_short, long_begin, n_long;
-            tc_short_long(indptr, u, v, short_begin, n_short, long_begin, n_long);
+    tc_group_edges(
+        indptr, rows, cols, e_begin, e_end,
+        [&](offset_t e, vertex_t u, vertex_t v, offset_t short_begin, offset_t n_short,
+            offset_t long_begin, offset_t n_long) {
             const bool u_short = short_begin == indptr[u] && n_short == indptr[u + 1] - indptr[u];
+            count_t found = 0;
             offset_t lo = 0;  // each lane's keys increase: its searches only move right
             for (offset_t round = 0; round < n_short; round += TC_GROUP_SIZE) {
                 const offset_t i = round + lane;
@@ -83,10 +74,12 @@ __device__ __forceinline__ void tc_visit_triangles(const offset_t* __restrict__ 
                     visit(e, u, v, u_short ? ps : pl, u_short ? pl : ps, rank);
                 }
             }
-        }
-        if (!Ranked) found = tc_group_sum(found);  // ranked: every lane holds the total
-        if (lane == 0 && e < e_end) done(e, u, v, found);
-    }
+            return found;
+        },
+        [&](offset_t e, vertex_t u, vertex_t v, count_t found) {
+            if (!Ranked) found = tc_group_sum(found);  // ranked: every lane holds the total
+            if (lane == 0 && e < e_end) done(e, u, v, found);
+        });
 }
 
 // a <= b <= c after the call (three compare-exchanges).
