@@ -71,6 +71,18 @@ class TestChoose:
         without = choose(SOC_EPINIONS_FILE, FIRST_RUN, backend="cpu")
         assert without.parser == "numba" and without.total > 5.0  # io's kernels compile
 
+    def test_the_numpy_parser_only_below_its_cap(self):
+        offered = dataclasses.replace(FIRST_RUN, numpy_formats=frozenset({"snap"}),
+                                      numpy_max_bytes=4_000_000)
+        assert {r.parser for r in candidates(SOC_EPINIONS_FILE, offered)} == {"numba", ""}
+        roomy = dataclasses.replace(offered, numpy_max_bytes=32 << 20)
+        assert choose(SOC_EPINIONS_FILE, roomy).parser == "numpy"
+
+    def test_io_offers_what_it_reads(self):
+        warmth = facts.observe()
+        assert warmth.numpy_formats == frozenset(tricount.io.NUMPY_PARSE_FORMATS)
+        assert warmth.numpy_max_bytes == tricount.io.NUMPY_PARSE_MAX_BYTES
+
     def test_cached_kernels_take_the_bitmap(self):
         route = choose(SOC_EPINIONS_FILE, SECOND_RUN)
         assert (route.backend, route.method, route.parser) == ("cpu", "bitmap", "numba")
@@ -112,6 +124,15 @@ class TestChoose:
     def test_numba_starts_once_per_route(self):
         route = choose(SOC_EPINIONS_FILE, dataclasses.replace(SECOND_RUN, gpu="absent"))
         assert [w for w, _ in route.steps].count("start Numba") == 1
+
+
+def test_every_kernel_of_the_model_exists():
+    # A renamed or moved kernel would read as never cached: the model would keep
+    # predicting its compilation.
+    for group, kernels in KERNEL_GROUPS.items():
+        for relative, name in kernels:
+            source = (facts.PACKAGE / relative).read_text()
+            assert f"\ndef {name}(" in source, (group, relative, name)
 
 
 def test_costs_from_a_json_file(tmp_path, monkeypatch):

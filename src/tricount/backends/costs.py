@@ -267,9 +267,13 @@ def _gpu_route(w: Workload, warmth: Warmth, c: Costs) -> Route:
 
 
 def _parsers(w: Workload, warmth: Warmth) -> tuple:
+    """The parsers of a text: io's NumPy parser where it reads the format and the text
+    fits its cap (past the cap it hands the rest to Numba), and always Numba's."""
     if w.kind != "text":
         return ("",)
-    return ("numba", "numpy") if w.format in warmth.numpy_formats else ("numba",)
+    cap = warmth.numpy_max_bytes
+    numpy_reads = w.format in warmth.numpy_formats and (cap is None or w.text_bytes <= cap)
+    return ("numba", "numpy") if numpy_reads else ("numba",)
 
 
 def routes(w: Workload, warmth: Warmth, costs: Costs | None = None) -> list[Route]:
