@@ -2,7 +2,8 @@
 
 Each test runs a fresh interpreter with an empty ``NUMBA_CACHE_DIR`` (the first run after
 installing) and no GPU, counts a SNAP file through the CLI or ``tricount.count``, and
-reports the answer and whether ``numba`` (or anything under it) was ever imported. The cost
+reports the answer and whether ``numba`` (or anything under it) was ever imported, and
+whether the CLI imported what only other subcommands need. The cost
 model picks NumPy's parser and build, NumPy's orientation and SciPy's SpGEMM; no clock is
 read here.
 """
@@ -36,7 +37,8 @@ else:
     print(json.dumps(result.to_dict()))
     code = 0
 numba = sorted(m for m in sys.modules if m == "numba" or m.startswith(("numba.", "llvmlite")))
-print(json.dumps({"code": code, "numba_modules": numba}), file=sys.stderr)
+unused = sorted(m for m in ("tricount.bench", "tricount.generate.spec") if m in sys.modules)
+print(json.dumps({"code": code, "numba_modules": numba, "unused": unused}), file=sys.stderr)
 """
 
 
@@ -67,7 +69,7 @@ def snap_file(tmp_path_factory):
 def test_a_first_run_imports_no_numba(snap_file, how, tmp_path):
     path, expected = snap_file
     report, facts = first_run(path, how, tmp_path)
-    assert facts == {"code": 0, "numba_modules": []}
+    assert facts == {"code": 0, "numba_modules": [], "unused": []}
     assert report["triangles"] == expected
     assert (report["backend"], report["method"]) == ("cpu", "spgemm")
     if how == "api":  # the CLI reads the file first, then counts the graph read
@@ -80,5 +82,5 @@ def test_soc_epinions1_first_run(tmp_path):
         pytest.skip("../shared/data/graphs is absent (set TRICOUNT_DATA to its folder)")
     row = rows["soc-Epinions1"]
     report, facts = first_run(row["path"], "cli", tmp_path)
-    assert facts == {"code": 0, "numba_modules": []}
+    assert facts == {"code": 0, "numba_modules": [], "unused": []}
     assert (report["triangles"], report["edges"]) == (row["triangles"], row["edges"])
