@@ -16,9 +16,9 @@ cache warm (kernels loaded) and empty (a temporary ``CUPY_CACHE_DIR``: NVRTC com
 Rates are measured in this process, warm, on the shared graphs (``--data``) and R-MAT
 graphs (``--scales``), as medians of ``--repeat``: per byte (decompress, parse with io's
 Numba parser or its NumPy parser), per line (io's Numba build, the NumPy build of the
-NumPy parser's graphs), per edge (the NumPy and the parallel orientations; the bitmap
-and SpGEMM counts, fitted as seconds per edge at mean degree 16 plus a slope per unit of
-mean degree), and on the GPU per byte copied, per entry built on the device, and the
+NumPy parser's graphs), per edge (the NumPy and the parallel orientations; the bitmap,
+SpGEMM and NumPy counts, fitted as seconds per edge at mean degree 16 plus a slope per
+unit of mean degree), and on the GPU per byte copied, per entry built on the device, and the
 count from a built graph on the device (a fixed cost plus a rate per edge). The wall
 clock is what the model predicts; the CPU seconds are printed beside it because a
 shared machine's wall clock includes other jobs.
@@ -158,6 +158,7 @@ def measure_cpu(args, report) -> dict:
     import tricount
     from tricount.cpu.bitmap import count_bitmap
     from tricount.cpu.spgemm import count_spgemm
+    from tricount.cpu.wedge_numpy import count_wedges_numpy
     from tricount.io import read_graph
     from tricount.prep.orient import orient_by_degree, orient_upper
 
@@ -169,7 +170,7 @@ def measure_cpu(args, report) -> dict:
     found["numba_load_s"] = found.pop("numba_load_7") / 7
     found["numba_compile_s"] = found.pop("numba_compile_7") / 7
     rows = {k: [] for k in ("inflate", "parse", "parse_np", "build", "build_np", "orient_np",
-                            "orient_par", "bitmap", "spgemm")}
+                            "orient_par", "bitmap", "spgemm", "numpy_count")}
     for name, g, path in graphs(Path(args.data), args.scales):
         m, d = g.n_edges, 2 * g.n_edges / g.n_vertices
         if path is not None:
@@ -193,6 +194,8 @@ def measure_cpu(args, report) -> dict:
         if m <= args.spgemm_max_edges:
             oriented = g.oriented()
             rows["spgemm"].append((m, d, best_of(lambda: count_spgemm(oriented), args.repeat)))
+            rows["numpy_count"].append((m, d, best_of(lambda: count_wedges_numpy(oriented),
+                                                      args.repeat)))
         print(f"  measured {name} ({m} edges, mean degree {d:.1f})", file=sys.stderr)
     for key, field, what in (
             ("inflate", "inflate_s_per_byte", "gzip, per output byte"),
@@ -205,7 +208,7 @@ def measure_cpu(args, report) -> dict:
         if rows[key]:
             found[field] = fit_rate(*zip(*rows[key]))
             report(field, found[field], None, what)
-    for key in ("bitmap", "spgemm"):
+    for key in ("bitmap", "spgemm", "numpy_count"):
         if len(rows[key]) >= 2:
             a, b = fit_count(*zip(*rows[key]))
             found[f"{key}_s_per_edge"], found[f"{key}_s_per_edge_per_degree"] = a, b
