@@ -15,10 +15,10 @@ with an empty cache (a temporary ``NUMBA_CACHE_DIR``), ``import scipy.sparse``; 
 cache warm (kernels loaded) and empty (a temporary ``CUPY_CACHE_DIR``: NVRTC compiles).
 Rates are measured in this process, warm, on the shared graphs (``--data``) and R-MAT
 graphs (``--scales``), as medians of ``--repeat``: per byte (decompress, parse with io's
-Numba parser or the NumPy prototype ``benchmarks/numpy_parse.py``), per line (io's build,
-``CSRGraph.from_edges``), per edge (the NumPy and the parallel orientations; the bitmap
-and SpGEMM counts, fitted as seconds per edge at mean degree 16 plus a slope per unit of
-mean degree), and on the GPU per byte copied, per entry built on the device, and the
+Numba parser or its NumPy parser), per line (io's Numba build, the NumPy build of the
+NumPy parser's graphs), per edge (the NumPy and the parallel orientations; the bitmap,
+SpGEMM and NumPy counts, fitted as seconds per edge at mean degree 16 plus a slope per
+unit of mean degree), and on the GPU per byte copied, per entry built on the device, and the
 count from a built graph on the device (a fixed cost plus a rate per edge). The wall
 clock is what the model predicts; the CPU seconds are printed beside it because a
 shared machine's wall clock includes other jobs.
@@ -43,7 +43,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
 DEFAULT_DATA = os.environ.get("TRICOUNT_DATA", str(ROOT.parent / "shared" / "data" / "graphs"))
 
 #: A fresh interpreter runs this prelude, then one snippet that prints "wall cpu".
@@ -156,11 +155,10 @@ def graphs(data: Path, scales):
 
 
 def measure_cpu(args, report) -> dict:
-    from numpy_parse import parse_edges_numpy
-
     import tricount
     from tricount.cpu.bitmap import count_bitmap
     from tricount.cpu.spgemm import count_spgemm
+    from tricount.cpu.wedge_numpy import count_wedges_numpy
     from tricount.io import read_graph
     from tricount.prep.orient import orient_by_degree, orient_upper
 
@@ -172,22 +170,20 @@ def measure_cpu(args, report) -> dict:
     found["numba_load_s"] = found.pop("numba_load_7") / 7
     found["numba_compile_s"] = found.pop("numba_compile_7") / 7
     rows = {k: [] for k in ("inflate", "parse", "parse_np", "build", "build_np", "orient_np",
-                            "orient_par", "bitmap", "spgemm")}
+                            "orient_par", "bitmap", "spgemm", "numpy_count")}
     for name, g, path in graphs(Path(args.data), args.scales):
         m, d = g.n_edges, 2 * g.n_edges / g.n_vertices
         if path is not None:
             raw = path.read_bytes()
             text = gzip.decompress(raw)
             rows["inflate"].append((len(text), best_of(lambda: gzip.decompress(raw), args.repeat)))
-            loaded = [read_graph(path).timings for _ in range(args.repeat + 1)][1:]
-            load = statistics.median(t["load_s"] for t in loaded) - rows["inflate"][-1][1]
-            rows["parse"].append((len(text), load))
-            rows["build"].append((m, statistics.median(t["build_s"] for t in loaded)))
-            src, dst = parse_edges_numpy(text)
-            rows["parse_np"].append((len(text), best_of(lambda: parse_edges_numpy(text),
-                                                        args.repeat)))
-            rows["build_np"].append((src.size, best_of(
-                lambda: tricount.Graph.from_edges(src, dst), args.repeat)))
+            for parser, parse, build in (("numba", "parse", "build"),
+                                         ("numpy", "parse_np", "build_np")):
+                loaded = [read_graph(path, parser=parser).timings
+                          for _ in range(args.repeat + 1)][1:]
+                load = statistics.median(t["load_s"] for t in loaded) - rows["inflate"][-1][1]
+                rows[parse].append((len(text), load))
+                rows[build].append((m, statistics.median(t["build_s"] for t in loaded)))
         lo, hi = g.edges()
         rows["orient_np"].append((m, best_of(
             lambda: orient_by_degree(lo, hi, g.n_vertices, g.degrees), args.repeat)))
@@ -198,19 +194,21 @@ def measure_cpu(args, report) -> dict:
         if m <= args.spgemm_max_edges:
             oriented = g.oriented()
             rows["spgemm"].append((m, d, best_of(lambda: count_spgemm(oriented), args.repeat)))
+            rows["numpy_count"].append((m, d, best_of(lambda: count_wedges_numpy(oriented),
+                                                      args.repeat)))
         print(f"  measured {name} ({m} edges, mean degree {d:.1f})", file=sys.stderr)
     for key, field, what in (
             ("inflate", "inflate_s_per_byte", "gzip, per output byte"),
             ("parse", "parse_numba_s_per_byte", "io's Numba parser, per byte"),
-            ("parse_np", "parse_numpy_s_per_byte", "the NumPy prototype, per byte"),
+            ("parse_np", "parse_numpy_s_per_byte", "io's NumPy parser, per byte"),
             ("build", "build_numba_s_per_line", "io's build, per line"),
-            ("build_np", "build_numpy_s_per_line", "CSRGraph.from_edges, per line"),
+            ("build_np", "build_numpy_s_per_line", "io's NumPy build, per line"),
             ("orient_np", "orient_numpy_s_per_edge", "orient_by_degree (NumPy), per edge"),
             ("orient_par", "orient_parallel_s_per_edge", "the parallel rank orientation")):
         if rows[key]:
             found[field] = fit_rate(*zip(*rows[key]))
             report(field, found[field], None, what)
-    for key in ("bitmap", "spgemm"):
+    for key in ("bitmap", "spgemm", "numpy_count"):
         if len(rows[key]) >= 2:
             a, b = fit_count(*zip(*rows[key]))
             found[f"{key}_s_per_edge"], found[f"{key}_s_per_edge_per_degree"] = a, b

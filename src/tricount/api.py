@@ -2,7 +2,8 @@
 
     backends.select (predicted total time of every route) ─▶ cpu | gpu | reference backend
                                                              ("dask": a cluster, below)
-    path ──io.read_graph──▶ CSRGraph   (text formats: parse + canonicalise; .tcsr: mapped;
+    path ──io.read_graph──▶ CSRGraph   (text formats: parse + canonicalise, by the parser of
+                                        the chosen route: NumPy or Numba; .tcsr: mapped;
                                         for the gpu engine, text streams to the GPU and is
                                         canonicalised there)
     (src, dst) ──CSRGraph.from_edges──▶ CSRGraph
@@ -131,7 +132,7 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
         return _partitioned(graph, engine.name, backend_reason, forced, parts, method=method,
                             orientation=orientation, options=options, t0=t0, steps=steps)
     if steps is None:
-        g, steps = _loaded(graph, engine.name)
+        g, steps = _loaded(graph, engine.name, chosen.parser)
     else:
         g = graph
     why = _does_not_fit(engine.name, g, method, orientation, max_memory, options)
@@ -258,17 +259,19 @@ def _partitioned(graph, executor: str, backend_reason: str, why: str, parts: dic
                        f"partitioned ({why}): {report.reason}", summary, timings, partition)
 
 
-def _loaded(graph, engine: str):
+def _loaded(graph, engine: str, parser: str = ""):
     """``as_graph`` for ``engine``: a text file for the GPU is parsed onto the device (read on
     the host instead when it does not fit there); a ``.tcsr`` is read on the host, and copied
-    by the engine, or counted in parts when the GPU's memory check says it must be."""
+    by the engine, or counted in parts when the GPU's memory check says it must be. A text
+    file read on the host is parsed by the chosen route's ``parser`` ("numba", "numpy", or
+    "" for io's own choice)."""
     if engine == "gpu" and isinstance(graph, (str, os.PathLike)) \
             and not os.fspath(graph).endswith(".tcsr"):
         try:
             return as_graph(graph, device="gpu")
         except UnsupportedGraphError:
             pass
-    return as_graph(graph, device="cpu")
+    return inputs.as_graph(graph, device="cpu", parser=parser or "auto")
 
 
 def count_triangles(graph, *, backend: str = "auto", method: str = "auto") -> int:

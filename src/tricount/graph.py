@@ -171,10 +171,16 @@ class CSRGraph:
     @classmethod
     def from_chunks(cls, chunks, *, max_id: int, n_vertices: int | None = None,
                     id_base: int = 0, name=None, loops_dropped: int = 0,
-                    duplicates_dropped: int = 0) -> "CSRGraph":
-        """Build the graph of parsed edge ``chunks`` (a list of ``(src, dst)`` arrays, consumed)
-        with :func:`tricount.prep.build.build_upper_csr`: the readers' path, in bounded memory."""
-        from tricount.prep.build import build_upper_csr  # Numba: kept out of `import tricount`
+                    duplicates_dropped: int = 0, builder: str = "numba") -> "CSRGraph":
+        """Build the graph of parsed edge ``chunks`` (a list of ``(src, dst)`` arrays, consumed):
+        the readers' path. ``builder`` "numba": :func:`tricount.prep.build.build_upper_csr`
+        (a parallel counting sort, in bounded memory; its kernels compile on first use);
+        "numpy": :func:`tricount.prep.canonical.upper_csr_of_chunks` (the same arrays,
+        compiling nothing, for small inputs)."""
+        if builder == "numpy":
+            from tricount.prep.canonical import upper_csr_of_chunks as build_upper_csr
+        else:
+            from tricount.prep.build import build_upper_csr  # Numba: kept out of `import tricount`
 
         built = build_upper_csr(chunks, max_id=max_id, n_vertices=n_vertices, id_base=id_base,
                                 loops_dropped=loops_dropped,

@@ -353,10 +353,12 @@ def span_ids(g: CSRGraph) -> CSRGraph:
     return spanned
 
 
-def as_graph(graph, *, device: str = "cpu", vertices: str = "edges") -> tuple[CSRGraph, dict]:
+def as_graph(graph, *, device: str = "cpu", vertices: str = "edges",
+             parser: str = "auto") -> tuple[CSRGraph, dict]:
     """Turn anything the module doc lists into a graph; time the steps.
 
-    A path is loaded onto ``device`` ("cpu" or "gpu"); device arrays build on
+    A path is loaded onto ``device`` ("cpu" or "gpu"), a text file parsed by
+    ``parser`` (see :func:`tricount.io.load_graph`); device arrays build on
     the GPU. ``vertices`` is ``"edges"`` (the ids that occur in an edge are
     the vertices) or ``"range"`` (every integer id ``0 .. max`` is one).
     Returns the graph and ``{"load_s": ..., "build_s": ...}``.
@@ -369,7 +371,7 @@ def as_graph(graph, *, device: str = "cpu", vertices: str = "edges") -> tuple[CS
         from tricount.io import read_graph
 
         # Any supported format; a native .tcsr file maps straight to a CSRGraph.
-        loaded = read_graph(graph, device=device)
+        loaded = read_graph(graph, device=device, parser=parser)
         g = loaded.graph if vertices == "edges" else span_ids(loaded.graph)
         return g, {"load_s": loaded.timings["load_s"], "build_s": loaded.timings["build_s"]}
     t0 = time.perf_counter()

@@ -173,12 +173,13 @@ class TestDeclaredSizes:
         assert info.value.line == 1
 
     def test_out_of_memory_names_the_input(self, tmp_path, capsys, monkeypatch):
-        from tricount.prep import build
+        from tricount.prep import build, canonical
 
         def no_memory(*args, **kwargs):
             raise MemoryError
 
-        monkeypatch.setattr(build, "build_upper_csr", no_memory)
+        monkeypatch.setattr(build, "build_upper_csr", no_memory)  # either parser's builder
+        monkeypatch.setattr(canonical, "upper_csr_of_chunks", no_memory)
         path = write_text(tmp_path / "g.txt", lines(TRIANGLE))
         with pytest.raises(TricountError, match="g.txt: out of memory while reading"):
             load_graph(path)

@@ -43,7 +43,7 @@ __all__ = ["Workload", "Costs", "Route", "COSTS", "PROVENANCE", "routes", "candi
            "choose", "explain", "best_per_backend", "load_costs", "CPU_COUNTERS"]
 
 #: The CPU methods ``auto`` weighs (merge is never faster than bitmap: docs/methods.md).
-CPU_COUNTERS = ("bitmap", "spgemm")
+CPU_COUNTERS = ("bitmap", "spgemm", "numpy")
 @dataclass(frozen=True)
 class Costs:
     """The constants (seconds; rates per byte, line or edge). CPU rates were measured
@@ -67,6 +67,8 @@ class Costs:
     bitmap_s_per_edge_per_degree: float
     spgemm_s_per_edge: float
     spgemm_s_per_edge_per_degree: float
+    numpy_count_s_per_edge: float
+    numpy_count_s_per_edge_per_degree: float
     gpu_start_s: float
     gpu_first_use_s: float
     gpu_compile_s: float
@@ -84,7 +86,11 @@ EPYC, 2 logical CPUs shared with other jobs, Python 3.11.7, NumPy 2.4.6, Numba 0
 SciPy 1.17.1, 2 Numba threads), 2026-11-25: fixed costs the medians of 3 fresh processes
 (Numba's start 0.56 s, 7 cached kernels 0.075 s, the same 7 compiled 13.4 s, SciPy's
 sparse module 0.23 s); rates fitted over the shared graphs of 10,000 edges or more and
-R-MAT 12-18 (medians of 3).
+R-MAT 12-18 (medians of 3). io's NumPy parser (parse_numpy_s_per_byte; the prototype's
+was 4.9e-08) and the NumPy counter (numpy_count_*): 2026-11-26, the same command's fits on
+the same graphs while other jobs shared the machine; SpGEMM measured beside the counter at
+9.0e-07 + 5.0e-08 per degree (against 6.7e-07 + 3e-08 the day before), so the counter's
+two constants overstate it by about a third against the others.
 GPU: issue 25's measurements on the H100 machine (CUDA 13.2, CuPy 14.2.0): import cupy +
 first op 1.12 s; a second run of soc-Epinions1 spent 0.42 + 0.04 s in preparation and
 count for 0.4 ms of GPU work (per-process kernel loads from CuPy's disk cache); the first
@@ -103,7 +109,7 @@ COSTS = Costs(
     scipy_sparse_s=0.23,
     inflate_s_per_byte=5.3e-09,
     parse_numba_s_per_byte=1.19e-08,
-    parse_numpy_s_per_byte=4.9e-08,
+    parse_numpy_s_per_byte=1.8e-08,
     build_numba_s_per_line=5.3e-08,
     build_numpy_s_per_line=8.6e-08,
     orient_numpy_s_per_edge=7.8e-08,
@@ -112,6 +118,8 @@ COSTS = Costs(
     bitmap_s_per_edge_per_degree=5.2e-10,
     spgemm_s_per_edge=6.7e-07,
     spgemm_s_per_edge_per_degree=3e-08,
+    numpy_count_s_per_edge=7.9e-07,
+    numpy_count_s_per_edge_per_degree=2.3e-08,
     gpu_start_s=1.12,
     gpu_first_use_s=0.45,
     gpu_compile_s=5.0,
@@ -222,16 +230,21 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
         steps.add("copy to the host", c.gpu_copy_s_per_byte * 12 * w.n_edges)
     _read(steps, w, parser)
     m = w.n_edges
-    if method == "spgemm":
+    if method in ("spgemm", "numpy"):  # the degree orientation, then one core's count
         if m >= PARALLEL_MIN_EDGES or (warmth.numba_started
                                        and m >= PARALLEL_STARTED_MIN_EDGES):  # orient_upper's rule
             steps.kernels("orient-degree")
             steps.parallel("orient", c.orient_parallel_s_per_edge * m)
         else:
             steps.add("orient", c.orient_numpy_s_per_edge * m)
-        if not warmth.scipy_sparse:
-            steps.add("import SciPy", c.scipy_sparse_s)
-        steps.add("count", _count_rate(c.spgemm_s_per_edge, c.spgemm_s_per_edge_per_degree, w, c))
+        if method == "spgemm":
+            if not warmth.scipy_sparse:
+                steps.add("import SciPy", c.scipy_sparse_s)
+            steps.add("count", _count_rate(c.spgemm_s_per_edge, c.spgemm_s_per_edge_per_degree,
+                                           w, c))
+        else:
+            steps.add("count", _count_rate(c.numpy_count_s_per_edge,
+                                           c.numpy_count_s_per_edge_per_degree, w, c))
     else:
         steps.kernels("orient-rank", method)
         steps.parallel("orient", c.orient_parallel_s_per_edge * m)
@@ -267,9 +280,13 @@ def _gpu_route(w: Workload, warmth: Warmth, c: Costs) -> Route:
 
 
 def _parsers(w: Workload, warmth: Warmth) -> tuple:
+    """The parsers of a text: io's NumPy parser where it reads the format and the text
+    fits its cap (past the cap it hands the rest to Numba), and always Numba's."""
     if w.kind != "text":
         return ("",)
-    return ("numba", "numpy") if w.format in warmth.numpy_formats else ("numba",)
+    cap = warmth.numpy_max_bytes
+    numpy_reads = w.format in warmth.numpy_formats and (cap is None or w.text_bytes <= cap)
+    return ("numba", "numpy") if numpy_reads else ("numba",)
 
 
 def routes(w: Workload, warmth: Warmth, costs: Costs | None = None) -> list[Route]:

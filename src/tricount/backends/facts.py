@@ -48,13 +48,12 @@ PACKAGE = Path(__file__).resolve().parents[1]
 
 #: The Numba kernels (called from Python) of each piece of a CPU route, by source file
 #: under ``src/tricount`` and function name. A kernel one of these calls is compiled and
-#: cached with it. The io kernels are the io package's (tricount/io/_text.py, _build.py,
-#: _rowsort.py); a renamed one reads as "not cached", which costs a wrong guess, never a
-#: wrong count.
+#: cached with it. A renamed one reads as "not cached", which costs a wrong guess, never a
+#: wrong count (``tests/test_costs.py`` checks that every one exists).
 KERNEL_GROUPS = {
     "parse": (("io/_text.py", "parse_chunk"), ("io/_text.py", "gather_pieces")),
-    "build": (("io/_build.py", "_count_rows"), ("io/_build.py", "_cursors_in_place"),
-              ("io/_build.py", "_scatter"), ("io/_rowsort.py", "dedupe_rows")),
+    "build": (("prep/build.py", "_count_rows"), ("prep/build.py", "_cursors_in_place"),
+              ("prep/build.py", "_scatter"), ("prep/rowsort.py", "dedupe_rows")),
     "orient-rank": (("prep/_orient_cpu.py", "_split_rows"),
                     ("prep/_orient_cpu.py", "_rank_by_degree"),
                     ("prep/_orient_cpu.py", "_place_ranked"),
@@ -103,6 +102,7 @@ class Warmth:
     kernels: dict = field(default_factory=dict)
     scipy_sparse: bool = False
     numpy_formats: frozenset = frozenset()  # text formats io parses with NumPy alone
+    numpy_max_bytes: int | None = None  # ... up to this much text (None: no limit known)
     gpu: str = "absent"          # "absent", "unknown" (CuPy and a device node: probe to know)
     gpu_why: str = ""            # why the GPU is absent
     cupy_imported: bool = False
@@ -267,6 +267,11 @@ def numpy_formats() -> frozenset:
     return frozenset(getattr(sys.modules.get("tricount.io"), "NUMPY_PARSE_FORMATS", ()))
 
 
+def numpy_max_bytes() -> int | None:
+    """The text io's NumPy parser reads at most (``tricount.io.NUMPY_PARSE_MAX_BYTES``)."""
+    return getattr(sys.modules.get("tricount.io"), "NUMPY_PARSE_MAX_BYTES", None)
+
+
 def observe() -> Warmth:
     """The facts of this process and machine, now (a few file-system look-ups)."""
     presence, why = gpu_presence()
@@ -277,6 +282,7 @@ def observe() -> Warmth:
         kernels={group: group_state(group, listings) for group in KERNEL_GROUPS},
         scipy_sparse="scipy.sparse" in sys.modules,
         numpy_formats=numpy_formats(),
+        numpy_max_bytes=numpy_max_bytes(),
         gpu=presence,
         gpu_why=why,
         cupy_imported="cupy" in sys.modules,

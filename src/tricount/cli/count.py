@@ -115,6 +115,22 @@ def _load_device(args) -> str:
     return "gpu"
 
 
+def route_parser(args) -> str:
+    """The text parser of the route the cost model picks for counting ``args.path`` (the
+    count itself then runs on the graph read): "numpy" on a first run, where Numba's
+    kernels would compile; "auto" (io's choice) when no route reads the file as text."""
+    if args.backend not in ("auto", "cpu"):
+        return "auto"
+    from tricount.backends import select
+    from tricount.backends.facts import workload_of
+
+    try:
+        workload = workload_of(args.path, format=args.format)
+    except TricountError:
+        return "auto"  # the read reports it, with the same message
+    return select(args.backend, workload, method=args.method).parser or "auto"
+
+
 def dask_client(address: str):
     """A ``distributed.Client`` connected to the scheduler at ``address``."""
     from tricount.errors import BackendUnavailableError
@@ -153,7 +169,9 @@ def run(args) -> int:
                                             or args.format != "auto"):
         source = args.path  # the partition layer reads it (or its Dask workers do)
     else:
-        loaded = options.load(args, device=_load_device(args))
+        device = _load_device(args)
+        loaded = options.load(args, device=device,
+                              parser=route_parser(args) if device == "cpu" else "auto")
         graph = source = loaded.graph
         load_s, build_s = loaded.timings["load_s"], loaded.timings["build_s"]
     client = dask_client(args.scheduler) if args.scheduler else None

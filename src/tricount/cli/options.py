@@ -214,11 +214,12 @@ def step(label: str):
     return Ticker(label)
 
 
-def load(args, *, device: str = "cpu"):
-    """Read ``args.path`` (format ``args.format``); returns the ``LoadedGraph``."""
+def load(args, *, device: str = "cpu", parser: str = "auto"):
+    """Read ``args.path`` (format ``args.format``) with ``parser``; returns the ``LoadedGraph``."""
     from tricount.io import read_graph
 
-    return read_graph(args.path, format=getattr(args, "format", "auto"), device=device)
+    return read_graph(args.path, format=getattr(args, "format", "auto"), device=device,
+                      parser=parser)
 
 
 def host(a):

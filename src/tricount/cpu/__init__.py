@@ -1,10 +1,11 @@
 """The CPU engine: Numba kernels over the degree-oriented CSR, and SciPy's SpGEMM.
 
-One method per file (``merge.py``, ``bitmap.py``, ``spgemm.py``), the local
+One method per file (``merge.py``, ``bitmap.py``, ``spgemm.py``, ``wedge_numpy.py``), the local
 kernels beside them (``per_vertex.py``, ``edge_support.py``, ``truss.py``),
 and :mod:`tricount.cpu.engine`, which resolves a method and times the count.
 Importing this package imports no Numba; a kernel module compiles (or loads
-from Numba's on-disk cache) when first imported and called.
+from Numba's on-disk cache) when first imported and called. ``spgemm`` (SciPy) and
+``numpy`` (NumPy alone) compile nothing: a first run's counters.
 
 Threads and ``fork``: every kernel is a ``prange`` loop run inside
 :func:`tricount._threads.parallel_region`, on the threading layer that
@@ -17,7 +18,7 @@ layer (``omp`` is thread safe but not fork safe with GNU OpenMP).
 """
 
 #: Methods the CPU backend implements; ``auto`` resolves to one of them.
-CPU_METHODS = ("merge", "bitmap", "spgemm")
+CPU_METHODS = ("merge", "bitmap", "spgemm", "numpy")
 #: Methods that exist only on the GPU backend.
 GPU_ONLY_METHODS = ("hash", "wedge", "bitwedge")
 

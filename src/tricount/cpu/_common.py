@@ -9,9 +9,10 @@ preparation's CPU loops use it too.
 
 from __future__ import annotations
 
-import numba
-
+from tricount._threads import load_numba
 from tricount.prep._parallel import claim, n_workers, run_chunked
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 __all__ = ["CHUNK_VERTICES", "claim", "run_chunked", "n_workers", "next_common"]
 

@@ -28,11 +28,13 @@ and the hash method's owner rule (docs/gpu.md).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from tricount._threads import load_numba
 from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
 from tricount.prep._atomic import atomic_add
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 __all__ = ["count_bitmap"]
 

@@ -33,12 +33,14 @@ end. Anchors go to threads in blocks; small graphs run on the calling thread
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from tricount._threads import load_numba
 from tricount._threads import parallel_region
 from tricount.prep._atomic import atomic_add
 from tricount.cpu.listing import PARALLEL_MIN_EDGES
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 __all__ = ["directed_triangles_cpu", "N_CODES", "COUNT_NAMES"]
 

@@ -21,11 +21,13 @@ int64.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from tricount._threads import load_numba
 from tricount.cpu._common import CHUNK_VERTICES, claim, next_common, run_chunked
 from tricount.prep._atomic import atomic_add
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 
 @numba.njit(inline="always")

@@ -1,8 +1,8 @@
 """The CPU backend's count: resolve a method, orient the graph, run the counter, time each phase.
 
 ``bitmap`` counts the rank orientation (vertices renamed by (degree, id), built
-for the count and not kept); ``merge`` and ``spgemm`` count the graph's cached
-degree orientation (:meth:`~tricount.CSRGraph.oriented`).
+for the count and not kept); ``merge``, ``spgemm`` and ``numpy`` count the graph's
+cached degree orientation (:meth:`~tricount.CSRGraph.oriented`).
 """
 
 from __future__ import annotations
@@ -48,6 +48,10 @@ def _counter(name: str):
         from tricount.cpu.bitmap import count_bitmap
 
         return count_bitmap
+    if name == "numpy":
+        from tricount.cpu.wedge_numpy import count_wedges_numpy
+
+        return count_wedges_numpy
     from tricount.cpu.spgemm import count_spgemm
 
     return count_spgemm

@@ -31,10 +31,12 @@ map per thread, and the caller's window buffer.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from tricount._threads import load_numba
 from tricount._threads import parallel_region
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 __all__ = ["CpuLister", "list_triangles_cpu", "CHUNK_ROWS"]
 

@@ -15,10 +15,12 @@ Counts are int64 in every thread and in the reduction.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from tricount._threads import load_numba
 from tricount.cpu._common import CHUNK_VERTICES, claim, run_chunked
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 
 @numba.njit(inline="always")

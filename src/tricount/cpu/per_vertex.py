@@ -19,11 +19,13 @@ throughout.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from tricount._threads import load_numba
 from tricount.prep._atomic import atomic_add
 from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 
 @numba.njit(inline="always")

@@ -9,8 +9,11 @@ backwards. The output is the same whatever the thread count.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from tricount._threads import load_numba
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 __all__ = ["format_rows"]
 

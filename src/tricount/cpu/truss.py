@@ -26,11 +26,13 @@ massive networks", VLDB 2012 (the peeling order).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from tricount._threads import load_numba
 from tricount.prep._atomic import atomic_add
 from tricount.cpu._common import claim, run_chunked
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 #: Frontier edges per work chunk; small, because one hub edge can cost as much
 #: as thousands of others (same provenance as the merge counter's chunks).

@@ -22,12 +22,14 @@ same bits for any thread count and every run.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from tricount._threads import load_numba
 from tricount._threads import parallel_region
 from tricount.cpu._common import next_common
 from tricount.cpu.listing import PARALLEL_MIN_EDGES
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 __all__ = ["weighted_triangle_sums_cpu"]
 

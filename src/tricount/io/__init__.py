@@ -14,6 +14,8 @@ what was expected. One path, walked forward::
          ─detect.resolve_format─▶ format
          ─<format>.read─▶ EdgeText (edge chunks; repeats merged when memory asks)
          ─CSRGraph.from_chunks (prep.build)─▶ CSRGraph
+    SNAP with parser="numpy" (or "auto" below the cap): ─snap_numpy.read─▶ EdgeText
+         ─CSRGraph.from_chunks(builder="numpy") (prep.canonical)─▶ CSRGraph: no Numba
     .tcsr: ─native.read (copied, every block checksummed)─▶ CSRGraph
     device="gpu", text: ─<format>.read into gpu_stream.DeviceEdges (pinned double
          buffer) ─prep.canonical on the GPU─▶ CSRGraph
@@ -38,11 +40,12 @@ from tricount.graph import CSRGraph
 from tricount.io._limits import out_of_memory
 from tricount.io.detect import FORMATS, resolve_format, strip_compression
 from tricount.io.snap import write_snap
+from tricount.io.snap_numpy import NUMPY_PARSE_MAX_BYTES
 from tricount.io.source import open_source
 
 __all__ = ["load_graph", "read_graph", "read_edges", "write_graph", "write_snap",
            "write_native", "write_native_edges", "graph_name", "output_format", "FORMATS", "OUTPUT_FORMATS",
-           "LoadedGraph"]
+           "LoadedGraph", "PARSERS", "NUMPY_PARSE_FORMATS", "NUMPY_PARSE_MAX_BYTES"]
 
 _NAME_SUFFIXES = (".txt", ".tsv", ".csv", ".parquet", ".pq", ".arrow", ".feather", ".el", ".wel",
                   ".edges", ".edgelist", ".snap", ".mtx",
@@ -71,6 +74,7 @@ class LoadedGraph:
     compression: str | None
     timings: dict = field(default_factory=dict)  # load_s (read + parse), build_s
     on_device: bool = False  # built on the GPU
+    parser: str = ""  # the text parser asked for, once resolved ("numba" or "numpy"; "" if none)
 
 
 #: Where :func:`load_graph` can put the graph.
@@ -83,17 +87,29 @@ TEXT_PARSERS = {"snap": "snap", "graphchallenge": "graphchallenge",
 STREAMED_FORMATS = ("snap", "graphchallenge", "matrix-market", "metis")
 #: Formats :func:`write_graph` writes.
 OUTPUT_FORMATS = ("native", "snap")
+#: The text parsers: Numba's kernels (every text format, parallel; compiled on first use)
+#: or NumPy alone (compiles nothing), and ``auto``, which takes NumPy where it can.
+PARSERS = ("auto", "numba", "numpy")
+#: Text formats with a NumPy parser (:mod:`tricount.io.snap_numpy`); the cost model reads this.
+NUMPY_PARSE_FORMATS = ("snap",)
+#: The NumPy build holds every line at once: it builds at most this many (a line of
+#: text is 4 bytes at least, so a text under the parse cap always fits).
+NUMPY_BUILD_MAX_LINES = NUMPY_PARSE_MAX_BYTES // 4
 _TEXT_SUFFIXES = (".txt", ".tsv", ".el", ".edges", ".edgelist", ".snap")
 
 
-def read_graph(path, *, format: str = "auto", progress=None, device: str = "cpu") -> LoadedGraph:
-    """Read ``path`` like :func:`load_graph`; also report format, compression and timings."""
+def read_graph(path, *, format: str = "auto", progress=None, device: str = "cpu",
+               parser: str = "auto") -> LoadedGraph:
+    """Read ``path`` like :func:`load_graph`; also report format, compression, the parser
+    and timings."""
     if device not in DEVICES:
         raise TricountError(f"unknown device {device!r}; choose 'cpu' or 'gpu'")
+    if parser not in PARSERS:
+        raise TricountError(f"unknown parser {parser!r}; choose 'auto', 'numba' or 'numpy'")
     t0 = time.perf_counter()
     with open_source(path) as source:
         try:
-            loaded = _read(source, graph_name(path), format, progress, device, t0)
+            loaded = _read(source, graph_name(path), format, progress, device, t0, parser)
         except MemoryError:
             raise out_of_memory(source.path) from None
     if device == "gpu" and not loaded.on_device:
@@ -103,7 +119,21 @@ def read_graph(path, *, format: str = "auto", progress=None, device: str = "cpu"
     return loaded
 
 
-def _read(source, name, format, progress, device, t0) -> LoadedGraph:
+def resolve_parser(parser: str, fmt: str, source) -> str:
+    """``numba`` or ``numpy`` for reading ``source`` (format ``fmt``) as ``parser`` asks.
+
+    ``numpy`` only for :data:`NUMPY_PARSE_FORMATS` (any other format: ``numba``);
+    ``auto`` takes it too, unless the input is larger than :data:`NUMPY_PARSE_MAX_BYTES`
+    (compressed bytes, for a compressed file; a stream is taken as small).
+    """
+    if fmt not in NUMPY_PARSE_FORMATS or parser == "numba":
+        return "numba"
+    if parser == "auto" and (source.size or 0) > NUMPY_PARSE_MAX_BYTES:
+        return "numba"
+    return "numpy"
+
+
+def _read(source, name, format, progress, device, t0, parser="auto") -> LoadedGraph:
     """The walk of the module doc, on an opened source."""
     fmt = resolve_format(format, source)
     # No bytes at all: the empty graph, whatever the format.
@@ -127,28 +157,35 @@ def _read(source, name, format, progress, device, t0) -> LoadedGraph:
         from tricount.io._parse import EdgeText
 
         sink = EdgeText()
-        declared = parse_into(source, fmt_read, sink, progress=bar)
+        parser = resolve_parser(parser, fmt_read, source)
+        declared = parse_into(source, fmt_read, sink, progress=bar, parser=parser)
     finally:
         bar.close()
     t1 = time.perf_counter()
     from tricount.io._parse import check_symmetric
 
     n_entries = sink.n_entries
+    # The NumPy parser's graph is built by NumPy too (nothing compiles), while it fits.
+    builder = "numpy" if parser == "numpy" and sink.n_held <= NUMPY_BUILD_MAX_LINES else "numba"
     with Ticker(f"building the graph of {name}", progress):
         graph = CSRGraph.from_chunks(sink.chunks, max_id=sink.max_id,
                                      n_vertices=declared.n_vertices, id_base=declared.id_base,
                                      name=name, loops_dropped=sink.loops_merged,
-                                     duplicates_dropped=sink.duplicates_merged)
+                                     duplicates_dropped=sink.duplicates_merged, builder=builder)
     if declared.symmetric:
         check_symmetric(source.path, graph, n_entries)
     if declared.names is not None:  # ids 0 .. n - 1 are the ranks of the sorted names
         graph.vertex_ids = declared.names
     return LoadedGraph(graph, fmt, source.compression,
-                       {"load_s": t1 - t0, "build_s": time.perf_counter() - t1})
+                       {"load_s": t1 - t0, "build_s": time.perf_counter() - t1},
+                       parser=parser if fmt_read != "empty" else "")
 
 
-def parse_into(source, fmt: str, sink, *, progress=None):
-    """Parse ``source`` (format ``fmt``, not native) into ``sink``; return its ``Declared``."""
+def parse_into(source, fmt: str, sink, *, progress=None, parser: str = "numba"):
+    """Parse ``source`` (format ``fmt``, not native) into ``sink``; return its ``Declared``.
+
+    ``parser="numpy"`` reads a format of :data:`NUMPY_PARSE_FORMATS` with NumPy (which
+    hands what it cannot read exactly, and text past its cap, to the Numba parser)."""
     from tricount.io._parse import Declared
 
     if fmt == "empty":
@@ -168,8 +205,12 @@ def parse_into(source, fmt: str, sink, *, progress=None):
                      consumed=source.consumed)  # 16 bytes an edge: never merged
             sink.n_entries = int(src.shape[0])
         return Declared(n_vertices, 0)
-    parser = importlib.import_module(f"tricount.io.{TEXT_PARSERS[fmt]}")
-    return parser.read(source, sink, progress=progress)
+    if parser == "numpy" and fmt in NUMPY_PARSE_FORMATS:
+        from tricount.io.snap_numpy import read as read_numpy_text
+
+        return read_numpy_text(source, sink, progress=progress)
+    module = importlib.import_module(f"tricount.io.{TEXT_PARSERS[fmt]}")
+    return module.read(source, sink, progress=progress)
 
 
 def _to_gpu(graph: CSRGraph) -> CSRGraph:
@@ -205,7 +246,8 @@ def write_native_edges(path, source, *, name=None, n_vertices=None, plan=None, i
                  progress=progress)
 
 
-def load_graph(path, *, format: str = "auto", progress=None, device: str = "cpu") -> CSRGraph:
+def load_graph(path, *, format: str = "auto", progress=None, device: str = "cpu",
+               parser: str = "auto") -> CSRGraph:
     """Load a graph file into a :class:`~tricount.CSRGraph`.
 
     Parameters
@@ -228,6 +270,17 @@ def load_graph(path, *, format: str = "auto", progress=None, device: str = "cpu"
         (a pinned double buffer), and the graph is built there; other formats
         load on the CPU and move. The graph is the same either way. Raises
         ``BackendUnavailableError`` when no GPU is usable.
+    parser : {"auto", "numba", "numpy"}
+        How a text file is parsed (on the CPU). ``"numba"``: io's parallel
+        parser, which compiles its kernels on first use (a few seconds, once:
+        they are cached on disk). ``"numpy"``: NumPy alone, compiling nothing,
+        for SNAP edge lists (other formats use Numba) up to 32 MiB of text
+        (``NUMPY_PARSE_MAX_BYTES``; the rest is parsed by Numba), and built
+        into a graph by NumPy too. ``"auto"`` (default): NumPy where it can,
+        unless the file is larger than that. The graph, and every error
+        (with its line), are the same whichever parser runs: what NumPy cannot
+        read exactly goes to the Numba parser. ``tricount.count`` passes the
+        parser of the route its cost model picks.
 
     Returns
     -------
@@ -253,24 +306,28 @@ def load_graph(path, *, format: str = "auto", progress=None, device: str = "cpu"
     >>> tricount.count_triangles(g, backend="cpu")
     1
     """
-    return read_graph(path, format=format, progress=progress, device=device).graph
+    return read_graph(path, format=format, progress=progress, device=device,
+                      parser=parser).graph
 
 
-def read_edges(path, *, format: str = "auto"):
+def read_edges(path, *, format: str = "auto", parser: str = "auto"):
     """A file's edges as ``(src, dst)`` int64 arrays of the file's own ids (object arrays
     of its vertex names for a table of names).
 
     Text and NumPy files give their lines as written (loops and repeats
-    included); a native file gives each canonical edge once.
+    included); a native file gives each canonical edge once. ``parser`` as for
+    :func:`load_graph`.
     """
+    if parser not in PARSERS:
+        raise TricountError(f"unknown parser {parser!r}; choose 'auto', 'numba' or 'numpy'")
     with open_source(path) as source:
         try:
-            return _read_edges(source, format)
+            return _read_edges(source, format, parser)
         except MemoryError:
             raise out_of_memory(source.path) from None
 
 
-def _read_edges(source, format):
+def _read_edges(source, format, parser):
     from tricount.io._parse import EdgeText, concatenate
 
     fmt = resolve_format(format, source)
@@ -282,7 +339,8 @@ def _read_edges(source, format):
         ids = np.asarray(g.vertex_ids)
         return ids[lo].astype(np.int64), ids[hi].astype(np.int64)
     sink = EdgeText(merge_repeats=False)  # the lines as written, repeats included
-    declared = parse_into(source, fmt if source.peek(1) else "empty", sink)
+    fmt = fmt if source.peek(1) else "empty"
+    declared = parse_into(source, fmt, sink, parser=resolve_parser(parser, fmt, source))
     src, dst = concatenate(sink.chunks)
     if declared.names is not None:  # the names themselves, as written
         return declared.names[src], declared.names[dst]

@@ -9,8 +9,11 @@ of the whole input. A 1 MB gzip of one repeated edge (a billion lines)
 therefore stays a few hundred MB, instead of keeping every line.
 
 :func:`parse_edge_text` runs :func:`tricount.io._text.parse_chunk` over a
-source's line-aligned chunks and turns error codes into messages naming the
-input and the line.
+source's line-aligned chunks (:func:`parse_chunks`, which the NumPy parser of
+:mod:`tricount.io.snap_numpy` also hands the chunks it cannot read exactly) and
+turns error codes into messages naming the input and the line. Numba is
+imported with the first parse, not with this module: the NumPy parser fills an
+:class:`EdgeText` without it.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tricount.errors import GraphFormatError
-from tricount.io import _text
+from tricount.io import _grammar  # the codes only: the kernels load with the first parse
 
 #: Chunks are merged (repeats dropped) once they hold more than this many edges...
 MERGE_MIN_EDGES = 1 << 24
@@ -66,24 +69,24 @@ def token_at(buf, offset: int) -> str:
 
 
 _MESSAGES = {
-    _text.ERR_NOT_A_NUMBER: "expected a non-negative integer vertex id, found {token!r}",
-    _text.ERR_NEGATIVE: "vertex ids must be non-negative, found {token!r}",
-    _text.ERR_TOO_LARGE: "vertex id {token!r} is larger than 2**63-1 = " f"{_text.MAX_ID}",
-    _text.ERR_ONE_COLUMN: "expected two vertex ids (source and target), found one column",
-    _text.ERR_MISSING_VALUE: "expected {a} {value_name} in the third column, found only two "
+    _grammar.ERR_NOT_A_NUMBER: "expected a non-negative integer vertex id, found {token!r}",
+    _grammar.ERR_NEGATIVE: "vertex ids must be non-negative, found {token!r}",
+    _grammar.ERR_TOO_LARGE: "vertex id {token!r} is larger than 2**63-1 = " f"{_grammar.MAX_ID}",
+    _grammar.ERR_ONE_COLUMN: "expected two vertex ids (source and target), found one column",
+    _grammar.ERR_MISSING_VALUE: "expected {a} {value_name} in the third column, found only two "
                              "columns",
-    _text.ERR_BAD_VALUE: "expected {a} {value_name} in the third column, found {token!r}",
-    _text.ERR_EXTRA_COLUMN: "expected nothing after {what}, found {token!r}",
+    _grammar.ERR_BAD_VALUE: "expected {a} {value_name} in the third column, found {token!r}",
+    _grammar.ERR_EXTRA_COLUMN: "expected nothing after {what}, found {token!r}",
 }
 
 
 def edge_error(path, code: int, buf, offset: int, line: int, *, out_of_range=None,
-               value_name="value", value_kind=_text.VALUES_IGNORED) -> GraphFormatError:
+               value_name="value", value_kind=_grammar.VALUES_IGNORED) -> GraphFormatError:
     token = token_at(buf, offset)
-    if code == _text.ERR_OUT_OF_RANGE:
+    if code == _grammar.ERR_OUT_OF_RANGE:
         message = (out_of_range or "vertex id {token} is out of range").format(token=token)
     else:
-        what = "the two indices" if value_kind == _text.VALUES_NONE else f"the {value_name}"
+        what = "the two indices" if value_kind == _grammar.VALUES_NONE else f"the {value_name}"
         a = "an" if value_name[:1] in "aeiou" else "a"
         message = _MESSAGES[code].format(token=token, value_name=value_name, what=what, a=a)
     return GraphFormatError(path, message, line=line)
@@ -163,20 +166,33 @@ def distinct_pairs(src, dst):
     return np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1])
 
 
-def parse_edge_text(source, out: EdgeText, *, id_min: int = 0,
-                    max_src: int = _text.MAX_ID, max_dst: int = _text.MAX_ID,
-                    value_kind: int = _text.VALUES_IGNORED, out_of_range=None,
-                    value_name="value", max_entries: int | None = None, too_many=None,
-                    progress=None) -> EdgeText:
+def parse_edge_text(source, out: EdgeText, *, progress=None, **grammar) -> EdgeText:
     """Parse the edge lines of ``source`` from its current position into ``out``.
 
-    Line numbers continue from ``source.line`` (the header lines read). With
-    ``max_entries``, a line past that many edges raises ``too_many`` (Matrix
-    Market's declared entry count).
+    Line numbers continue from ``source.line`` (the header lines read). The
+    ``grammar`` keywords are :func:`parse_chunks`'.
     """
     out.n_lines = source.line
+    parse_chunks(source.path, source.chunks(progress=progress), out, **grammar)
+    source.line = out.n_lines
+    return out
+
+
+def parse_chunks(path, chunks, out: EdgeText, *, id_min: int = 0,
+                 max_src: int = _grammar.MAX_ID, max_dst: int = _grammar.MAX_ID,
+                 value_kind: int = _grammar.VALUES_IGNORED, out_of_range=None,
+                 value_name="value", max_entries: int | None = None, too_many=None) -> None:
+    """Parse line-aligned ``chunks`` (``(uint8 array, input bytes consumed)`` pairs, as
+    :meth:`~tricount.io.source.Source.chunks` yields them) of the input ``path`` into
+    ``out`` with the Numba kernels, counting lines on from ``out.n_lines``.
+
+    With ``max_entries``, a line past that many edges raises ``too_many`` (Matrix
+    Market's declared entry count).
+    """
+    from tricount.io import _text  # Numba: loaded with the first parse, not with tricount.io
+
     scratch = None
-    for buf, consumed in source.chunks(progress=progress):
+    for buf, consumed in chunks:
         n_pieces = _text.pieces_for(buf.shape[0])
         size = _text.scratch_size(buf.shape[0], n_pieces)
         if scratch is None or scratch[0].shape[0] < size:
@@ -185,24 +201,25 @@ def parse_edge_text(source, out: EdgeText, *, id_min: int = 0,
         offsets, counts, newlines, err, err_line, err_offset, max_id = _text.parse_chunk(
             buf, n_pieces, scratch[0], scratch[1], id_min, max_src, max_dst, value_kind)
         if err:
-            raise edge_error(source.path, err, buf, err_offset, out.n_lines + err_line + 1,
+            raise edge_error(path, err, buf, err_offset, out.n_lines + err_line + 1,
                              out_of_range=out_of_range, value_name=value_name,
                              value_kind=value_kind)
         m = int(counts.sum())
         if max_entries is not None and out.n_entries + m > max_entries:
             line = _text.nth_entry_line(buf, max_entries - out.n_entries)
-            raise GraphFormatError(source.path, too_many, line=out.n_lines + line + 1)
+            raise GraphFormatError(path, too_many, line=out.n_lines + line + 1)
         out.n_lines += int(newlines)
         out.n_entries += m
         out.max_id = max(out.max_id, int(max_id))
         if m:
-            # int32 while ids fit: halves the memory the chunks hold.
-            dtype = np.int32 if max_id <= np.iinfo(np.int32).max else np.int64
             # The sink calls fill(src, dst): gather the pieces into its arrays.
             fill = functools.partial(_text.gather_pieces, scratch[0], scratch[1], offsets, counts)
-            out.add(m, dtype, fill, buf.shape[0], consumed)
-    source.line = out.n_lines
-    return out
+            out.add(m, id_dtype(max_id), fill, buf.shape[0], consumed)
+
+
+def id_dtype(max_id: int):
+    """int32 while the ids fit: halves the memory the chunks hold."""
+    return np.int32 if max_id <= np.iinfo(np.int32).max else np.int64
 
 
 def concatenate(chunks):

@@ -17,8 +17,11 @@ with a Python stand-in for the trailing-zero count.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from tricount._threads import load_numba
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 _U = np.uint64
 _LOW_NIBBLES = _U(0x0F0F0F0F0F0F0F0F)

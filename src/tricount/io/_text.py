@@ -22,28 +22,21 @@ spaces or tabs, then, by ``value_kind``:
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import prange
 
+from tricount._threads import load_numba
+from tricount.io._grammar import (ERR_BAD_VALUE, ERR_EXTRA_COLUMN, ERR_MISSING_VALUE,
+                                  ERR_NEGATIVE, ERR_NOT_A_NUMBER, ERR_ONE_COLUMN,
+                                  ERR_OUT_OF_RANGE, ERR_TOO_LARGE, MAX_ID, OK, VALUES_IGNORED,
+                                  VALUES_INTEGER, VALUES_NONE, VALUES_REAL)
 from tricount.io._swar import short_id
 
-OK = 0
-ERR_NOT_A_NUMBER = 1
-ERR_NEGATIVE = 2
-ERR_TOO_LARGE = 3
-ERR_ONE_COLUMN = 4
-ERR_OUT_OF_RANGE = 5
-ERR_MISSING_VALUE = 6
-ERR_BAD_VALUE = 7
-ERR_EXTRA_COLUMN = 8
-
-VALUES_IGNORED, VALUES_NONE, VALUES_INTEGER, VALUES_REAL = 0, 1, 2, 3
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 _SPACE, _TAB, _LF, _CR = 32, 9, 10, 13
 _HASH, _PERCENT, _MINUS, _ZERO = 35, 37, 45, 48
 _PLUS, _DOT = 43, 46
-MAX_ID = np.iinfo(np.int64).max
 #: Pieces smaller than this are parsed by one thread (thread start-up costs more).
 MIN_PIECE_BYTES = 1 << 16
 

@@ -29,15 +29,17 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
+from tricount._threads import load_numba
 from tricount.errors import GraphFormatError
 from tricount.io._limits import check_declared
 from tricount.io._parse import Declared, token_at
 from tricount.io._text import (OK, _after_line_end, _at_line_end, _digits_end, _ends_token,
                                _is_blank, _read_id)
 from tricount.io.mtx import is_ascii_int
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 ERR_NEGATIVE = 2
 ERR_TOO_LARGE = 3

@@ -46,15 +46,17 @@ import struct
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 
-import numba
 import numpy as np
 from numba import prange
 
+from tricount._threads import load_numba
 from tricount.errors import GraphFormatError
 from tricount.graph import CSRGraph
 from tricount.io._limits import available_memory
 from tricount.io.output import atomic_output, check_outputs
 from tricount.prep.xp import index_dtype, to_host
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 MAGIC = b"\x89TCSR\r\n\x1a"  # PNG-style: catches text-mode and 7-bit transfers
 VERSION = 1

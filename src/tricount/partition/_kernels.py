@@ -12,11 +12,13 @@ Imported only when a partitioned count runs (``import tricount`` stays light).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import prange
 
+from tricount._threads import load_numba
 from tricount.prep._atomic import atomic_add
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 
 # -- rank orientation of an upper CSR ------------------------------------------------------------

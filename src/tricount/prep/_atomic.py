@@ -13,7 +13,9 @@ thread) it is an ordinary read-modify-write.
 
 from __future__ import annotations
 
-import numba
+from tricount._threads import load_numba
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 __all__ = ["atomic_add"]
 

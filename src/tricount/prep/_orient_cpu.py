@@ -29,11 +29,13 @@ sorts every row (renaming does not keep the order).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from tricount._threads import load_numba
 from tricount.prep._atomic import atomic_add
 from tricount.prep._parallel import claim, insertion_sort, run_chunked
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 __all__ = ["orient_upper_by_degree", "orient_upper_by_rank", "degree_rank"]
 

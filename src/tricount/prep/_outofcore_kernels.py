@@ -21,9 +21,12 @@ Python threads.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import prange
+
+from tricount._threads import load_numba
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 #: The key of a self-loop: sorts after every real key and is never stored.
 DROP = np.uint64(0xFFFFFFFFFFFFFFFF)

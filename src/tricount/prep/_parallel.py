@@ -29,11 +29,13 @@ iterations of one ``prange`` run at once with the same index.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from tricount._threads import load_numba
 from tricount._threads import parallel_region
 from tricount.prep._atomic import atomic_add
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 __all__ = ["claim", "run_chunked", "n_workers", "insertion_sort"]
 

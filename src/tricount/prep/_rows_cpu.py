@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import numba
 from numba import prange
+
+from tricount._threads import load_numba
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)

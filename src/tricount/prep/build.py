@@ -1,7 +1,9 @@
 """Parsed edge chunks -> the canonical upper CSR of a graph, in O(lines) time and bounded memory.
 
-The builder of :mod:`tricount.io` (every text and NumPy reader ends here), and
-the loaders' CPU fast path to the same canonical graph that
+The builder of :mod:`tricount.io` (every text and NumPy reader ends here, but
+the NumPy parser's small inputs, built by
+:func:`tricount.prep.canonical.upper_csr_of_chunks`, which compiles nothing),
+and the loaders' CPU fast path to the same canonical graph that
 :func:`tricount.prep.canonical.canonical_edges` builds (a test checks they agree
 array for array). Instead of one sort of 64-bit keys it uses a counting sort
 by source row, then a short sort of each row:
@@ -33,16 +35,16 @@ bytes a line) plus O(row table).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import prange
 
-from dataclasses import dataclass
-
+from tricount._threads import load_numba
 from tricount.errors import UnsupportedGraphError
 from tricount.prep.rowsort import dedupe_rows, pack_parts, row_split
-from tricount.prep.canonical import MAX_VERTICES
+from tricount.prep.canonical import MAX_VERTICES, UpperCSRBuild
 from tricount.prep.xp import index_dtype
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 #: Index the rows by the ids themselves when ``max_id + 1`` is at most this many
 #: entries per parsed line (4 bytes an entry per thread), else hash the distinct ids.
@@ -174,19 +176,6 @@ def _scatter(src, dst, base, cursor, vals):
 
 
 # -- the whole build ----------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class UpperCSRBuild:
-    """What :func:`build_upper_csr` returns: the arguments of
-    :meth:`tricount.CSRGraph.from_upper_csr` (which wraps it as a graph)."""
-
-    indptr: np.ndarray
-    indices: np.ndarray
-    n_vertices: int
-    vertex_ids: np.ndarray
-    self_loops_dropped: int
-    duplicates_dropped: int
-
 
 def build_upper_csr(chunks, *, max_id: int, n_vertices: int | None = None, id_base: int = 0,
                     loops_dropped: int = 0, duplicates_dropped: int = 0) -> UpperCSRBuild:

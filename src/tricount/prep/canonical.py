@@ -45,6 +45,20 @@ class CanonicalEdges:
     duplicates_dropped: int
 
 
+@dataclass(frozen=True)
+class UpperCSRBuild:
+    """What the builders of parsed chunks return (:func:`upper_csr_of_chunks`,
+    :func:`tricount.prep.build.build_upper_csr`): the arguments of
+    :meth:`tricount.CSRGraph.from_upper_csr` (which wraps it as a graph)."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    n_vertices: int
+    vertex_ids: np.ndarray
+    self_loops_dropped: int
+    duplicates_dropped: int
+
+
 def validate_edge_arrays(src, dst):
     """Check edge endpoint arrays and convert them to one integer type of the same namespace.
 
@@ -239,3 +253,37 @@ def canonical_edges(src, dst, *, n_vertices: int | None = None,
     lo = (pair // xp.uint64(n)).astype(idx)
     hi = (pair % xp.uint64(n)).astype(idx)
     return CanonicalEdges(lo, hi, vertex_ids, n, n_loops, n_lines - n_directed)
+
+
+def upper_csr_of_chunks(chunks, *, max_id: int, n_vertices: int | None = None,
+                        id_base: int = 0, loops_dropped: int = 0,
+                        duplicates_dropped: int = 0) -> UpperCSRBuild:
+    """:func:`tricount.prep.build.build_upper_csr`'s graph, array for array, with NumPy alone.
+
+    The chunks (NumPy ``(src, dst)`` id arrays; the list is emptied) are joined
+    and canonicalised by :func:`canonical_edges` (one sort of 64-bit keys), so
+    nothing is compiled: the builder of a first run's small input. It holds
+    every line at once (40-100 bytes a line), where ``build_upper_csr`` holds 12.
+    ``max_id`` is not needed (the signature is ``build_upper_csr``'s).
+    """
+    parts = list(chunks)
+    chunks.clear()
+    src = np.concatenate([s for s, _ in parts]).astype(np.int64, copy=False) if parts \
+        else np.zeros(0, dtype=np.int64)
+    dst = np.concatenate([d for _, d in parts]).astype(np.int64, copy=False) if parts \
+        else np.zeros(0, dtype=np.int64)
+    del parts
+    if n_vertices is not None and id_base:
+        src -= id_base  # owned: a concatenation is a new array
+        dst -= id_base
+    canon = canonical_edges(src, dst, n_vertices=n_vertices, fused=False)
+    del src, dst
+    n = canon.n_vertices
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    if canon.lo.shape[0]:
+        np.cumsum(np.bincount(canon.lo, minlength=n), out=indptr[1:])
+    vertex_ids = canon.vertex_ids if n_vertices is None else \
+        np.arange(id_base, id_base + n, dtype=np.int64)
+    return UpperCSRBuild(indptr, canon.hi, n, vertex_ids,
+                         canon.self_loops_dropped + loops_dropped,
+                         canon.duplicates_dropped + duplicates_dropped)

@@ -26,11 +26,13 @@ rows only move left, so packing in place never overwrites an unread entry.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import prange
 
+from tricount._threads import load_numba
 from tricount.prep._parallel import insertion_sort
+
+numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 #: Rows up to this long are sorted by insertion (no call, no recursion).
 INSERTION_SORT_MAX = 32

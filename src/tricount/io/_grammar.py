@@ -1,0 +1,29 @@
+"""The names of the edge-line grammar, shared without Numba.
+
+The grammar itself is written out in :mod:`tricount.io._text` (the Numba
+parser) and read again, for SNAP edge lists, by :mod:`tricount.io.snap_numpy`
+(the NumPy parser). Its error codes and value kinds live here so that the
+messages of :mod:`tricount.io._parse` and the NumPy parser can name them
+without importing Numba.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+OK = 0
+ERR_NOT_A_NUMBER = 1
+ERR_NEGATIVE = 2
+ERR_TOO_LARGE = 3
+ERR_ONE_COLUMN = 4
+ERR_OUT_OF_RANGE = 5
+ERR_MISSING_VALUE = 6
+ERR_BAD_VALUE = 7
+ERR_EXTRA_COLUMN = 8
+
+#: What follows the two ids of a line: anything (edge lists), nothing (Matrix Market
+#: ``pattern``), one integer or one real (Matrix Market ``integer`` / ``real``).
+VALUES_IGNORED, VALUES_NONE, VALUES_INTEGER, VALUES_REAL = 0, 1, 2, 3
+
+#: The largest vertex id a text may hold.
+MAX_ID = np.iinfo(np.int64).max
