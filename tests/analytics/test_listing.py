@@ -120,8 +120,8 @@ class TestChunks:
 
         serial = listed(graph, chunk_size=50)
         monkeypatch.setattr(cpu_listing, "PARALLEL_MIN_EDGES", 0)
-        monkeypatch.setattr(cpu_listing, "ONE_PASS_MAX_EDGES", 0)
-        assert not cpu_listing.one_pass(graph.n_edges) or numba_threads() == 1
+        monkeypatch.setattr(cpu_listing, "ONE_PASS_MAX_THREADS", 0)
+        assert not cpu_listing.one_pass(graph.n_edges)
         for size in (1, 50, 1 << 20):
             assert np.array_equal(listed(graph, chunk_size=size), serial), size
 
@@ -225,11 +225,12 @@ class TestRoutes:
     def test_route_choice(self, monkeypatch):
         import tricount.cpu.listing as cpu_listing
 
-        assert cpu_listing.one_pass(cpu_listing.PARALLEL_MIN_EDGES - 1)
-        big = cpu_listing.ONE_PASS_MAX_EDGES
-        assert cpu_listing.one_pass(big) == (numba_threads() == 1)
+        small, big = cpu_listing.PARALLEL_MIN_EDGES - 1, 1 << 40
+        assert cpu_listing.one_pass(small)
+        many = numba_threads() > cpu_listing.ONE_PASS_MAX_THREADS
+        assert cpu_listing.one_pass(big) == (not many)
         monkeypatch.setattr(cpu_listing, "ONE_PASS_MAX_THREADS", 0)
-        assert cpu_listing.one_pass(big - 1) == (numba_threads() == 1)
+        assert cpu_listing.one_pass(small) and not cpu_listing.one_pass(big)
 
     def test_progress_or_not_the_same_file(self, tmp_path):
         g = tricount.Graph.from_edges(*rmat(6, 8, seed=6))
