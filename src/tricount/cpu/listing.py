@@ -110,7 +110,7 @@ def _marked_out_neighbours(indptr, indices, v, mark, found):
     for j in range(indptr[v], indptr[v + np.uint64(1)]):
         w = indices[j]
         found[hits] = w
-        hits += mark[np.uint64(w)]
+        hits += np.int64(mark[np.uint64(w)])  # int64 in Python too (NumPy keeps uint8)
     return hits
 
 
@@ -151,7 +151,7 @@ def _count_rows(indptr, indices, mark, counts, u_begin, u_end):
             v = np.uint64(indices[k])
             found = 0
             for j in range(indptr[v], indptr[v + np.uint64(1)]):
-                found += mark[np.uint64(indices[j])]
+                found += np.int64(mark[np.uint64(indices[j])])
             counts[k] = found
         _set_marks(indices, k_begin, k_end, mark, 0)
 
