@@ -13,6 +13,13 @@ and side, on the same machine in the same process:
   ``Graph``, ``simplify`` for loops and repeats, the listing). R-MAT 18 is
   written once to a temporary TSV file for this.
 
+*Fixed costs* (:func:`fixed_costs`): what one call costs whatever the graph,
+timeit-style (best of 7 loops): a Python call, one dispatch of the one-pass
+kernel on an empty graph, one ``np.empty`` of a chunk, one generator drained by
+``list``, and the whole listing of a triangle (tricount from its built graph,
+igraph likewise). A graph whose igraph time is under 10x the last is out of the
+10x target's reach.
+
 The GAPBS loop: one untimed warm-up per (graph, side, measurement), N timed
 trials (more for runs under a second in all, one for igraph where one trial
 passes ``--igraph-single-over`` seconds), the best reported,
@@ -100,6 +107,42 @@ def trials(run, n_trials: int, single_over: float | None):
     return answer, times
 
 
+def fixed_costs() -> dict:
+    """Microseconds of the fixed costs of one call (see the module doc), best of 7 loops."""
+    import timeit
+
+    import igraph
+
+    from tricount.cpu.listing import _NO_LABELS, _write_next
+
+    def best(fn) -> float:
+        timer = timeit.Timer(fn)
+        number = max(1, timer.autorange()[0])
+        return min(timer.repeat(7, number)) / number * 1e6
+
+    def nothing():
+        pass
+
+    def one_chunk():
+        yield None
+
+    indptr, indices = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)
+    mark, found = np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.int32)
+    position, out = np.zeros(3, dtype=np.int64), np.empty((1, 3), dtype=np.int64)
+    triangle = tricount.Graph.from_edges([0, 0, 1], [1, 2, 2])
+    h = igraph.Graph(n=3, edges=[(0, 1), (0, 2), (1, 2)])
+    list(list_triangles(triangle, backend="cpu"))
+    return {
+        "python call": best(nothing),
+        "kernel dispatch": best(lambda: _write_next(indptr, indices, _NO_LABELS, False, mark,
+                                                    found, position, out)),
+        "np.empty chunk": best(lambda: np.empty((45, 3), dtype=np.int64)),
+        "generator drained": best(lambda: list(one_chunk())),
+        "tricount triangle": best(lambda: list(list_triangles(triangle, backend="cpu"))),
+        "igraph triangle": best(lambda: h.list_triangles()),
+    }
+
+
 def graphs(names):
     rows = json.loads((DATA / "graphs.json").read_text()) if (DATA / "graphs.json").exists() else []
     for row in rows:
@@ -134,6 +177,9 @@ def main(argv=None) -> int:
     env = {"machine": machine(), "versions": {**versions(backends=("cpu",)),
                                               "igraph": igraph.__version__},
            "date": utc_now(), "threads": numba.get_num_threads()}
+    costs = fixed_costs()
+    print(json.dumps({"fixed_costs_us": costs, "load_average": os.getloadavg(), **env}),
+          flush=True)
     rows = []
     for name, path, expected, arrays in graphs(set(args.graphs)):
         temporary = None
@@ -171,11 +217,11 @@ def main(argv=None) -> int:
               f"({best['igraph', 'memory'] / best['tricount', 'memory']:.1f}x)",
               file=sys.stderr, flush=True)
     if args.markdown:
-        args.markdown.write_text(table(rows, env, argv, args))
+        args.markdown.write_text(table(rows, env, argv, args, costs))
     return 0
 
 
-def table(rows, env, argv, args) -> str:
+def table(rows, env, argv, args, costs) -> str:
     m, v = env["machine"], env["versions"]
     command = "python benchmarks/listing_cpu.py " + " ".join(argv if argv is not None
                                                               else sys.argv[1:])
@@ -205,6 +251,8 @@ def table(rows, env, argv, args) -> str:
         tf, itf = best["tricount", "file"], best["igraph", "file"]
         lines.append(f"| {name} | {n_edges:,} | {n_triangles:,} | {tm:.4f} | {im:.4f} | "
                      f"{im / tm:.1f}x | {tf:.4f} | {itf:.4f} | {itf / tf:.1f}x |")
+    lines += ["", "Fixed costs of one call (µs, best of 7 timeit loops): " + ", ".join(
+        f"{name} {us:.2f}" for name, us in costs.items()) + "."]
     return "\n".join(lines) + "\n"
 
 

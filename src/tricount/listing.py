@@ -1,7 +1,8 @@
 """Triangles as rows: list every triangle once, to memory or to a Parquet or TSV file.
 
     graph ──inputs.as_graph──▶ CSRGraph ──backend.list_triangles──▶ cpu | gpu | reference
-    cpu:  degree-oriented CSR ─▶ count per edge ─▶ prefix sum ─▶ write window by window
+    cpu:  degree-oriented CSR ─▶ one pass, chunk by chunk (no total asked for; small
+          graphs or few threads) | count per edge ─▶ prefix sum ─▶ write window by window
     gpu:  the same on the card, windows streamed to pinned host memory, copies overlapped
     rows ─▶ (k, 3) int64 arrays | Parquet (one row group per chunk) | TSV
 
@@ -63,8 +64,9 @@ def list_triangles(graph, *, backend: str = "auto", chunk_size: int = CHUNK_ROWS
         C-contiguous ``(k, 3)`` arrays: int64 original ids, or an array of
         labels when the graph's ``vertex_ids`` are not integers (NetworkX
         nodes, string names). Each row is sorted in the graph's vertex order
-        (see the module doc). The triangles are counted when the first chunk
-        is asked for.
+        (see the module doc). The triangles are looked for when the first
+        chunk is asked for; the CPU's one-pass route
+        (:mod:`tricount.cpu.listing`) finds each chunk as it is asked for.
 
     Examples
     --------
@@ -88,9 +90,14 @@ def list_triangles(graph, *, backend: str = "auto", chunk_size: int = CHUNK_ROWS
 
 
 def _rows(engine, g, labels, names, chunk_size):
-    _n, chunks = engine.list_triangles(g, chunk_size=chunk_size, labels=labels)
+    # No total is reported here, so a backend may list without counting first.
+    _n, chunks = engine.list_triangles(g, chunk_size=chunk_size, labels=labels,
+                                       count_first=False)
+    if names is None:
+        yield from chunks
+        return
     for chunk in chunks:
-        yield chunk if names is None else names[chunk]
+        yield names[chunk]
 
 
 def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHUNK_ROWS,
@@ -148,7 +155,7 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
     if names is None:
         names = graph_names
     n_triangles, columns = engine.list_triangles(g, chunk_size=chunk_size, labels=labels,
-                                                 columns=True)
+                                                 columns=True, count_first=progress is not None)
     columns = _reporting(columns, n_triangles, progress)
     with atomic_output(path) as (f, _tmp):
         if fmt == "parquet":

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tricount
-from tricount.cpu.listing import CpuLister, list_triangles_cpu
+from tricount.cpu.listing import CpuLister, list_triangles_cpu, stream_triangles_cpu
 from tricount.cpu.text_rows import format_rows
 from tricount.errors import TricountError
 from tricount.generate import rmat
@@ -115,11 +115,13 @@ class TestChunks:
             assert np.array_equal(np.concatenate(chunks), whole), size
 
     def test_parallel_kernels_write_the_same_stream(self, graph, monkeypatch):
-        # Small graphs run the serial twins; force the parallel ones.
+        # Small graphs run the one pass; force the counted route's parallel kernels.
         import tricount.cpu.listing as cpu_listing
 
         serial = listed(graph, chunk_size=50)
         monkeypatch.setattr(cpu_listing, "PARALLEL_MIN_EDGES", 0)
+        monkeypatch.setattr(cpu_listing, "ONE_PASS_MAX_THREADS", 0)
+        assert not cpu_listing.one_pass(graph.n_edges)
         for size in (1, 50, 1 << 20):
             assert np.array_equal(listed(graph, chunk_size=size), serial), size
 
@@ -149,6 +151,114 @@ class TestChunks:
     def test_empty_and_triangle_free(self):
         assert list(list_triangles(([], []), backend="cpu")) == []
         assert list(list_triangles(([0, 1, 2], [1, 2, 3]), backend="cpu")) == []
+
+
+def numba_threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
+
+
+def counted(graph, chunk_size: int) -> np.ndarray:
+    """The counted route's stream (count, prefix sum, windows) of a graph's compact ids."""
+    return rows_of(list_triangles_cpu(CpuLister(graph.oriented()), None, chunk_size))
+
+
+def streamed(graph, chunk_size: int) -> list:
+    """The one-pass route's chunks of a graph's compact ids."""
+    return list(stream_triangles_cpu(graph.oriented(), None, chunk_size))
+
+
+class TestRoutes:
+    """The one pass (chunk by chunk, no count) and the counted route write the same rows."""
+
+    def test_chunks_that_end_inside_an_edge(self):
+        # K7: the first oriented edge closes 5 triangles, so every chunk size from 1 to
+        # 6 ends some chunk inside an edge; the pass resumes there.
+        n = 7
+        src, dst = zip(*[(u, v) for u in range(n) for v in range(u + 1, n)])
+        g = tricount.Graph.from_edges(src, dst)
+        whole = counted(g, 1 << 20)
+        assert whole.shape == (35, 3)
+        for size in range(1, 37):
+            chunks = streamed(g, size)
+            assert [c.shape[0] for c in chunks[:-1]] == [size] * (len(chunks) - 1), size
+            assert 1 <= chunks[-1].shape[0] <= size
+            assert all(c.flags.c_contiguous and c.flags.owndata for c in chunks)
+            assert np.array_equal(np.concatenate(chunks), whole), size
+
+    def test_one_chunk_is_one_exact_array(self):
+        g = tricount.Graph.from_edges(*rmat(6, 8, seed=3))
+        (chunk,) = streamed(g, 1 << 20)  # the common case: one kernel call, trimmed
+        assert chunk.dtype == np.int64 and chunk.flags.owndata
+        assert chunk.shape == (tricount.count_triangles(g, backend="cpu"), 3)
+        assert np.array_equal(chunk, counted(g, 7))
+
+    def test_labels_or_compact_ids(self):
+        g = tricount.Graph.from_edges(*rmat(6, 8, seed=4))
+        o = g.oriented()
+        labels = np.arange(g.n_vertices, dtype=np.int64) * 10 + 3
+        compact = rows_of(stream_triangles_cpu(o, None, 100))
+        assert np.array_equal(rows_of(stream_triangles_cpu(o, labels, 100)), labels[compact])
+        assert np.array_equal(rows_of(list_triangles_cpu(CpuLister(o, labels), None, 100)),
+                              labels[compact])
+
+    def test_triangle_free_and_empty(self):
+        path = tricount.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        star = tricount.Graph.from_edges([0, 0, 0], [1, 2, 3])
+        empty = tricount.Graph.from_edges([], [])
+        for g in (path, star, empty):
+            assert streamed(g, 1) == [] and streamed(g, 1 << 20) == []
+
+    def test_the_backend_counts_only_when_asked(self):
+        from tricount.backends.cpu import CPU
+
+        g = tricount.Graph.from_edges(*rmat(5, 8, seed=5))
+        n, chunks = CPU.list_triangles(g, chunk_size=50, count_first=True)
+        whole = rows_of(chunks)
+        assert n == whole.shape[0] == 180
+        n, chunks = CPU.list_triangles(g, chunk_size=50, count_first=False)
+        assert n is None and np.array_equal(rows_of(chunks), whole)
+        n, columns = CPU.list_triangles(g, chunk_size=50, count_first=False, columns=True)
+        assert n is None and np.array_equal(np.concatenate([c.T for c in columns]), whole)
+
+    def test_route_choice(self, monkeypatch):
+        import tricount.cpu.listing as cpu_listing
+
+        small, big = cpu_listing.PARALLEL_MIN_EDGES - 1, 1 << 40
+        assert cpu_listing.one_pass(small)
+        many = numba_threads() > cpu_listing.ONE_PASS_MAX_THREADS
+        assert cpu_listing.one_pass(big) == (not many)
+        monkeypatch.setattr(cpu_listing, "ONE_PASS_MAX_THREADS", 0)
+        assert cpu_listing.one_pass(small) and not cpu_listing.one_pass(big)
+
+    def test_progress_or_not_the_same_file(self, tmp_path):
+        g = tricount.Graph.from_edges(*rmat(6, 8, seed=6))
+        calls = []
+        write_triangles(g, tmp_path / "a.tsv", backend="cpu", chunk_size=64,
+                        progress=lambda done, total: calls.append((done, total)))
+        write_triangles(g, tmp_path / "b.tsv", backend="cpu", chunk_size=64)
+        assert (tmp_path / "a.tsv").read_bytes() == (tmp_path / "b.tsv").read_bytes()
+        total = calls[-1][1]
+        assert calls[0] == (0, total) and calls[-1] == (total, total)
+
+
+@settings(max_examples=60, deadline=None)
+@given(edges=st.integers(1, 24).flatmap(lambda n: st.lists(
+    st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=150)),
+    chunk_size=st.integers(1, 40))
+def test_routes_agree_on_random_graphs(edges, chunk_size):
+    # The one pass and the counted route: the same rows in the same order, every chunk
+    # but the last full, and the rows those of the set oracle.
+    src = [u for u, _ in edges]
+    dst = [v for _, v in edges]
+    g = tricount.Graph.from_edges(src, dst)
+    chunks = streamed(g, chunk_size)
+    assert all(c.shape == (chunk_size, 3) for c in chunks[:-1])
+    rows = rows_of(chunks)
+    assert np.array_equal(rows, counted(g, chunk_size))
+    ids = g.vertex_ids
+    assert sorted(map(tuple, ids[rows].tolist())) == sorted(triangle_set(src, dst))
 
 
 @settings(max_examples=40, deadline=None)

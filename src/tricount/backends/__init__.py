@@ -10,10 +10,11 @@ arrays live and returning host (NumPy) results:
 - ``per_vertex(graph) -> int64 array`` aligned with ``graph.vertex_ids``
 - ``edge_support(graph) -> int64 array`` aligned with ``graph.edges()``
 - ``peel(graph, *, stop_level=None) -> (int32 trussness, uint8 removed)``
-- ``list_triangles(graph, *, chunk_size, labels=None, columns=False) -> (n_triangles,
-  chunks)``: the triangles counted now, then streamed as ``(k, 3)`` int64 rows (each a
-  new array) or, with ``columns``, ``(3, k)`` columns valid until the next chunk
-  (:mod:`tricount.listing`)
+- ``list_triangles(graph, *, chunk_size, labels=None, columns=False, count_first=True)
+  -> (n_triangles, chunks)``: the triangles counted now, then streamed as ``(k, 3)``
+  int64 rows (each a new array) or, with ``columns``, ``(3, k)`` columns valid until
+  the next chunk (:mod:`tricount.listing`); with ``count_first=False`` a backend may
+  skip the count, list as the chunks are asked for and return None for the total
 - ``directed_counts(graph, mask, *, per_vertex=True) -> (int64 (4, n), int64 (64,))``
   for a direction mask per edge of ``graph.edges()`` (:mod:`tricount.directed`)
 - ``weighted_sums(graph, factors) -> float64 (n,)`` for a factor per edge

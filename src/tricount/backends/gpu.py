@@ -47,7 +47,9 @@ class GpuBackend:
 
         return peel_aligned(_on_gpu(graph), edge_support_counts, peel_frontier, stop_level)
 
-    def list_triangles(self, graph, *, chunk_size: int, labels=None, columns: bool = False):
+    def list_triangles(self, graph, *, chunk_size: int, labels=None, columns: bool = False,
+                       count_first: bool = True):
+        del count_first  # always counted first
         # Windows stream to pinned host memory, copies overlapped (gpu/listing.py).
         from tricount.gpu.listing import GpuLister, iter_columns_gpu, list_triangles_gpu
 

@@ -57,7 +57,9 @@ class ReferenceBackend:
         return trussness, removed
 
 
-    def list_triangles(self, graph, *, chunk_size: int, labels=None, columns: bool = False):
+    def list_triangles(self, graph, *, chunk_size: int, labels=None, columns: bool = False,
+                       count_first: bool = True):
+        del count_first  # always counted first
         rows = np.array(reference.triangle_list(*_edge_lists(graph)), dtype=np.int64)
         rows = rows.reshape(-1, 3)
         if labels is not None:

@@ -7,38 +7,55 @@ Precondition: the degree-oriented CSR of :func:`tricount.prep.orient_by_degree`
 (each edge once, from lower to higher (degree, id); rows sorted by id).
 Listed once: a triangle a < b < c in (degree, id) order is found only from the
 edge a -> b, as c in both N+(a) and N+(b).
-Three steps, count -> prefix sum -> write, so that the output never has to fit:
+Order: by oriented edge (anchor u, then v in N+(u)), then by increasing third
+vertex. Both routes below write that order, for every chunk size (and the GPU
+lister, :mod:`tricount.gpu.listing`, writes the same rows in the same order).
 
-1. *count*: one parallel iteration per anchor u marks N+(u) in the thread's
-   byte map (as :mod:`tricount.cpu.bitmap`) and stores, for every edge k = u -> v
-   of its row, the number of w in N+(v) that are marked: the triangles that
-   edge k closes (at most d+(u) - 1, so never near 2^31).
+*One pass* (:func:`stream_triangles_cpu`), when the caller needs no total up
+front and :func:`one_pass` holds (a graph under :data:`PARALLEL_MIN_EDGES`
+oriented edges, or at most :data:`ONE_PASS_MAX_THREADS` Numba threads). The
+calling thread takes the anchors u in order, marks N+(u) in a byte map and,
+for each edge u -> v of its row, compacts the marked w of N+(v) (branch-free)
+and writes their rows at the chunk's cursor.
+When the chunk is full it stops, remembering (anchor, edge, rows of that edge
+already written), and the next chunk resumes there: every out-list is walked
+once in all (the one a chunk ends inside, twice). A graph whose triangles fit
+one chunk (the common case) costs one kernel call. Memory beyond the graph:
+the byte map, one out-list and the chunk.
+
+*Counted* (:class:`CpuLister`), when the total is wanted first or the one pass
+does not hold (a larger graph and more threads, which share the steps): three
+steps, so that the output never has to fit:
+
+1. *count*: one iteration per anchor u (parallel: one block of anchors per
+   iteration) marks N+(u) in the thread's byte map (as :mod:`tricount.cpu.bitmap`)
+   and stores, for every edge k = u -> v of its row, the number of w in N+(v)
+   that are marked: the triangles edge k closes (at most d+(u) - 1, so never
+   near 2^31).
 2. *prefix sum*: ``offsets[k]`` (int64, m + 1 entries) numbers the triangles
    globally; triangle t of edge k (its hits in increasing w) is number
    ``offsets[k] + t``. ``offsets[m]`` is the number of triangles.
 3. *write*: a window [t0, t1) of triangle numbers covers the edges
-   ``e0 .. e1 - 1``; one parallel iteration per edge of the window walks N+(v)
-   and writes each hit numbered inside the window at row ``number - t0``. A
-   thread keeps its last anchor marked: work chunks are contiguous edge
-   ranges, so consecutive edges mostly share the anchor and its marks.
+   ``e0 .. e1 - 1``; one parallel iteration per block of edges of the window
+   walks N+(v) and writes each hit numbered inside the window at row
+   ``number - t0``. A thread keeps its last anchor marked: blocks are
+   contiguous edge ranges, so consecutive edges mostly share the anchor and
+   its marks.
 
-Each window's rows are written by number, so the output order is fixed: by
-oriented edge, then by increasing third vertex; any chunk size gives the same
-stream (and the GPU lister, :mod:`tricount.gpu.listing`, gives the same rows in
-the same order). Memory beyond the graph: 8 (m + 1) bytes of offsets, one byte
-map per thread, and the caller's window buffer.
+Memory beyond the graph: 8 (m + 1) bytes of offsets, one byte map per thread,
+and the caller's window buffer.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tricount._threads import load_numba
-from tricount._threads import parallel_region
+from tricount._threads import load_numba, parallel_region
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
-__all__ = ["CpuLister", "list_triangles_cpu", "CHUNK_ROWS"]
+__all__ = ["CpuLister", "list_triangles_cpu", "stream_triangles_cpu", "one_pass",
+           "CHUNK_ROWS"]
 
 #: Rows per chunk by default: 2^20 rows are 24 MiB of int64 ids, a Parquet row
 #: group of the usual size; a chosen default, not measured.
@@ -58,6 +75,65 @@ PARALLEL_MIN_EDGES = 1 << 16
 #: A window of this many rows is written in parallel whatever its edges (R-MAT 18's
 #: 2^20-row windows span only about 48,000 edges each).
 PARALLEL_MIN_ROWS = 1 << 16
+#: With at most this many Numba threads, the one-pass route (see the module doc) lists
+#: graphs of every size. Its one pass costs P + R (walking the out-lists, writing the
+#: rows), the counted route's two parallel passes (2P + R) / threads: with two
+#: threads at most R / 2 less, and only while both cores are free. On the shared
+#: 2-core development VM (2026-11-26, best of 15 round-robin runs) the one pass won
+#: or tied on every graph file at load average 1.6 (soc-Epinions1 56 against 67 ms,
+#: blogcatalog 99 against 95 ms) and on R-MAT 18 lost at 1.8 (4.4 against 3.1 s) but
+#: won at 3-4 (4.5-4.8 against 6.9-9.1 s; 11-13 s in a benchmark run): the two
+#: passes pay only on cores no one else uses.
+ONE_PASS_MAX_THREADS = 2
+
+
+# Ids index arrays as unsigned integers: Numba then drops the wrap-around of negative
+# indices (a compare and a select per access), 10-20 % of the one pass on the graph
+# files (2026-11-26).
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _set_marks(indices, k_begin, k_end, mark, value):
+    """``mark[w] = value`` for the out-neighbours ``indices[k_begin:k_end]`` of one anchor."""
+    for k in range(k_begin, k_end):
+        mark[np.uint64(indices[k])] = value
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _marked_out_neighbours(indptr, indices, v, mark, found):
+    """Store the marked w of N+(v) in ``found[0 ..]``, in increasing id; return how many.
+
+    Branch-free compaction: every w is stored, the cursor moves only past the
+    marked ones (a branch per probe mispredicts).
+    """
+    v = np.uint64(v)
+    hits = 0
+    for j in range(indptr[v], indptr[v + np.uint64(1)]):
+        w = indices[j]
+        found[hits] = w
+        hits += np.int64(mark[np.uint64(w)])  # int64 in Python too (NumPy keeps uint8)
+    return hits
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _put_rows(u, v, found, h_begin, h_end, labels, relabel, out, r):
+    """Rows ``r ..`` of ``out``: the triangles {u, v, found[h]} for h in ``h_begin ..
+    h_end - 1``, each sorted by compact id (``labels`` of the ids when ``relabel``);
+    return the next row."""
+    # u and v are the same for every hit of the edge, so only the third id is
+    # placed, by two comparisons (selects, not branches).
+    lo, hi = min(u, v), max(u, v)
+    label_lo = labels[np.uint64(lo)] if relabel else lo
+    label_hi = labels[np.uint64(hi)] if relabel else hi
+    for h in range(h_begin, h_end):
+        c = found[h]
+        label_c = labels[np.uint64(c)] if relabel else c
+        below_lo, below_hi = c < lo, c < hi
+        out[r, 0] = label_c if below_lo else label_lo
+        out[r, 1] = label_lo if below_lo else (label_c if below_hi else label_hi)
+        out[r, 2] = label_hi if below_hi else label_c
+        r += 1
+    return r
 
 
 @numba.njit(cache=True, nogil=True)
@@ -71,16 +147,14 @@ def _count_rows(indptr, indices, mark, counts, u_begin, u_end):
             for k in range(k_begin, k_end):
                 counts[k] = 0  # one out-neighbour closes nothing
             continue
+        _set_marks(indices, k_begin, k_end, mark, 1)
         for k in range(k_begin, k_end):
-            mark[indices[k]] = 1
-        for k in range(k_begin, k_end):
-            v = indices[k]
+            v = np.uint64(indices[k])
             found = 0
-            for j in range(indptr[v], indptr[v + 1]):
-                found += mark[indices[j]]
+            for j in range(indptr[v], indptr[v + np.uint64(1)]):
+                found += np.int64(mark[np.uint64(indices[j])])
             counts[k] = found
-        for k in range(k_begin, k_end):
-            mark[indices[k]] = 0
+        _set_marks(indices, k_begin, k_end, mark, 0)
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
@@ -95,14 +169,63 @@ def _count_per_edge(indptr, indices, marks, counts):
 
 
 @numba.njit(cache=True, nogil=True)
-def _write_edges(indptr, rows, indices, offsets, labels, e_begin, e_end, t_begin, t_end, mark,
-                 marked, slot, found, out_u, out_v, out_w):
+def _write_next(indptr, indices, labels, relabel, mark, found, position, out):
+    """The one-pass route: write the triangles that follow ``position`` into ``out``, in
+    order, until ``out`` is full or the graph ends; return the rows written.
+
+    ``position`` (int64: anchor u, its oriented edge k, rows of edge k already
+    written) is where the last call stopped, ``(0, 0, 0)`` at first; it is moved
+    on, to ``(n, m, 0)`` at the end. Row entries are ``labels`` of the vertices
+    when ``relabel``, else the compact ids. ``mark`` (a byte per vertex) is
+    clean before and after; ``found`` is scratch for one out-list.
+    """
+    n = indptr.shape[0] - 1
+    capacity = out.shape[0]
+    u0, k0, done = position[0], position[1], position[2]
+    r = 0
+    if done > 0:  # the last call stopped inside edge k0: write the rest of its rows
+        _set_marks(indices, indptr[u0], indptr[u0 + 1], mark, 1)
+        v = indices[k0]
+        hits = _marked_out_neighbours(indptr, indices, v, mark, found)
+        end = min(hits, done + capacity)
+        r = _put_rows(u0, v, found, done, end, labels, relabel, out, r)
+        _set_marks(indices, indptr[u0], indptr[u0 + 1], mark, 0)
+        if end < hits:  # and out is full again
+            position[2] = end
+            return r
+        k0 += 1
+    # k0 <= indptr[u0 + 1] <= indptr[u] for every later anchor u: max() resumes only u0.
+    for u in range(u0, n):
+        k_begin = indptr[u]
+        k_end = indptr[u + 1]
+        if k_end - k_begin < 2:
+            continue  # one out-neighbour closes nothing
+        _set_marks(indices, k_begin, k_end, mark, 1)
+        for k in range(max(k_begin, k0), k_end):
+            v = indices[k]
+            hits = _marked_out_neighbours(indptr, indices, v, mark, found)
+            if r + hits > capacity:  # out fills inside edge k: stop there
+                take = capacity - r
+                r = _put_rows(u, v, found, 0, take, labels, relabel, out, r)
+                _set_marks(indices, k_begin, k_end, mark, 0)
+                position[0], position[1], position[2] = u, k, take
+                return r
+            r = _put_rows(u, v, found, 0, hits, labels, relabel, out, r)
+        _set_marks(indices, k_begin, k_end, mark, 0)
+    position[0], position[1], position[2] = n, indptr[n], 0
+    return r
+
+
+@numba.njit(cache=True, nogil=True)
+def _write_edges(indptr, rows, indices, offsets, labels, relabel, e_begin, e_end, t_begin,
+                 t_end, mark, marked, slot, found, out_u, out_v, out_w):
     """Write the triangles of edges ``e_begin .. e_end - 1`` numbered inside
     ``t_begin .. t_end - 1``.
 
-    Row ``t - t_begin`` gets ``labels`` of the three vertices, sorted by
-    compact id. ``mark`` holds the marks of anchor ``marked[slot]`` (-1: none)
-    and stays so between calls; ``found`` is scratch for one out-list.
+    Row ``t - t_begin`` gets the three vertices (``labels`` of them when
+    ``relabel``, else compact ids), sorted by compact id. ``mark`` holds the
+    marks of anchor ``marked[slot]`` (-1: none) and stays so between calls;
+    ``found`` is scratch for one out-list.
     """
     for e in range(e_begin, e_end):
         t = offsets[e]
@@ -113,27 +236,19 @@ def _write_edges(indptr, rows, indices, offsets, labels, e_begin, e_end, t_begin
         if marked[slot] != u:
             old = marked[slot]
             if old >= 0:
-                for k in range(indptr[old], indptr[old + 1]):
-                    mark[indices[k]] = 0
-            for k in range(indptr[u], indptr[u + 1]):
-                mark[indices[k]] = 1
+                _set_marks(indices, indptr[old], indptr[old + 1], mark, 0)
+            _set_marks(indices, indptr[u], indptr[u + 1], mark, 1)
             marked[slot] = u
         v = indices[e]
-        # Branch-free compaction of N+(v) ∩ N+(u), in increasing id: every w is
-        # stored, the cursor moves only past the marked ones (a branch per probe
-        # mispredicts).
-        k = 0
-        for j in range(indptr[v], indptr[v + 1]):
-            w = indices[j]
-            found[k] = w
-            k += mark[w]
+        _marked_out_neighbours(indptr, indices, v, mark, found)  # n_hits of them
         # Rows sorted by compact id; u and v are the same for every hit of the edge,
         # so only the third id is placed, by two comparisons (selects, not branches).
         lo, hi = min(u, v), max(u, v)
-        label_lo, label_hi = labels[lo], labels[hi]
+        label_lo = labels[np.uint64(lo)] if relabel else lo
+        label_hi = labels[np.uint64(hi)] if relabel else hi
         for h in range(max(t_begin - t, 0), min(t_end - t, n_hits)):
             c = found[h]
-            label_c = labels[c]
+            label_c = labels[np.uint64(c)] if relabel else c
             below_lo, below_hi = c < lo, c < hi
             i = t + h - t_begin
             out_u[i] = label_c if below_lo else label_lo
@@ -142,42 +257,88 @@ def _write_edges(indptr, rows, indices, offsets, labels, e_begin, e_end, t_begin
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
-def _write_window(indptr, rows, indices, offsets, labels, e_begin, e_end, t_begin, t_end,
-                  marks, marked, hits, out_u, out_v, out_w):
+def _write_window(indptr, rows, indices, offsets, labels, relabel, e_begin, e_end, t_begin,
+                  t_end, marks, marked, hits, out_u, out_v, out_w):
     """Write the triangles numbered ``t_begin .. t_end - 1`` (edges ``e_begin .. e_end - 1``),
     in blocks of :data:`WRITE_BLOCK_EDGES` edges; each thread slot keeps its marks."""
     n_blocks = (e_end - e_begin + WRITE_BLOCK_EDGES - 1) // WRITE_BLOCK_EDGES
     for block in numba.prange(n_blocks):
         slot = numba.get_thread_id()
         first = e_begin + block * WRITE_BLOCK_EDGES
-        _write_edges(indptr, rows, indices, offsets, labels, first,
+        _write_edges(indptr, rows, indices, offsets, labels, relabel, first,
                      min(first + WRITE_BLOCK_EDGES, e_end), t_begin, t_end, marks[slot], marked,
                      slot, hits[slot], out_u, out_v, out_w)
 
 
-class CpuLister:
-    """Counted and numbered triangles of one oriented graph, written window by window.
+#: ``labels`` of a lister that writes compact ids (never read: ``relabel`` is False).
+_NO_LABELS = np.zeros(0, dtype=np.int64)
 
-    ``labels`` is an int64 array, the id written for each compact vertex
-    (``graph.vertex_ids``, or ``arange(n)`` for labels that are not integers).
-    Construction runs the count and the prefix sum; :meth:`write` fills any
-    window. Not thread-safe: one window at a time.
+
+def one_pass(n_edges: int) -> bool:
+    """Whether a graph of ``n_edges`` oriented edges is listed by the one-pass route when
+    no total is wanted first (:data:`PARALLEL_MIN_EDGES`, :data:`ONE_PASS_MAX_THREADS`);
+    the thread count is asked only past the first, as asking costs microseconds."""
+    return n_edges < PARALLEL_MIN_EDGES or numba.get_num_threads() <= ONE_PASS_MAX_THREADS
+
+
+def _serial(n_edges: int) -> bool:
+    """Whether the counted route counts a graph of ``n_edges`` oriented edges on the
+    calling thread (:data:`PARALLEL_MIN_EDGES`)."""
+    return n_edges < PARALLEL_MIN_EDGES or numba.get_num_threads() == 1
+
+
+def stream_triangles_cpu(oriented, labels=None, chunk_size: int = CHUNK_ROWS):
+    """Yield every triangle once by the one-pass route, as C-contiguous ``(k, 3)`` int64
+    arrays (``labels`` of the vertices, or compact ids for None).
+
+    Every chunk has ``chunk_size`` rows except the last; no total is known before
+    the last. Each chunk is found when it is asked for.
+    """
+    o = oriented
+    relabel = labels is not None
+    labels = np.ascontiguousarray(labels, dtype=np.int64) if relabel else _NO_LABELS
+    mark = np.zeros(max(o.n_vertices, 1), dtype=np.uint8)
+    found = np.empty(max(o.max_out_degree, 1), dtype=o.indices.dtype)
+    position = np.zeros(3, dtype=np.int64)
+    # No edge closes more than max_out_degree - 1 triangles: a chunk is allocated no
+    # larger than what may still come, and the last one is trimmed.
+    left = o.n_edges * max(o.max_out_degree - 1, 0)
+    while left > 0:
+        out = np.empty((min(chunk_size, left), 3), dtype=np.int64)
+        rows = _write_next(o.indptr, o.indices, labels, relabel, mark, found, position, out)
+        if rows < out.shape[0]:  # the graph ended inside this chunk
+            if rows:
+                out.resize((rows, 3), refcheck=False)  # realloc: no copy, no view
+                yield out
+            return
+        yield out
+        left -= rows
+
+
+class CpuLister:
+    """Counted and numbered triangles of one oriented graph, written window by window
+    (the counted route of the module doc).
+
+    ``labels``: None to write compact ids, else an int64 array of the id written
+    for each compact vertex (``graph.vertex_ids``). Construction runs the count
+    and the prefix sum; :meth:`write` fills any window. Not thread-safe: one
+    window at a time.
     """
 
-    def __init__(self, oriented, labels):
+    def __init__(self, oriented, labels=None):
         self.oriented = oriented
-        self.labels = np.ascontiguousarray(labels, dtype=np.int64)
+        self.labels = None if labels is None else np.ascontiguousarray(labels, dtype=np.int64)
         m = oriented.n_edges
         self.offsets = np.zeros(m + 1, dtype=np.int64)
-        self._marks = np.zeros((0, max(oriented.n_vertices, 1)), dtype=np.uint8)
-        self._marked = np.zeros(0, dtype=np.int64)
-        self._hits = np.zeros((0, max(oriented.max_out_degree, 1)), dtype=oriented.indices.dtype)
+        # Scratch per thread slot, made when a kernel first needs it (see _scratch).
+        self._marks = self._marked = self._hits = None
         if m:
-            self._ensure_marks()
-            if m < PARALLEL_MIN_EDGES or numba.get_num_threads() == 1:
+            if _serial(m):
+                self._scratch(1)
                 _count_rows(oriented.indptr, oriented.indices, self._marks[0], self.offsets[1:],
                             0, oriented.n_vertices)
             else:
+                self._scratch(numba.get_num_threads())
                 with parallel_region(1):  # blocks are the work chunks; one loop at a time
                     _count_per_edge(oriented.indptr, oriented.indices, self._marks,
                                     self.offsets[1:])
@@ -185,16 +346,21 @@ class CpuLister:
             np.cumsum(self.offsets[1:], out=self.offsets[1:])  # int64: any number of triangles
         self.n_triangles = int(self.offsets[-1])
 
-    def _ensure_marks(self):
-        """One byte map per thread slot; grows when the Numba thread count did."""
-        slots = numba.get_num_threads()
-        if self._marks.shape[0] < slots:
-            extra = slots - self._marks.shape[0]
-            self._marks = np.concatenate(
-                [self._marks, np.zeros((extra, self._marks.shape[1]), dtype=np.uint8)])
-            self._marked = np.concatenate([self._marked, np.full(extra, -1, dtype=np.int64)])
-            self._hits = np.concatenate(
-                [self._hits, np.zeros((extra, self._hits.shape[1]), dtype=self._hits.dtype)])
+    def _scratch(self, slots: int):
+        """At least ``slots`` thread slots of scratch: a clean byte map, the anchor it
+        marks (-1: none) and room for one out-list each."""
+        if self._marks is not None and self._marks.shape[0] >= slots:
+            return
+        o = self.oriented
+        have = 0 if self._marks is None else self._marks.shape[0]
+        marks = np.zeros((slots, max(o.n_vertices, 1)), dtype=np.uint8)
+        marked = np.empty(slots, dtype=np.int64)
+        marked.fill(-1)
+        hits = np.empty((slots, max(o.max_out_degree, 1)), dtype=o.indices.dtype)
+        if have:  # keep the slots' marks and anchors
+            marks[:have] = self._marks
+            marked[:have] = self._marked
+        self._marks, self._marked, self._hits = marks, marked, hits
 
     def edge_range(self, t_begin: int, t_end: int) -> tuple[int, int]:
         """The oriented edges ``e0 .. e1 - 1`` holding triangles ``t_begin .. t_end - 1``."""
@@ -208,18 +374,21 @@ class CpuLister:
             raise ValueError(f"window {t_begin}..{t_end} outside 0..{self.n_triangles}")
         if t_begin == t_end:
             return
-        self._ensure_marks()
         e0, e1 = self.edge_range(t_begin, t_end)
         o = self.oriented
+        labels = _NO_LABELS if self.labels is None else self.labels
+        relabel = self.labels is not None
         small = e1 - e0 < PARALLEL_MIN_EDGES and t_end - t_begin < PARALLEL_MIN_ROWS
         if small or numba.get_num_threads() == 1:
-            _write_edges(o.indptr, o.rows, o.indices, self.offsets, self.labels, e0, e1, t_begin,
-                         t_end, self._marks[0], self._marked, 0, self._hits[0], out_u, out_v,
-                         out_w)
+            self._scratch(1)
+            _write_edges(o.indptr, o.rows, o.indices, self.offsets, labels, relabel, e0, e1,
+                         t_begin, t_end, self._marks[0], self._marked, 0, self._hits[0], out_u,
+                         out_v, out_w)
         else:
+            self._scratch(numba.get_num_threads())
             with parallel_region(1):  # blocks are the work chunks; one loop at a time
-                _write_window(o.indptr, o.rows, o.indices, self.offsets, self.labels, e0, e1,
-                              t_begin, t_end, self._marks, self._marked, self._hits, out_u,
+                _write_window(o.indptr, o.rows, o.indices, self.offsets, labels, relabel, e0,
+                              e1, t_begin, t_end, self._marks, self._marked, self._hits, out_u,
                               out_v, out_w)
 
 
@@ -227,10 +396,16 @@ def list_triangles_cpu(oriented, labels, chunk_size: int = CHUNK_ROWS):
     """Yield every triangle once, as C-contiguous ``(k, 3)`` int64 arrays of ``labels``.
 
     Every chunk has ``chunk_size`` rows except the last; each row is sorted by
-    compact id. ``oriented`` is a degree-oriented CSR of NumPy arrays, or a
-    :class:`CpuLister` already counted (``labels`` is then its own).
+    compact id. ``oriented`` is a degree-oriented CSR of NumPy arrays (listed by
+    the route of :func:`one_pass`), or a :class:`CpuLister` already counted
+    (``labels`` is then its own); ``labels`` None writes compact ids.
     """
-    lister = oriented if isinstance(oriented, CpuLister) else CpuLister(oriented, labels)
+    if not isinstance(oriented, CpuLister):
+        if one_pass(oriented.n_edges):
+            yield from stream_triangles_cpu(oriented, labels, chunk_size)
+            return
+        oriented = CpuLister(oriented, labels)
+    lister = oriented
     for t0 in range(0, lister.n_triangles, chunk_size):
         t1 = min(t0 + chunk_size, lister.n_triangles)
         out = np.empty((t1 - t0, 3), dtype=np.int64)
