@@ -167,9 +167,10 @@ def test_auto_counts_a_flat_graph_in_id_order():
 
 
 def test_auto_orders_by_rank_when_the_id_order_has_a_hub():
-    # Vertex 0 gains 200 out-neighbours in id order; its rank puts it last.
-    g = _flat_graph([(0, v) for v in range(1, 201)])
-    assert g.upper().max_out_degree > gp.AUTO_ID_MAX_OUT_DEGREE
+    # Vertex 0 gains out-neighbours in id order past the bound of small graphs (the larger
+    # of the two bounds); its rank puts it last.
+    g = _flat_graph([(0, v) for v in range(1, gp.AUTO_SMALL_ID_MAX_OUT_DEGREE + 201)])
+    assert g.upper().max_out_degree > gp.AUTO_SMALL_ID_MAX_OUT_DEGREE >= gp.AUTO_ID_MAX_OUT_DEGREE
     out = engine.count(g, method="auto")
     assert out.n_triangles == cpu_count(g)
     assert "id order" not in out.method_reason
