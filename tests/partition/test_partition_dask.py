@@ -46,7 +46,7 @@ def test_graph_in_memory_is_scattered(client, graph, expected):
     assert n == expected == count_partitioned(graph, partitions=4)[0]
     assert report.executor == "dask" and report.n_subproblems == 4
     assert {s["worker"] for s in report.subproblems} <= set(client.scheduler_info()["workers"])
-    assert {s["where"] for s in report.subproblems} == {"cpu"}
+    assert_counted_where_workers_can(report)
 
 
 def test_ranked_file_is_opened_by_the_workers(client, graph, expected, tmp_path):
@@ -129,6 +129,14 @@ def test_budget_chooses_k_on_the_cluster(client, graph, expected):
     assert "least k" in report.reason
 
 
+def assert_counted_where_workers_can(report):
+    """Each worker counts on the CPU, or on its GPU where one is usable (the GPU machine)."""
+    import tricount.gpu
+
+    where = {s["where"] for s in report.subproblems}
+    assert where == {"cpu"} or (tricount.gpu.probe()[0] and all(w.startswith("gpu:") for w in where))
+
+
 def test_unknown_executor():
     with pytest.raises(TricountError, match="executor"):
         count_partitioned(tricount.Graph.from_edges([0], [1]), executor="mpi")
@@ -144,11 +152,7 @@ def test_worker_processes_open_the_file(graph, expected, tmp_path):
         with distributed.Client(cluster) as c:
             n, report = count_partitioned(str(path), partitions=4, executor="dask", client=c)
     assert n == expected
-    # Each worker counts on the CPU, or on its GPU where one is usable (the GPU machine).
-    import tricount.gpu
-
-    where = {s["where"] for s in report.subproblems}
-    assert where == {"cpu"} or (tricount.gpu.probe()[0] and all(w.startswith("gpu:") for w in where))
+    assert_counted_where_workers_can(report)
 
 
 def test_workers_use_the_gpu_hook_when_present(client, graph, expected, monkeypatch):
