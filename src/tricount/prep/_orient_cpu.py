@@ -33,7 +33,7 @@ import numpy as np
 
 from tricount._threads import load_numba
 from tricount.prep._atomic import atomic_add
-from tricount.prep._parallel import claim, insertion_sort, run_chunked
+from tricount.prep._parallel import claimed_chunks, insertion_sort, run_chunked
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
@@ -60,8 +60,7 @@ def _split_rows(indptr, indices, deg, forward, backward, out_ptr, filled, out, p
     """
     n = indptr.shape[0] - 1
     for _worker in numba.prange(workers):
-        begin, end = claim(cursor, n, CHUNK_ROWS)
-        while begin < n:
+        for begin, end in claimed_chunks(cursor, n, CHUNK_ROWS):
             for w in range(begin, end):
                 dw = deg[w]
                 kept = 0
@@ -78,7 +77,6 @@ def _split_rows(indptr, indices, deg, forward, backward, out_ptr, filled, out, p
                         atomic_add(backward, v, 1)
                 if not place:
                     forward[w] = kept
-            begin, end = claim(cursor, n, CHUNK_ROWS)
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
@@ -86,15 +84,13 @@ def _sort_runs(out_ptr, lengths, out, cursor, workers):
     """Sort the first ``lengths[u]`` entries of every row ``u``, written in any order."""
     n = out_ptr.shape[0] - 1
     for _worker in numba.prange(workers):
-        begin, end = claim(cursor, n, CHUNK_ROWS)
-        while begin < n:
+        for begin, end in claimed_chunks(cursor, n, CHUNK_ROWS):
             for u in range(begin, end):
                 lo = out_ptr[u]
                 if lengths[u] <= INSERTION_SORT_MAX:
                     insertion_sort(out, lo, lo + lengths[u])
                 else:
                     out[lo:lo + lengths[u]].sort()
-            begin, end = claim(cursor, n, CHUNK_ROWS)
 
 
 @numba.njit(nogil=True, cache=True)
@@ -117,8 +113,7 @@ def _place_ranked(indptr, indices, deg, rank, out_ptr, forward, filled, out, cur
     at the next free slot after row ``rank[v]``'s forward part (``filled``, atomic)."""
     n = indptr.shape[0] - 1
     for _worker in numba.prange(workers):
-        begin, end = claim(cursor, n, CHUNK_ROWS)
-        while begin < n:
+        for begin, end in claimed_chunks(cursor, n, CHUNK_ROWS):
             for w in range(begin, end):
                 dw = deg[w]
                 rw = rank[w]
@@ -131,7 +126,6 @@ def _place_ranked(indptr, indices, deg, rank, out_ptr, forward, filled, out, cur
                     else:
                         rv = rank[v]
                         out[out_ptr[rv] + forward[v] + atomic_add(filled, rv, 1)] = rw
-            begin, end = claim(cursor, n, CHUNK_ROWS)
 
 
 def _count_type(n_edges: int):

@@ -23,6 +23,18 @@ none is left, whatever the layer:
 
     run_chunked(kernel, ...)   # a fresh cursor, Numba's thread count, one parallel region
 
+:func:`claimed_chunks` is that ``while`` loop written once, as a generator of the
+worker's chunks; the kernels of :mod:`tricount.prep._orient_cpu` iterate it:
+
+    for worker in numba.prange(workers):
+        for begin, end in claimed_chunks(cursor, n_items, CHUNK):
+            for item in range(begin, end):
+                ...
+
+It resumes once per chunk, and the item loop is the same; LLVM's code for the kernels
+differs a little all the same (R-MAT 18, one thread, each pass against the loop written
+out: from 6% faster to 4% slower, 2026-11-26).
+
 A worker's scratch (a bitmap row, say) is indexed by ``worker``: no two
 iterations of one ``prange`` run at once with the same index.
 """
@@ -37,7 +49,7 @@ from tricount.prep._atomic import atomic_add
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
-__all__ = ["claim", "run_chunked", "n_workers", "insertion_sort"]
+__all__ = ["claim", "claimed_chunks", "run_chunked", "n_workers", "insertion_sort"]
 
 
 @numba.njit(inline="always")
@@ -45,6 +57,16 @@ def claim(cursor, n_items, chunk):
     """The next chunk ``[begin, end)`` of ``0 .. n_items``; ``begin >= n_items`` when none is left."""
     begin = atomic_add(cursor, 0, 1) * chunk
     return begin, min(begin + chunk, n_items)
+
+
+@numba.njit(nogil=True)
+def claimed_chunks(cursor, n_items, chunk):
+    """Yield the chunks ``(begin, end)`` of ``0 .. n_items`` that this worker claims from
+    ``cursor``, one at a time, until none is left."""
+    begin, end = claim(cursor, n_items, chunk)
+    while begin < n_items:
+        yield begin, end
+        begin, end = claim(cursor, n_items, chunk)
 
 
 @numba.njit(inline="always")
