@@ -102,31 +102,22 @@ an estimate). Re-measure with benchmarks/calibrate_costs.py --gpu."""
 
 #: The constants (see :data:`PROVENANCE`).
 COSTS = Costs(
-    cpu_threads=2,
-    numba_start_s=0.56,
-    numba_load_s=0.011,
-    numba_compile_s=1.9,
+    # Fixed costs of a process (seconds).
+    cpu_threads=2, numba_start_s=0.56, numba_load_s=0.011, numba_compile_s=1.9,
     scipy_sparse_s=0.23,
+    # Reading: Numba's parser and build beside NumPy's.
     inflate_s_per_byte=5.3e-09,
-    parse_numba_s_per_byte=1.19e-08,
-    parse_numpy_s_per_byte=1.8e-08,
-    build_numba_s_per_line=5.3e-08,
-    build_numpy_s_per_line=8.6e-08,
-    orient_numpy_s_per_edge=7.8e-08,
-    orient_parallel_s_per_edge=5.5e-08,
-    bitmap_s_per_edge=9.5e-08,
-    bitmap_s_per_edge_per_degree=5.2e-10,
-    spgemm_s_per_edge=6.7e-07,
-    spgemm_s_per_edge_per_degree=3e-08,
-    numpy_count_s_per_edge=7.9e-07,
-    numpy_count_s_per_edge_per_degree=2.3e-08,
-    gpu_start_s=1.12,
-    gpu_first_use_s=0.45,
-    gpu_compile_s=5.0,
-    gpu_copy_s_per_byte=1 / 12e9,
-    gpu_build_s_per_entry=0.13e-9,
-    gpu_count_fixed_s=2.5e-3,
-    gpu_count_s_per_edge=0.65e-9,
+    parse_numba_s_per_byte=1.19e-08, parse_numpy_s_per_byte=1.8e-08,
+    build_numba_s_per_line=5.3e-08, build_numpy_s_per_line=8.6e-08,
+    orient_numpy_s_per_edge=7.8e-08, orient_parallel_s_per_edge=5.5e-08,
+    # Counters: a rate at degree_ref and its slope per unit of mean degree.
+    bitmap_s_per_edge=9.5e-08, bitmap_s_per_edge_per_degree=5.2e-10,
+    spgemm_s_per_edge=6.7e-07, spgemm_s_per_edge_per_degree=3e-08,
+    numpy_count_s_per_edge=7.9e-07, numpy_count_s_per_edge_per_degree=2.3e-08,
+    # The GPU.
+    gpu_start_s=1.12, gpu_first_use_s=0.45, gpu_compile_s=5.0,
+    gpu_copy_s_per_byte=1 / 12e9, gpu_build_s_per_entry=0.13e-9,
+    gpu_count_fixed_s=2.5e-3, gpu_count_s_per_edge=0.65e-9,
 )
 
 

@@ -2,7 +2,7 @@
 
 The grammar itself is written out in :mod:`tricount.io._text` (the Numba
 parser) and read again, for SNAP edge lists, by :mod:`tricount.io.snap_numpy`
-(the NumPy parser). Its error codes and value kinds live here so that the
+(the NumPy parser). Its error codes (METIS's too) and value kinds live here so that the
 messages of :mod:`tricount.io._parse` and the NumPy parser can name them
 without importing Numba.
 """
@@ -20,6 +20,12 @@ ERR_OUT_OF_RANGE = 5
 ERR_MISSING_VALUE = 6
 ERR_BAD_VALUE = 7
 ERR_EXTRA_COLUMN = 8
+#: METIS adjacency lines (:mod:`tricount.io.metis`) add their own.
+ERR_NEIGHBOUR_RANGE = 10
+ERR_TOO_MANY_LINES = 11
+ERR_MISSING_WEIGHT = 12
+ERR_BAD_NUMBER = 13
+ERR_BAD_WEIGHT = 14
 
 #: What follows the two ids of a line: anything (edge lists), nothing (Matrix Market
 #: ``pattern``), one integer or one real (Matrix Market ``integer`` / ``real``).

@@ -34,20 +34,15 @@ import numpy as np
 from tricount._threads import load_numba
 from tricount.errors import GraphFormatError
 from tricount.io._limits import check_declared
+from tricount.io._grammar import (ERR_BAD_NUMBER, ERR_BAD_WEIGHT, ERR_MISSING_WEIGHT,
+                                  ERR_NEGATIVE, ERR_NEIGHBOUR_RANGE, ERR_TOO_LARGE,
+                                  ERR_TOO_MANY_LINES)
 from tricount.io._parse import Declared, token_at
 from tricount.io._text import (OK, _after_line_end, _at_line_end, _digits_end, _ends_token,
                                _is_blank, _read_id)
 from tricount.io.mtx import is_ascii_int
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
-
-ERR_NEGATIVE = 2
-ERR_TOO_LARGE = 3
-ERR_NEIGHBOUR_RANGE = 10
-ERR_TOO_MANY_LINES = 11
-ERR_MISSING_WEIGHT = 12
-ERR_BAD_NUMBER = 13
-ERR_BAD_WEIGHT = 14
 
 
 @dataclass

@@ -79,8 +79,7 @@ WHOLE_BLOCK_VERTEX_BYTES = 8
 PASS_ENTRY_BYTES = 24
 #: Passes over device memory take chunks of at most this many entries (R-MAT 28: 32
 #: launches per pass), and at most PASS_SHARE of the budget for their temporaries.
-DEVICE_PASS_ENTRIES = 1 << 27
-PASS_SHARE = 0.05
+DEVICE_PASS_ENTRIES, PASS_SHARE = 1 << 27, 0.05
 #: Streamed passes take chunks of at most STAGE_ENTRIES (gpu/chunks.py), in staging
 #: buffers of at most STAGE_SHARE of the budget.
 STAGE_SHARE = 0.02
