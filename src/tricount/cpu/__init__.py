@@ -1,4 +1,4 @@
-"""The CPU engine: Numba kernels over the degree-oriented CSR, and SciPy's SpGEMM.
+"""The CPU engine: Numba kernels over the degree-oriented CSR, SciPy's SpGEMM, a NumPy counter.
 
 One method per file (``merge.py``, ``bitmap.py``, ``spgemm.py``, ``wedge_numpy.py``), the local
 kernels beside them (``per_vertex.py``, ``edge_support.py``, ``truss.py``),
