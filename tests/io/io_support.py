@@ -132,3 +132,13 @@ TEXT_WRITERS = {
     "g.graph": write_metis,
     "w.graph": lambda p, lo, hi, n: write_metis(p, lo, hi, n, weights=True),
 }
+
+
+def feed_pipe(fd, data: bytes, step: int) -> None:
+    """Write ``data`` into the pipe end ``fd`` in pieces of ``step`` bytes, then close it
+    (run in a thread while the reader reads the other end)."""
+    try:
+        for k in range(0, len(data), step):
+            os.write(fd, data[k: k + step])
+    finally:
+        os.close(fd)

@@ -9,7 +9,9 @@ import gzip
 import io
 import lzma
 import os
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +20,9 @@ from hypothesis import strategies as st
 import tricount
 from tricount.graph import CSRGraph
 from tricount.io import _text, load_graph, source as _source, write_graph
+
+sys.path.insert(0, str(Path(__file__).parent))
+from io_support import feed_pipe  # noqa: E402
 
 SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -84,21 +89,13 @@ def bytes_of(fmt, src, dst, n, end, blank, sep, tmp_path):
     return text_of(fmt, src, dst, n, end, blank, sep)
 
 
-def _feed(fd, data, step):
-    try:
-        for k in range(0, len(data), step):
-            os.write(fd, data[k: k + step])
-    finally:
-        os.close(fd)
-
-
 def load(data, name, fmt, delivery, tmp_path):
     if delivery == "file":
         path = tmp_path / name
         path.write_bytes(data)
         return load_graph(path)
     read_end, write_end = os.pipe()
-    writer = threading.Thread(target=_feed, args=(write_end, data, delivery))
+    writer = threading.Thread(target=feed_pipe, args=(write_end, data, delivery))
     writer.start()
     try:
         return load_graph(f"/dev/fd/{read_end}", format=fmt)

@@ -26,7 +26,7 @@ from tricount.io import (NUMPY_PARSE_FORMATS, _parse, _text, load_graph, read_ed
                          snap_numpy, source as _source)
 
 sys.path.insert(0, str(Path(__file__).parent))
-from io_support import write_text  # noqa: E402
+from io_support import feed_pipe, write_text  # noqa: E402
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -241,18 +241,10 @@ class TestHandOver:
 
 
 class TestPipes:
-    @staticmethod
-    def _feed(fd, data, step):
-        try:
-            for k in range(0, len(data), step):
-                os.write(fd, data[k: k + step])
-        finally:
-            os.close(fd)
-
     def _through_pipe(self, data, step, parser="numpy"):
         """What load_graph gives for ``data`` written into a pipe ``step`` bytes at a time."""
         read_end, write_end = os.pipe()
-        writer = threading.Thread(target=self._feed, args=(write_end, data, step))
+        writer = threading.Thread(target=feed_pipe, args=(write_end, data, step))
         writer.start()
         try:
             got = outcome(f"/dev/fd/{read_end}", parser, format="snap")
