@@ -121,7 +121,7 @@ class TestChunks:
         serial = listed(graph, chunk_size=50)
         monkeypatch.setattr(cpu_listing, "PARALLEL_MIN_EDGES", 0)
         monkeypatch.setattr(cpu_listing, "ONE_PASS_MAX_THREADS", 0)
-        assert not cpu_listing.one_pass(graph.n_edges)
+        assert not cpu_listing.one_pass(graph.n_edges) or numba_threads() == 1
         for size in (1, 50, 1 << 20):
             assert np.array_equal(listed(graph, chunk_size=size), serial), size
 
@@ -225,12 +225,13 @@ class TestRoutes:
     def test_route_choice(self, monkeypatch):
         import tricount.cpu.listing as cpu_listing
 
-        small, big = cpu_listing.PARALLEL_MIN_EDGES - 1, 1 << 40
+        small, mid = cpu_listing.PARALLEL_MIN_EDGES - 1, cpu_listing.ONE_PASS_MAX_EDGES - 1
+        threads = numba_threads()
         assert cpu_listing.one_pass(small)
-        many = numba_threads() > cpu_listing.ONE_PASS_MAX_THREADS
-        assert cpu_listing.one_pass(big) == (not many)
+        assert cpu_listing.one_pass(mid) == (threads <= cpu_listing.ONE_PASS_MAX_THREADS)
+        assert cpu_listing.one_pass(cpu_listing.ONE_PASS_MAX_EDGES) == (threads == 1)
         monkeypatch.setattr(cpu_listing, "ONE_PASS_MAX_THREADS", 0)
-        assert cpu_listing.one_pass(small) and not cpu_listing.one_pass(big)
+        assert cpu_listing.one_pass(small) and cpu_listing.one_pass(mid) == (threads == 1)
 
     def test_progress_or_not_the_same_file(self, tmp_path):
         g = tricount.Graph.from_edges(*rmat(6, 8, seed=6))

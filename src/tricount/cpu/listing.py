@@ -13,8 +13,8 @@ lister, :mod:`tricount.gpu.listing`, writes the same rows in the same order).
 
 *One pass* (:func:`stream_triangles_cpu`), when the caller needs no total up
 front and :func:`one_pass` holds (a graph under :data:`PARALLEL_MIN_EDGES`
-oriented edges, or at most :data:`ONE_PASS_MAX_THREADS` Numba threads). The
-calling thread takes the anchors u in order, marks N+(u) in a byte map and,
+oriented edges, one Numba thread, or two and a graph under
+:data:`ONE_PASS_MAX_EDGES`). The calling thread takes the anchors u in order, marks N+(u) in a byte map and,
 for each edge u -> v of its row, compacts the marked w of N+(v) (branch-free)
 and writes their rows at the chunk's cursor.
 When the chunk is full it stops, remembering (anchor, edge, rows of that edge
@@ -75,16 +75,19 @@ PARALLEL_MIN_EDGES = 1 << 16
 #: A window of this many rows is written in parallel whatever its edges (R-MAT 18's
 #: 2^20-row windows span only about 48,000 edges each).
 PARALLEL_MIN_ROWS = 1 << 16
-#: With at most this many Numba threads, the one-pass route (see the module doc) lists
-#: graphs of every size. Its one pass costs P + R (walking the out-lists, writing the
-#: rows), the counted route's two parallel passes (2P + R) / threads: with two
-#: threads at most R / 2 less, and only while both cores are free. On the shared
-#: 2-core development VM (2026-11-26, best of 15 round-robin runs) the one pass won
-#: or tied on every graph file at load average 1.6 (soc-Epinions1 56 against 67 ms,
-#: blogcatalog 99 against 95 ms) and on R-MAT 18 lost at 1.8 (4.4 against 3.1 s) but
-#: won at 3-4 (4.5-4.8 against 6.9-9.1 s; 11-13 s in a benchmark run): the two
-#: passes pay only on cores no one else uses.
+#: With at most this many Numba threads, the one-pass route (see the module doc) also
+#: lists graphs from PARALLEL_MIN_EDGES up to ONE_PASS_MAX_EDGES oriented edges. Its
+#: one pass costs P + R (walking the out-lists, writing the rows), the counted
+#: route's two parallel passes (2P + R) / threads: with two threads at most R / 2
+#: less, and only while both cores are free. On the shared 2-core development VM
+#: (2026-11-26, best of 15 round-robin runs) the one pass won or tied on every graph
+#: file at load average 1.6 (soc-Epinions1, 405,740 edges: 56 against 67 ms;
+#: blogcatalog, 333,983 edges and 5.6 M triangles: 99 against 95 ms). On R-MAT 18
+#: (3.8 M edges, 82.6 M triangles, R about twice P) the two passes won at load 1.8
+#: (3.1 against 4.4 s) and lost at 3-4 (6.9-9.1 against 4.5-4.8 s): past this size
+#: they are kept, for the machine whose second core is free.
 ONE_PASS_MAX_THREADS = 2
+ONE_PASS_MAX_EDGES = 1 << 20
 
 
 # Ids index arrays as unsigned integers: Numba then drops the wrap-around of negative
@@ -276,9 +279,12 @@ _NO_LABELS = np.zeros(0, dtype=np.int64)
 
 def one_pass(n_edges: int) -> bool:
     """Whether a graph of ``n_edges`` oriented edges is listed by the one-pass route when
-    no total is wanted first (:data:`PARALLEL_MIN_EDGES`, :data:`ONE_PASS_MAX_THREADS`);
+    no total is wanted first (:data:`PARALLEL_MIN_EDGES`, :data:`ONE_PASS_MAX_EDGES`);
     the thread count is asked only past the first, as asking costs microseconds."""
-    return n_edges < PARALLEL_MIN_EDGES or numba.get_num_threads() <= ONE_PASS_MAX_THREADS
+    if n_edges < PARALLEL_MIN_EDGES:
+        return True
+    threads = numba.get_num_threads()
+    return threads == 1 or (threads <= ONE_PASS_MAX_THREADS and n_edges < ONE_PASS_MAX_EDGES)
 
 
 def _serial(n_edges: int) -> bool:
