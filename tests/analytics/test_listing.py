@@ -244,15 +244,22 @@ class TestRoutes:
         assert calls[0] == (0, total) and calls[-1] == (total, total)
 
 
+def edge_lists(max_n: int, max_size: int):
+    """Edge lists on 0 .. n - 1 for a drawn n <= max_n: loops and repeats allowed."""
+    return st.integers(1, max_n).flatmap(lambda n: st.lists(
+        st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=max_size))
+
+
+def ends(edges) -> tuple[list, list]:
+    return [u for u, _ in edges], [v for _, v in edges]
+
+
 @settings(max_examples=60, deadline=None)
-@given(edges=st.integers(1, 24).flatmap(lambda n: st.lists(
-    st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=150)),
-    chunk_size=st.integers(1, 40))
+@given(edges=edge_lists(24, 150), chunk_size=st.integers(1, 40))
 def test_routes_agree_on_random_graphs(edges, chunk_size):
     # The one pass and the counted route: the same rows in the same order, every chunk
     # but the last full, and the rows those of the set oracle.
-    src = [u for u, _ in edges]
-    dst = [v for _, v in edges]
+    src, dst = ends(edges)
     g = tricount.Graph.from_edges(src, dst)
     chunks = streamed(g, chunk_size)
     assert all(c.shape == (chunk_size, 3) for c in chunks[:-1])
@@ -263,12 +270,9 @@ def test_routes_agree_on_random_graphs(edges, chunk_size):
 
 
 @settings(max_examples=40, deadline=None)
-@given(edges=st.integers(1, 30).flatmap(lambda n: st.lists(
-    st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=200)),
-    chunk_size=st.integers(1, 50))
+@given(edges=edge_lists(30, 200), chunk_size=st.integers(1, 50))
 def test_random_graphs_match_the_oracle(edges, chunk_size):
-    src = [u for u, _ in edges]
-    dst = [v for _, v in edges]
+    src, dst = ends(edges)
     rows = listed((src, dst), chunk_size=chunk_size) if edges else np.zeros((0, 3), np.int64)
     assert sorted(map(tuple, rows.tolist())) == sorted(triangle_set(src, dst))
 
