@@ -8,7 +8,13 @@ runs take it).
 
 import json
 import os
+import sys
 from pathlib import Path
+
+# Bytecode is cached (Python's default) even where PYTHONDONTWRITEBYTECODE is set, as on the
+# CI machine: every xdist worker, and every later step of a CI run, then loads the package
+# and the assertion-rewritten tests instead of compiling them again (seconds a worker).
+sys.dont_write_bytecode = False
 
 import pytest
 

@@ -35,6 +35,7 @@ def k4_file(tmp_path):
     return path
 
 
+@pytest.mark.slow  # R-MAT 16 generated, written and counted twice: .ci/run runs it after the suite
 def test_builtin_example_equals_counting_the_generated_file(capsys, tmp_path, no_gpu):
     code, out, _ = run_cli(capsys, "count", "--json")
     assert code == 0

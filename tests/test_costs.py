@@ -203,6 +203,7 @@ class TestNumbaCache:
         assert not facts._on_disk(source, "kernel", {})
 
 
+@pytest.mark.slow  # a fresh process compiling kernels: .ci/run runs it after the suite
 def test_numba_caches_per_user_when_the_package_folder_is_not_writable(tmp_path):
     # A package whose folder cannot hold __pycache__ (here a file of that name: root can
     # write anywhere, so permissions would not stop it): Numba falls back to the user-wide

@@ -49,6 +49,7 @@ def nvcc_compile(stem, tmp_path, flags):
     assert out.returncode == 0, out.stderr
 
 
+@pytest.mark.slow  # nvcc per file; .ci/run compiles every kernel with nvcc before the suite
 @pytest.mark.parametrize("stem", STEMS)
 def test_nvcc_front_end_accepts_each_file(stem, tmp_path):
     # PTX only (a second per file): the C++ and the CUDA built-ins, not register allocation.

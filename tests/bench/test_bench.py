@@ -79,6 +79,7 @@ class TestEndToEnd:
         assert not prefix.with_suffix(".png").exists()
         assert "verification: PASS" in err
 
+    @pytest.mark.slow  # matplotlib's import and one rendering: .ci/run runs it after the suite
     def test_the_cli_writes_the_plot(self, capsys, tmp_path):
         # One rendering (a second or two of matplotlib): the CLI's PNG. Re-plotting
         # saved runs (python -m tricount.bench.plot) calls the same plot function.

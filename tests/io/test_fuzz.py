@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -189,6 +190,7 @@ print(json.dumps({"inputs": n, "errors": errors, "peak_bytes": peak}))
 """
 
 
+@pytest.mark.slow  # a fresh process over every mangled file: .ci/run runs it after the suite
 def test_fuzz_in_a_process():
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
     proc = subprocess.run([sys.executable, "-c", FUZZ_CHILD, "2026", "150"], env=env,
