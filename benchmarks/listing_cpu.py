@@ -29,6 +29,7 @@ tricount's count), one JSON line per trial on stdout.
     python benchmarks/listing_cpu.py                       # all graphs, 3 trials
     python benchmarks/listing_cpu.py --graphs karate rmat18 --trials 5
     python benchmarks/listing_cpu.py --markdown benchmarks/results/listing_cpu.md
+    python benchmarks/listing_cpu.py --render run.jsonl --markdown table.md  # a kept run
 """
 
 from __future__ import annotations
@@ -170,7 +171,17 @@ def main(argv=None) -> int:
     parser.add_argument("--igraph-single-over", type=float, default=10.0,
                         help="seconds past which igraph runs one trial only")
     parser.add_argument("--markdown", type=Path, help="write the table here")
+    parser.add_argument("--render", type=Path,
+                        help="measure nothing: the table of this file of JSON lines")
     args = parser.parse_args(argv)
+    if args.render:
+        rows, env, costs = rendered(args.render)
+        text = table(rows, env, argv, args, costs)
+        if args.markdown:
+            args.markdown.write_text(text)
+        else:
+            sys.stdout.write(text)
+        return 0
 
     import igraph
 
@@ -206,7 +217,7 @@ def main(argv=None) -> int:
                 for i, seconds in enumerate(times):
                     print(json.dumps({"graph": name, "side": side, "measure": measure,
                                       "trial": i, "seconds": seconds, "triangles": answer,
-                                      **env}), flush=True)
+                                      "edges": g.n_edges, **env}), flush=True)
                 best[side, measure] = min(times)
         finally:
             if temporary:
@@ -219,6 +230,23 @@ def main(argv=None) -> int:
     if args.markdown:
         args.markdown.write_text(table(rows, env, argv, args, costs))
     return 0
+
+
+def rendered(path: Path):
+    """``(rows, env, costs)`` of a run's JSON lines: the best trial per (graph, side,
+    measure), in the run's order."""
+    rows, env, costs = {}, None, {}
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        if "fixed_costs_us" in record:
+            costs = record["fixed_costs_us"]
+            continue
+        env = env or {k: record[k] for k in ("machine", "versions", "date", "threads")}
+        name = record["graph"]
+        _, _, _, best = rows.setdefault(name, (name, record["edges"], record["triangles"], {}))
+        key = record["side"], record["measure"]
+        best[key] = min(best.get(key, float("inf")), record["seconds"])
+    return list(rows.values()), env, costs
 
 
 def table(rows, env, argv, args, costs) -> str:
@@ -242,15 +270,16 @@ def table(rows, env, argv, args, costs) -> str:
         "from the edge-list file (tricount: `load_graph`; igraph: `np.loadtxt` + `Graph` + "
         "`simplify`) to every triangle in memory.",
         "",
-        "| graph | edges | triangles | tricount memory (s) | igraph memory (s) | speed-up | "
-        "tricount file (s) | igraph file (s) | speed-up |",
+        "| graph | edges | triangles | tricount memory (ms) | igraph memory (ms) | speed-up | "
+        "tricount file (ms) | igraph file (ms) | speed-up |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, n_edges, n_triangles, best in rows:
         tm, im = best["tricount", "memory"], best["igraph", "memory"]
         tf, itf = best["tricount", "file"], best["igraph", "file"]
-        lines.append(f"| {name} | {n_edges:,} | {n_triangles:,} | {tm:.4f} | {im:.4f} | "
-                     f"{im / tm:.1f}x | {tf:.4f} | {itf:.4f} | {itf / tf:.1f}x |")
+        lines.append(f"| {name} | {n_edges:,} | {n_triangles:,} | {tm * 1e3:.3f} | "
+                     f"{im * 1e3:.3f} | {im / tm:.1f}x | {tf * 1e3:.3f} | {itf * 1e3:.3f} | "
+                     f"{itf / tf:.1f}x |")
     lines += ["", "Fixed costs of one call (µs, best of 7 timeit loops): " + ", ".join(
         f"{name} {us:.2f}" for name, us in costs.items()) + "."]
     return "\n".join(lines) + "\n"
