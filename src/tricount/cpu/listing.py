@@ -82,7 +82,9 @@ PARALLEL_MIN_ROWS = 1 << 16
 #: less, and only while both cores are free. On the shared 2-core development VM
 #: (2026-11-26, best of 15 round-robin runs) the one pass won or tied on every graph
 #: file at load average 1.6 (soc-Epinions1, 405,740 edges: 56 against 67 ms;
-#: blogcatalog, 333,983 edges and 5.6 M triangles: 99 against 95 ms). On R-MAT 18
+#: blogcatalog, 333,983 edges and 5.6 M triangles: 99 against 95 ms); at load 2 it won
+#: on the walk-bound ones and lost on the triangle-richest (ego-Facebook, 1.6 M
+#: triangles on 88,234 edges: 14.2 against 11.6 ms). On R-MAT 18
 #: (3.8 M edges, 82.6 M triangles, R about twice P) the two passes won at load 1.8
 #: (3.1 against 4.4 s) and lost at 3-4 (6.9-9.1 against 4.5-4.8 s): past this size
 #: they are kept, for the machine whose second core is free.
