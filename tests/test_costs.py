@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -201,6 +202,61 @@ class TestNumbaCache:
         assert not facts._on_disk(source, "other", {})
         source.write_text(source.read_text() + "\n# edited\n")  # Numba would recompile
         assert not facts._on_disk(source, "kernel", {})
+
+
+class TestKernelStateMemo:
+    """Every count asks every kernel's state: asked again, the answer comes from memory
+    (a loaded kernel stays loaded; the disk is read again when its cache folder or the
+    source changed), and it follows the disk when something is compiled there."""
+
+    @pytest.fixture
+    def package(self, tmp_path, monkeypatch):
+        root = tmp_path / "tricount"
+        (root / "cpu").mkdir(parents=True)
+        source = root / "cpu" / "kern.py"
+        source.write_text("import numba\n\n\n@numba.njit(cache=True)\ndef kernel(x):\n"
+                          "    return x\n")
+        monkeypatch.setattr(facts, "PACKAGE", root)
+        monkeypatch.setattr(facts, "_DISK", {})
+        monkeypatch.setattr(facts, "_LOADED", set())
+        monkeypatch.setattr(facts, "DISK_RECHECK_S", 0.0)  # every call looks at the stamps
+        monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+        facts._cache_folder.cache_clear()
+        yield source
+        facts._cache_folder.cache_clear()
+
+    def _index(self, source):
+        folder = facts.numba_cache_dir(source)
+        folder.mkdir(parents=True, exist_ok=True)
+        py = f"py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+        version = (facts._numba_version() or "0").encode()
+        stamp = hashlib.sha256(source.read_bytes()).digest()
+        (folder / f"kern.kernel-4.{py}.nbi").write_bytes(b"\x80\x04" + version + b"." + stamp)
+        (folder / f"kern.kernel-4.{py}.1.nbc").write_bytes(b"code")
+
+    def test_the_disk_answer_follows_a_compile(self, package):
+        facts.numba_cache_dir(package).mkdir(parents=True)
+        assert facts.kernel_state("cpu/kern.py", "kernel") == facts.COMPILE
+        assert facts.kernel_state("cpu/kern.py", "kernel") == facts.COMPILE
+        folder = facts.numba_cache_dir(package)
+        before = os.stat(folder).st_mtime_ns
+        self._index(package)
+        os.utime(folder, ns=(before + 10**9, before + 10**9))  # a coarse clock: still newer
+        assert facts.kernel_state("cpu/kern.py", "kernel") == facts.CACHED
+
+    def test_a_remembered_answer_is_not_read_again(self, package, monkeypatch):
+        self._index(package)
+        assert facts.kernel_state("cpu/kern.py", "kernel") == facts.CACHED
+        monkeypatch.setattr(facts, "_on_disk", lambda *a: pytest.fail("read the disk again"))
+        assert facts.kernel_state("cpu/kern.py", "kernel") == facts.CACHED
+
+    def test_a_loaded_kernel_stays_loaded(self, package, monkeypatch):
+        module = types.ModuleType("tricount.cpu.kern")
+        module.kernel = types.SimpleNamespace(overloads={"int64": object()})
+        monkeypatch.setitem(sys.modules, "tricount.cpu.kern", module)
+        assert facts.kernel_state("cpu/kern.py", "kernel") == facts.LOADED
+        monkeypatch.delitem(sys.modules, "tricount.cpu.kern")
+        assert facts.kernel_state("cpu/kern.py", "kernel") == facts.LOADED
 
 
 @pytest.mark.slow  # a fresh process compiling kernels: .ci/run runs it after the suite

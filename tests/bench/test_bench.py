@@ -115,6 +115,38 @@ class TestEndToEnd:
         (record,) = result.records
         assert record["method"] == "auto" and record["method_run"] in CPU_METHODS
 
+    def test_auto_backend_is_the_public_count_graph_by_graph(self, no_gpu):
+        # "auto" as a backend is tricount.count's own pick for each graph, timed after the
+        # other sides, and the report sets it against the fastest of them.
+        config = BenchConfig(["complete:n=6", "star:n=9"], backends=("auto", "cpu"),
+                             methods=("merge", "bitmap"), trials=2)
+        result = run_bench(config)
+        autos = [r for r in result.records if r["backend"] == "auto"]
+        assert len(autos) == 4 and all(r["verified"] for r in autos)
+        assert {r["method_run"].split("/")[0] for r in autos} == {"cpu"}
+        assert [r["backend"] for r in result.records[:5]] == ["cpu"] * 4 + ["auto"]
+        text = markdown(result.records)
+        table = text.split("## auto against the best side")[1].split("\n## ")[0]
+        rows = [line for line in table.splitlines() if line.startswith("| ")][1:]
+        assert [row.split(" | ")[0] for row in rows] == ["| complete-n6", "| star-n9"]
+
+    def test_auto_against_the_best_judges_the_total(self):
+        from tricount.bench.report import AUTO_TOLERANCE, _auto_against_best
+
+        def row(backend, total, unread, method_run=None):
+            phases = {"total_s": {"median": total}, "from_edges_s": {"median": unread}}
+            label = f"auto ({method_run})" if backend == "auto" else f"{backend}/x"
+            return {"graph": "g", "side": "tricount", "backend": backend, "label": label,
+                    "phases": phases}
+
+        fast, slow = 1.0, 1.0 * AUTO_TOLERANCE + 0.05
+        best = row("cpu", fast, 0.1)
+        (ok,) = _auto_against_best([best, row("auto", 1.05, 0.15, "cpu/x")], ["g"])[-1:]
+        assert ok.endswith("| 1.05x | 1.50x | yes |")
+        (bad,) = _auto_against_best([best, row("auto", slow, 0.2, "gpu/auto")], ["g"])[-1:]
+        assert "| cpu/x | 1 |" in bad and bad.endswith("| **no** |")
+        assert _auto_against_best([best], ["g"]) == []  # no auto side, no table
+
     def test_report_rerenders_from_the_jsonl(self, tmp_path, capsys):
         from tricount.bench.report import main as report_main
         from tricount.bench.report import write_jsonl

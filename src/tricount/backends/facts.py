@@ -36,6 +36,7 @@ import importlib.util
 import os
 import re
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -212,19 +213,78 @@ def _on_disk(source: Path, name: str, listings: dict) -> bool:
     return stamp in index and not (version and version.encode() not in index[:64])
 
 
-def _in_memory(source: Path, name: str) -> bool:
+@functools.lru_cache(maxsize=None)
+def _module_name(relative: str) -> str:
+    """``tricount.cpu.bitmap`` for ``cpu/bitmap.py``."""
+    return "tricount." + relative[:-len(".py")].replace("/", ".")
+
+
+def _in_memory(relative: str, name: str) -> bool:
     """Whether the kernel's module is imported and the kernel compiled in this process."""
-    module = "tricount." + ".".join(source.relative_to(PACKAGE).with_suffix("").parts)
-    kernel = getattr(sys.modules.get(module), name, None)
+    kernel = getattr(sys.modules.get(_module_name(relative)), name, None)
     return bool(getattr(kernel, "overloads", None))
 
 
+#: Kernels seen compiled in this process: they stay so (Numba never drops an overload).
+_LOADED: set = set()
+#: The last disk answer per kernel, with the stamps it was read under: ``(relative,
+#: name) -> (when, (cache folder, its mtime, the source's mtime), cached?)``. A compile
+#: (here or in another process) adds files to the folder and so changes its mtime.
+_DISK: dict = {}
+#: An answer younger than this is taken without a look at the disk: what changes it
+#: there is another process compiling, and guessing that a moment late costs a
+#: prediction, never a count (the stat calls cost 0.2-0.5 ms a count otherwise).
+DISK_RECHECK_S = 1.0
+
+
+@functools.lru_cache(maxsize=None)
+def _cache_folder(relative: str, numba_cache_env: str | None) -> str:
+    """:func:`numba_cache_dir` of a kernel source, as a string, per ``NUMBA_CACHE_DIR``."""
+    return str(numba_cache_dir(PACKAGE / relative))
+
+
+def _disk_stamp(relative: str, listings: dict) -> tuple | None:
+    """``(folder, folder mtime, source mtime)`` of a kernel source, or None when either
+    is missing; ``listings`` caches each folder's stamp for one observation."""
+    folder = _cache_folder(relative, os.environ.get("NUMBA_CACHE_DIR"))
+    key = ("stamp", folder)
+    if key not in listings:
+        try:
+            listings[key] = os.stat(folder).st_mtime_ns
+        except OSError:
+            listings[key] = None
+    try:
+        source_mtime = os.stat(os.path.join(PACKAGE, relative)).st_mtime_ns
+    except OSError:
+        return None
+    return None if listings[key] is None else (folder, listings[key], source_mtime)
+
+
 def kernel_state(relative: str, name: str, listings: dict | None = None) -> str:
-    """:data:`LOADED`, :data:`CACHED` or :data:`COMPILE` for one kernel."""
-    source = PACKAGE / relative
-    if _in_memory(source, name):
+    """:data:`LOADED`, :data:`CACHED` or :data:`COMPILE` for one kernel.
+
+    Cheap when asked again (every ``tricount.count`` asks): a kernel once seen
+    loaded is loaded for good, and the disk is read again only when the cache
+    folder or the source changed since the last answer (two ``stat`` calls).
+    """
+    listings = {} if listings is None else listings
+    if (relative, name) in _LOADED:
         return LOADED
-    return CACHED if _on_disk(source, name, {} if listings is None else listings) else COMPILE
+    if _in_memory(relative, name):
+        _LOADED.add((relative, name))
+        return LOADED
+    now = time.monotonic()
+    known = _DISK.get((relative, name))
+    if known is not None and now - known[0] < DISK_RECHECK_S:
+        return CACHED if known[2] else COMPILE
+    stamp = _disk_stamp(relative, listings)
+    if stamp is None or known is None or known[1] != stamp:
+        cached = stamp is not None and _on_disk(PACKAGE / relative, name, listings)
+    else:
+        cached = known[2]
+    if stamp is not None:
+        _DISK[(relative, name)] = (now, stamp, cached)
+    return CACHED if cached else COMPILE
 
 
 def group_state(group: str, listings: dict | None = None) -> tuple[int, int, int]:
@@ -237,6 +297,12 @@ def group_state(group: str, listings: dict | None = None) -> tuple[int, int, int
 # -- the GPU, without CuPy ------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1)
+def _cupy_installed() -> bool:
+    """Whether CuPy can be imported (looked up once per process)."""
+    return importlib.util.find_spec("cupy") is not None
+
+
 def gpu_presence() -> tuple[str, str]:
     """``(state, why)``: "unknown" when CuPy is installed and a device node exists (only a
     probe, which imports CuPy, can tell more), "present" once this process has used the
@@ -247,7 +313,7 @@ def gpu_presence() -> tuple[str, str]:
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None and visible.strip() in ("", "-1"):
         return "absent", f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU"
-    if "cupy" not in sys.modules and importlib.util.find_spec("cupy") is None:
+    if "cupy" not in sys.modules and not _cupy_installed():
         return "absent", ('CuPy is not installed (pip install ".[cuda13]" or ".[cuda12]" '
                           "from a tricount clone)")
     if not (os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/dxg")):

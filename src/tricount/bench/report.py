@@ -33,6 +33,8 @@ def side_label(record: dict) -> str:
     """``cpu/merge``, ``gpu/auto (dynamic)`` for tricount; the peer's name for a peer."""
     if record["side"] == "peer":
         return record["peer"]
+    if record["backend"] == "auto":
+        return f"auto ({record.get('method_run') or '?'})"
     label = f"{record['backend']}/{record['method']}"
     if record.get("method_run") and record["method_run"] != record["method"]:
         label += f" ({record['method_run']})"
@@ -173,6 +175,7 @@ def markdown(records, *, notes=(), errors=(), mismatches=(), title="tricount ben
                 f"{_cell(p.get('kernel_s'))} | {_cell(p.get('total_s'))} | "
                 f"{_rate(r['edges_per_second'])} | {r['triangles']:,} | "
                 f"{'yes' if r['verified'] else '**NO**'} |")
+    lines += _auto_against_best(rows, graphs)
     if any(r["side"] == "peer" for r in rows):
         lines += ["", "## Edges to count, construction included: tricount and peers", "",
                   "Every side starts from the same in-memory edge arrays (loops and repeats "
@@ -197,6 +200,45 @@ def markdown(records, *, notes=(), errors=(), mismatches=(), title="tricount ben
     if extra:
         lines += ["", "## Notes", ""] + [f"- {e}" for e in extra]
     return "\n".join(lines) + "\n"
+
+
+#: ``auto``'s goal (issue 25): never more than this much slower than the best side.
+AUTO_TOLERANCE = 1.10
+
+
+def _auto_against_best(rows, graphs) -> list:
+    """The table of ``auto``'s pick against the fastest other tricount side, per graph.
+
+    Compared on ``from_edges_s`` (the graph's build, the copy to a GPU, the count:
+    everything but reading the file, which every side shares) and on ``total_s``.
+    """
+    autos = {r["graph"]: r for r in rows if r["side"] == "tricount" and r["backend"] == "auto"}
+    out = []
+    for graph in graphs:
+        auto = autos.get(graph)
+        others = [r for r in rows if r["graph"] == graph and r["side"] == "tricount"
+                  and r["backend"] != "auto" and "from_edges_s" in r["phases"]]
+        if auto is None or not others:
+            continue
+        best = min(others, key=lambda r: r["phases"]["total_s"]["median"])
+        mine, theirs = (r["phases"]["total_s"]["median"] for r in (auto, best))
+        ratio = mine / theirs if theirs else float("inf")
+        unread = [r["phases"]["from_edges_s"]["median"] for r in (auto, best)]
+        without = unread[0] / unread[1] if unread[1] else float("inf")
+        verdict = "yes" if ratio <= AUTO_TOLERANCE else "**no**"
+        out.append(f"| {graph} | {auto['label']} | {_s(mine)} | {best['label']} | {_s(theirs)} | "
+                   f"{ratio:.2f}x | {without:.2f}x | {verdict} |")
+    if not out:
+        return []
+    return ["", "## auto against the best side", "",
+            "auto is `tricount.count(graph)` from the built host graph (its copy to the GPU "
+            "included), timed after the other sides of the graph; the best side is the other "
+            "tricount side with the smallest median total (read + build + copy + count). "
+            "The ratio without the read leaves out the file's reading, which every side shares. "
+            f"Goal: auto's total within {AUTO_TOLERANCE:.2f}x of the best.", "",
+            "| graph | auto (pick) | auto total s | best side | best total s | ratio | "
+            "ratio without the read | within goal |",
+            "|---|---|--:|---|--:|--:|--:|---|"] + out
 
 
 def main(argv=None) -> int:

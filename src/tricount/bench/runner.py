@@ -81,6 +81,11 @@ REFERENCE_MAX_EDGES = 300_000
 #: Above the oracle's limit, the expected count is the agreement of these CPU
 #: methods: a sorted-list merge and a bitmap probe, two different kernels.
 AGREEMENT_METHODS = ("merge", "bitmap")
+#: What the ``auto`` side is: ``tricount.count`` as a user calls it, from the graph built
+#: on the host, choosing the backend and the method for each graph (the cost model of
+#: :mod:`tricount.backends.costs`, which counts a warm GPU context in).
+AUTO_REASON = ("per graph: tricount.count(graph) from the built host graph, choosing "
+               "backend and method (copy to the GPU included when it picks the GPU)")
 #: Records are built from these fields of a graph's facts.
 GRAPH_FACTS = ("vertices", "edges", "nnz", "edge_lines", "max_degree", "n_wedges",
                "self_loops_dropped", "duplicates_dropped")
@@ -133,7 +138,9 @@ class _Plan:
 
 
 def backend_methods(backend: str) -> tuple:
-    """Every counting method a backend implements."""
+    """Every counting method a backend implements (``auto``: only its own choice)."""
+    if backend == "auto":
+        return ("auto",)
     if backend == "cpu":
         return CPU_METHODS
     if backend == "gpu":
@@ -148,6 +155,8 @@ def _methods_for(backend: str, entries) -> list:
     an unqualified name the backend lacks is skipped (another backend has it).
     """
     known = backend_methods(backend)
+    if backend == "auto":
+        return ["auto"]
     wanted = []
     for entry in entries:
         owner, qualified, m = entry.rpartition("/")
@@ -184,6 +193,11 @@ def _plan(config: BenchConfig) -> _Plan:
                       f"of {', '.join(GENERATORS)})")
     backends, seen = [], set()
     for name in config.backends:
+        if name == "auto":  # the public count's own choice, graph by graph
+            if "auto" not in seen:
+                seen.add("auto")
+                backends.append(("auto", AUTO_REASON, ["auto"]))
+            continue
         chosen, reason = get_backend(name)  # raises for an unusable explicit "gpu"
         chosen = chosen.name
         if chosen not in seen:
@@ -347,6 +361,55 @@ def _run_method(result, progress, config, base, graph_info, backend, prepared, h
     _note_side(progress, rows, label, "count_s")
 
 
+def _run_auto(result, progress, config, base, graph_info, graph):
+    """The ``auto`` side: the public ``tricount.count`` on the host graph, per trial.
+
+    Its ``engine_s`` is the whole call (the copy to the GPU included when it picks
+    the GPU), so its ``from_edges_s`` compares with a GPU side's build + copy +
+    engine. The record's ``backend_run`` and ``method_run`` say what it picked.
+    """
+    from tricount.api import count as public_count
+
+    label = f"{graph_info['graph']} auto"
+    rows = []
+
+    def keep(trial, run):
+        out = run.value
+        once = {k: graph_info[k] for k in ("load_s", "build_s")}
+        timings = dict(once, h2d_s=0.0, orient_s=out.timings.get("preprocess_s", 0.0))
+        timings["preprocess_s"] = timings["build_s"] + timings["orient_s"]
+        timings["count_s"] = out.timings["count_s"]
+        timings["kernel_s"] = None
+        timings["engine_s"] = run.seconds
+        timings["from_edges_s"] = timings["build_s"] + run.seconds
+        timings["total_s"] = timings["load_s"] + timings["from_edges_s"]
+        device = _device_facts(result, out.backend)
+        rec = _record(dict(base, device=device, side="tricount", backend="auto", method="auto",
+                           backend_run=out.backend, method_run=f"{out.backend}/{out.method}",
+                           method_reason=f"{out.backend_reason}; {out.method_reason}",
+                           peer=None), graph_info, trial, out.n_triangles, timings)
+        _keep(result, rows, rec, label, trial, out.n_triangles, graph_info)
+        progress.advance(1, label)
+
+    try:
+        trial_loop(public_count, config.trials, setup=lambda: fresh_graph(graph),
+                   synchronize=lambda: None, each=keep)
+        progress.advance(1, label)  # the warm-up
+    except Exception as exc:
+        result.errors.append(f"{label}: {type(exc).__name__}: {exc}")
+        progress.note(f"{label}: FAILED: {type(exc).__name__}: {exc}")
+        return
+    _note_side(progress, rows, label, "count_s")
+
+
+def _device_facts(result, backend: str) -> dict:
+    """The device record of ``backend``, described once per run."""
+    devices = result.meta.setdefault("devices", {})
+    if backend not in devices:
+        devices[backend] = environment.device(backend)
+    return devices[backend]
+
+
 def _keep(result, rows, rec, label, trial, n_triangles, graph_info):
     """Store one trial's record and note a count that differs from the expected one."""
     result.records.append(rec)
@@ -420,8 +483,9 @@ def run_bench(config: BenchConfig, progress=None) -> BenchResult:
         "date": environment.utc_now(),
         "command": config.command,
         "machine": environment.machine(),
-        "devices": {b: environment.device(b) for b in backends},
-        "versions": environment.versions(backends, plan.peers),
+        "devices": {b: environment.device(b) for b in backends if b != "auto"},
+        "versions": environment.versions(backends + (["gpu"] if "auto" in backends
+                                                     and probe()[0] else []), plan.peers),
         "backends": {b: {"reason": why, "methods": ms} for b, why, ms in plan.backends},
         "peers": [p.name for p in plan.peers],
         "trials": config.trials,
@@ -464,7 +528,11 @@ def run_bench(config: BenchConfig, progress=None) -> BenchResult:
                 "rate_convention": "undirected edges counted once",
                 "machine": meta["machine"], "versions": meta["versions"],
                 "command": config.command}
-        for backend, _, methods in plan.backends:
+        # auto last: it meets the process as the other sides left it (Numba, the GPU warm)
+        for backend, _, methods in sorted(plan.backends, key=lambda b: b[0] == "auto"):
+            if backend == "auto":
+                _run_auto(result, progress, config, base, info, graph)
+                continue
             prepared, h2d_s = _prepare(graph, backend)
             side_base = dict(base, device=meta["devices"][backend])
             for method in methods:

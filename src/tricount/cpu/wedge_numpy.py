@@ -38,9 +38,16 @@ MAP_ROWS = 32
 
 
 def map_rows(n_vertices: int) -> int:
-    """Anchor rows per block: the byte map holds ``rows x n_vertices`` bytes."""
+    """Anchor rows per block: the byte map holds ``rows x n_vertices`` bytes.
+
+    Never more rows than vertices: a small graph's map is ``n x n`` bytes, not
+    :data:`MIN_MAP_BYTES` (zeroing 4 MiB cost karate 0.25 ms of its 0.5 ms count).
+
+    >>> map_rows(34), map_rows(1 << 20), map_rows(1 << 30)
+    (34, 32, 1)
+    """
     size = min(MAX_MAP_BYTES, max(MIN_MAP_BYTES, MAP_ROWS * n_vertices))
-    return max(1, size // max(1, n_vertices))
+    return max(1, min(n_vertices, size // max(1, n_vertices)))
 
 
 def count_wedges_numpy(oriented) -> int:
