@@ -173,3 +173,17 @@ def test_from_networkx_matches_networkx_on_karate():
     g = Graph.from_networkx(G)
     assert g.vertex_ids.dtype == np.int64
     assert tricount.count_triangles(g, backend="cpu") == expected == 45
+
+
+def test_summary_computes_the_largest_degree_only_when_asked():
+    # K4 plus a pendant vertex: degrees 3, 3, 3, 4, 1.
+    g = Graph.from_edges([0, 0, 0, 1, 1, 2, 3], [1, 2, 3, 2, 3, 3, 4])
+    assert g.summary(compute=False)["max_degree"] is None  # nothing computed yet
+    assert g.summary()["max_degree"] == 4
+    assert g.summary(compute=False)["max_degree"] == 4  # known now
+
+
+def test_a_cpu_count_reports_the_largest_degree_it_computed():
+    g = Graph.from_edges([0, 0, 0, 1, 1, 2, 3], [1, 2, 3, 2, 3, 3, 4])
+    result = tricount.count(g, backend="cpu")
+    assert (result.n_triangles, result.graph["max_degree"]) == (4, 4)

@@ -164,7 +164,8 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
     if chosen.route is not None and backend == "auto":
         backend_reason += f"; measured {total:.3f} s"
     return CountResult(out.n_triangles, engine.name, backend_reason, out.method,
-                       chosen.method_reason(method, out.method_reason), g.summary(), timings)
+                       chosen.method_reason(method, out.method_reason),
+                       g.summary(compute=False), timings)
 
 
 def _countable(graph):

@@ -332,13 +332,20 @@ class CSRGraph:
                                        duplicates_dropped=self.duplicates_dropped,
                                        name=self.name)
 
-    def summary(self) -> dict:
-        """Plain facts for reports: name, sizes, what was dropped."""
+    def summary(self, *, compute: bool = True) -> dict:
+        """Plain facts for reports: name, sizes, largest degree, what was dropped.
+
+        With ``compute=False`` the largest degree is given only when the degrees
+        are known already (a count on the CPU computes them; a graph in host memory
+        counted on the GPU does not), else None: a pass over every edge on the host
+        cost more than the GPU's whole count past R-MAT 20.
+        """
+        known = compute or self._degrees is not None
         return {
             "graph": self.name,
             "vertices": self.n_vertices,
             "edges": self.n_edges,
-            "max_degree": self.max_degree,
+            "max_degree": self.max_degree if known else None,
             "self_loops_dropped": self.self_loops_dropped,
             "duplicates_dropped": self.duplicates_dropped,
         }
