@@ -59,8 +59,11 @@ class TestChoose:
         assert choose(KARATE, SECOND_RUN).method == "numpy"
         started = dataclasses.replace(SECOND_RUN, numba_started=True)
         assert choose(KARATE, started).method == "numpy"  # loading kernels costs more, still
-        assert choose(KARATE, HOT).method == "bitmap"  # once loaded, Numba's count is fastest
+        # Loaded, Numba's count still pays its call (threads woken, 0.55 ms for bitmap
+        # against NumPy's 0.03: karate took 0.64 against 0.08 ms on 16 threads, run 11).
+        assert choose(KARATE, HOT).method == "numpy"
         assert choose(RMAT18, started, backend="cpu").method == "bitmap"
+        assert choose(Workload("host", 36_692, 183_831), HOT, backend="cpu").method == "merge"
 
     def test_a_first_run_compiles_nothing_for_a_small_graph(self):
         # Seven kernels to compile (about 13 s) against nothing to import: NumPy's count.
@@ -87,9 +90,10 @@ class TestChoose:
         assert warmth.numpy_formats == frozenset(tricount.io.NUMPY_PARSE_FORMATS)
         assert warmth.numpy_max_bytes == tricount.io.NUMPY_PARSE_MAX_BYTES
 
-    def test_cached_kernels_take_the_bitmap(self):
-        route = choose(SOC_EPINIONS_FILE, SECOND_RUN)
-        assert (route.backend, route.method, route.parser) == ("cpu", "bitmap", "numba")
+    def test_cached_kernels_take_numba(self):
+        route = choose(SOC_EPINIONS_FILE, SECOND_RUN)  # mean degree 10.7: merge ~ bitmap
+        assert (route.backend, route.parser) == ("cpu", "numba")
+        assert route.method in ("bitmap", "merge")
         assert any(w.startswith("load") for w, _ in route.steps)
 
     def test_a_warm_gpu_takes_what_a_cold_one_leaves(self):
@@ -106,8 +110,10 @@ class TestChoose:
     def test_threads_scale_the_parallel_steps(self):
         many = dataclasses.replace(HOT, threads=16)
         two, sixteen = (dict(choose(RMAT18, w, backend="cpu").steps) for w in (HOT, many))
-        assert sixteen["count"] == pytest.approx(two["count"] / 8)
-        assert sixteen["orient"] == pytest.approx(two["orient"] / 8)
+        # Each thread past the two the rates were measured with is worth 0.4 of one.
+        assert sixteen["count"] == pytest.approx(two["count"] * 2 / (2 + 14 * 0.4))
+        assert sixteen["orient"] == pytest.approx(two["orient"] * 2 / (2 + 14 * 0.4))
+        assert sixteen["call"] == two["call"]
 
     def test_requests_narrow_the_routes(self):
         assert {r.backend for r in candidates(RMAT18, HOT, backend="cpu")} == {"cpu"}
@@ -294,8 +300,8 @@ def test_numba_caches_per_user_when_the_package_folder_is_not_writable(tmp_path)
 def test_select_and_count_report_predicted_and_measured_times():
     hot = dataclasses.replace(HOT, gpu="absent", gpu_used=False)
     chosen = select("auto", KARATE, warmth=hot)
-    assert chosen.backend.name == "cpu" and "predicted cpu/bitmap" in chosen.reason
-    assert chosen.method_for("auto") == "bitmap" and chosen.method_for("merge") == "merge"
+    assert chosen.backend.name == "cpu" and "predicted cpu/numpy" in chosen.reason
+    assert chosen.method_for("auto") == "numpy" and chosen.method_for("merge") == "merge"
     result = tricount.count(([0, 0, 1, 2], [1, 2, 2, 3]), backend="cpu")
     assert result.n_triangles == 1 and result.backend_reason == "requested"
     assert "predicted" in result.method_reason  # auto's CPU method, by the model

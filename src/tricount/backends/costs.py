@@ -42,14 +42,20 @@ from tricount.prep.orient import PARALLEL_MIN_EDGES, PARALLEL_STARTED_MIN_EDGES
 __all__ = ["Workload", "Costs", "Route", "COSTS", "PROVENANCE", "routes", "candidates",
            "choose", "explain", "best_per_backend", "load_costs", "CPU_COUNTERS"]
 
-#: The CPU methods ``auto`` weighs (merge is never faster than bitmap: docs/methods.md).
-CPU_COUNTERS = ("bitmap", "spgemm", "numpy")
+#: The CPU methods ``auto`` weighs. Merge joined them after run 11 (16 threads, H100
+#: machine, 2026-11-26): on graphs of mean degree about 10 it beat bitmap (email-Enron
+#: 5.8 against 8.1 ms), and on tiny graphs its call costs 0.5 ms less.
+CPU_COUNTERS = ("bitmap", "merge", "spgemm", "numpy")
 @dataclass(frozen=True)
 class Costs:
     """The constants (seconds; rates per byte, line or edge). CPU rates were measured
-    with ``cpu_threads`` threads; a parallel step scales by ``cpu_threads / threads``.
-    Count rates are per edge at mean degree ``degree_ref`` and grow linearly with the
-    mean degree (``*_per_degree``: the extra seconds per edge per unit of degree)."""
+    with ``cpu_threads`` threads; a parallel step scales by ``cpu_threads`` over the
+    threads it runs on, each thread past ``cpu_threads`` worth ``parallel_efficiency``
+    of one. Count rates are per edge at mean degree ``degree_ref`` and grow linearly
+    with the mean degree (``*_per_degree``: the extra seconds per edge per unit of
+    degree); merge's is bitmap's times ``mean degree / merge_degree`` (at least
+    ``merge_min_ratio``). ``*_call_s``: what one count of a method costs whatever the
+    graph (thread wake-ups, allocations)."""
 
     cpu_threads: int
     numba_start_s: float
@@ -69,6 +75,11 @@ class Costs:
     spgemm_s_per_edge_per_degree: float
     numpy_count_s_per_edge: float
     numpy_count_s_per_edge_per_degree: float
+    bitmap_call_s: float
+    merge_call_s: float
+    spgemm_call_s: float
+    numpy_call_s: float
+    parallel_efficiency: float
     gpu_start_s: float
     gpu_first_use_s: float
     gpu_compile_s: float
@@ -77,6 +88,8 @@ class Costs:
     gpu_count_fixed_s: float
     gpu_count_s_per_edge: float
     degree_ref: float = 16.0
+    merge_degree: float = 12.0
+    merge_min_ratio: float = 0.6
 
 
 #: Where each constant of :data:`COSTS` comes from.
@@ -91,6 +104,14 @@ was 4.9e-08) and the NumPy counter (numpy_count_*): 2026-11-26, the same command
 the same graphs while other jobs shared the machine; SpGEMM measured beside the counter at
 9.0e-07 + 5.0e-08 per degree (against 6.7e-07 + 3e-08 the day before), so the counter's
 two constants overstate it by about a third against the others.
+Per-call costs, merge's ratio, the parallel efficiency and the GPU's fixed count cost and
+copy rate: `tricount bench` on the H100 machine's 16 cores (device run 11, 2026-11-26,
+benchmarks/results/auto_vs_best_h100.md): one count of karate took bitmap 0.64 ms, merge
+0.16, SpGEMM 0.21, NumPy 0.08 (orientation included); over the shared graphs of 80,000 to
+400,000 edges and R-MAT 16-21 bitmap ran at 30-47 ns an edge on 16 threads against the
+150 predicted for 2 (so each thread past two is worth about 0.4 of one); merge's count
+took 0.6-0.8x bitmap's at mean degree 10 and 3.7-6x at 44-51; the GPU from a host graph
+took 1.6-1.9 ms on graphs under 20,000 edges (wedge), and copies ran at 7-9 GB/s.
 GPU: issue 25's measurements on the H100 machine (CUDA 13.2, CuPy 14.2.0): import cupy +
 first op 1.12 s; a second run of soc-Epinions1 spent 0.42 + 0.04 s in preparation and
 count for 0.4 ms of GPU work (per-process kernel loads from CuPy's disk cache); the first
@@ -114,10 +135,13 @@ COSTS = Costs(
     bitmap_s_per_edge=9.5e-08, bitmap_s_per_edge_per_degree=5.2e-10,
     spgemm_s_per_edge=6.7e-07, spgemm_s_per_edge_per_degree=3e-08,
     numpy_count_s_per_edge=7.9e-07, numpy_count_s_per_edge_per_degree=2.3e-08,
+    # One count, whatever the graph; threads past cpu_threads.
+    bitmap_call_s=5.5e-4, merge_call_s=1.0e-4, spgemm_call_s=1.5e-4, numpy_call_s=3e-5,
+    parallel_efficiency=0.4,
     # The GPU.
     gpu_start_s=1.12, gpu_first_use_s=0.45, gpu_compile_s=5.0,
-    gpu_copy_s_per_byte=1 / 12e9, gpu_build_s_per_entry=0.13e-9,
-    gpu_count_fixed_s=2.5e-3, gpu_count_s_per_edge=0.65e-9,
+    gpu_copy_s_per_byte=1 / 8e9, gpu_build_s_per_entry=0.13e-9,
+    gpu_count_fixed_s=1.6e-3, gpu_count_s_per_edge=0.65e-9,
 )
 
 
@@ -173,7 +197,10 @@ class _Steps:
 
     def parallel(self, what: str, seconds_at_ref: float) -> None:
         """A parallel step measured with ``costs.cpu_threads`` threads."""
-        self.add(what, seconds_at_ref * self.costs.cpu_threads / max(1, self.warmth.threads))
+        c, threads = self.costs, max(1, self.warmth.threads)
+        if threads > c.cpu_threads:  # memory bandwidth and wake-ups: sublinear past the ref
+            threads = c.cpu_threads + (threads - c.cpu_threads) * c.parallel_efficiency
+        self.add(what, seconds_at_ref * c.cpu_threads / threads)
 
     def kernels(self, *groups: str) -> None:
         """Start Numba (unless started) and load or compile the kernels of ``groups``."""
@@ -239,8 +266,11 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
     else:
         steps.kernels("orient-rank", method)
         steps.parallel("orient", c.orient_parallel_s_per_edge * m)
+        ratio = max(c.merge_min_ratio, w.mean_degree / c.merge_degree) if method == "merge" \
+            else 1.0
         steps.parallel("count", _count_rate(c.bitmap_s_per_edge, c.bitmap_s_per_edge_per_degree,
-                                            w, c) * (3 if method == "merge" else 1))
+                                            w, c) * ratio)
+    steps.add("call", getattr(c, f"{method}_call_s"))
     return Route("cpu", method, parser if w.kind == "text" else "", tuple(steps.steps))
 
 
