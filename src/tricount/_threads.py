@@ -27,6 +27,14 @@ registries with that probe answered "not yet" and then tells Numba the truth
 (SciPy is installed), so the probe's only user, ``np.correlate``/``np.convolve``
 compiled later, imports SciPy's BLAS then, as Numba would have at start-up.
 Every tricount module with Numba kernels imports Numba through it.
+
+TBB, when installed (``pip install tbb``; the ``tbb`` extra), is the layer that
+scales: it schedules the chunks a loop asks for (``parallel_region``'s
+``chunk_size``; the other layers split a loop into equal parts, numba/numba#8284)
+and its threads wait without spinning. Numba looks for ``libtbb.so.12`` on the
+loader's path, which a virtual environment's ``lib`` folder is not on, so the
+pip-installed TBB would go unused; :func:`load_numba` loads it first, from where
+its wheel put it, and Numba's own lookup then finds it.
 """
 
 from __future__ import annotations
@@ -98,9 +106,40 @@ def load_numba():
         return numba
     with _START_LOCK:
         if not _started:
+            _preload_tbb()
             _fill_target()
             _started = True
     return numba
+
+
+#: The TBB library Numba's TBB layer opens by name (Linux; Numba needs interface 12060+).
+_LIBTBB = "libtbb.so.12"
+
+
+def _preload_tbb() -> str | None:
+    """Load the pip-installed TBB (see the module doc); its path, or None when there
+    is none, the layer asked for is not one TBB serves, or it fails to load."""
+    layer = os.environ.get("NUMBA_THREADING_LAYER", "default")
+    if not sys.platform.startswith("linux") or layer not in ("default", "forksafe",
+                                                                "threadsafe", "tbb"):
+        return None
+    try:
+        from importlib import metadata
+
+        files = metadata.distribution("tbb").files or ()
+        found = [f for f in files if f.name == _LIBTBB]
+        path = str(found[0].locate()) if found else None
+    except Exception:  # no tbb distribution, or metadata we cannot read
+        return None
+    if path is None or not os.path.exists(path):
+        return None
+    import ctypes
+
+    try:
+        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    except OSError:
+        return None
+    return path
 
 
 def _fill_target() -> None:
