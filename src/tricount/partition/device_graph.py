@@ -83,7 +83,7 @@ class DeviceGraph:
             worker.prepare(src, keep_in_degree=not whole)
             in_degree = None if whole else worker.host_in_degree()
         except BaseException:
-            worker.close()  # a failed preparation leaves nothing on the device
+            _release(worker)  # a failed preparation leaves nothing on the device
             raise
         facts = {"graph": src.summary.get("graph"), "vertices": src.n_vertices,
                  "edges": src.n_edges}
@@ -123,11 +123,17 @@ class DeviceGraph:
         if worker is None:
             return None
         stats = dict(worker.stats)
-        try:
-            worker.close()
-        finally:
-            cp = _cupy()
-            with cp.cuda.Device(worker.device_id):
-                cp.get_default_memory_pool().free_all_blocks()
-            cp.get_default_pinned_memory_pool().free_all_blocks()  # the staging buffers
+        _release(worker)
         return stats
+
+
+def _release(worker) -> None:
+    """Close a device worker (its arrays let go), then hand CuPy's cached device blocks and
+    pinned staging buffers back, so the memory is free for other processes too."""
+    try:
+        worker.close()
+    finally:
+        cp = _cupy()
+        with cp.cuda.Device(worker.device_id):
+            cp.get_default_memory_pool().free_all_blocks()
+        cp.get_default_pinned_memory_pool().free_all_blocks()
