@@ -21,6 +21,7 @@ its worker is the planning one, counts each piece handed to it, and closes.
 
 from __future__ import annotations
 
+import os
 import time
 
 from tricount.partition.plan import PartitionPlan, SubProblem, split_anchors
@@ -46,8 +47,6 @@ class HostGraph:
     @classmethod
     def open(cls, source, *, partitions=None, max_memory=None) -> "HostGraph":
         """The graph of a ``.tcsr`` path (read and ranked here) or of a RankedCSR."""
-        import os
-
         from tricount.partition.ranked import open_ranked
 
         t0 = time.perf_counter()
