@@ -6,7 +6,7 @@ For each R-MAT scale (graph500 parameters, edge factor 16, seed 1; the file writ
 - ``driver``: what a process that plans a file itself does (the CPU executor, and the Dask
   driver until the plan moved to the workers): ``ranked_csr(path)`` (read, verify, rank
   check) and ``plan_graph`` (probes per apex, the plan), wall and CPU seconds, best of two;
-- ``cluster``: :func:`tricount.partition.dask_executor.plan_on_cluster` on a fresh
+- ``cluster``: :meth:`tricount.partition.dask_executor.ClusterCount.plan` on a fresh
   ``LocalCluster`` of 2 worker processes (their Numba caches loaded on a tiny graph first):
   the driver's wait and CPU seconds (the client's threads, not the graph), the planning
   worker's read and statistics, and the other workers' reads, which run meanwhile.
@@ -43,7 +43,7 @@ def _file(folder: str, scale: int) -> str:
 def main() -> None:
     from distributed import Client, LocalCluster
 
-    from tricount.partition.dask_executor import plan_on_cluster
+    from tricount.partition.dask_executor import ClusterCount
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scales", type=int, nargs="+", default=[20, 21, 22])
@@ -66,12 +66,12 @@ def main() -> None:
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                           dashboard_address=":0") as cluster, Client(cluster) as client:
             client.run(lambda: tricount.count(tiny, backend="cpu", partitions=2) and None)
-            (facts, warm), w, c = _clock(lambda p=path: plan_on_cluster(
-                p, partitions=args.partitions, client=client))
-            reads = [round(o["open_s"], 3) for o in client.gather(warm)]
+            with ClusterCount(path, client=client, partitions=args.partitions) as run:
+                facts, w, c = _clock(run.plan)
+            reads = [round(o["open_s"], 3) for o in run.ready]
         print(f"R-MAT {scale} cluster: driver wait {w:.3f} cpu {c:.3f}; planning worker read "
               f"{facts['open_s']:.3f}, statistics and plan {facts['statistics_s']:.3f}; "
-              f"reads per worker {reads} (0.0: the planning worker's, already read)", flush=True)
+              f"the other workers' reads {reads}", flush=True)
 
 
 if __name__ == "__main__":

@@ -309,7 +309,7 @@ def make_modules(device_count: int = 1):
     cp.argsort = _argsort
     cp.flatnonzero = _flatnonzero
     cp.asnumpy = lambda a, stream=None: np.array(a)
-    cp.get_default_memory_pool = lambda: Pool()
+    cp.get_default_memory_pool = cp.get_default_pinned_memory_pool = lambda: Pool()
     cuda = types.SimpleNamespace(
         Device=Device, Stream=Stream, Event=Event, get_current_stream=get_current_stream,
         MemoryHook=MemoryHook,

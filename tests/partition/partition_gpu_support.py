@@ -40,3 +40,20 @@ def count_gpu(graph, **kwargs):
     from tricount.partition.gpu import count_gpu
 
     return count_gpu(graph, **kwargs)
+
+
+def assert_dask_counted_as_count_gpu(report, local, n, expected) -> None:
+    """A Dask count (two workers on one device) counted right, planned and cut as
+    ``count_gpu(devices=[0, 0])`` (``local``), every piece on the kept device graph."""
+    from tricount.partition.worker_cache import PREPARED
+
+    assert n == expected
+    assert report.plan.bounds == local.plan.bounds
+    assert sorted(s["rows"] for s in report.subproblems) == sorted(
+        s["rows"] for s in local.subproblems)
+    assert {s["where"] for s in report.subproblems} == {"gpu:0"}
+    assert {s["prepared"] for s in report.subproblems} == {"kept"}
+    assert len({s["worker"] for s in report.subproblems}) == 2
+    assert report.devices and report.devices[0]["device"] == "gpu:0"
+    assert report.devices[0]["resident"] is True
+    assert report.timings["prepare_s"] > 0 and PREPARED.key is None

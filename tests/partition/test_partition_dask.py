@@ -1,11 +1,15 @@
 """The Dask executor on a LocalCluster of two CPU workers: exact, equal to the single-process count.
 
+The workers are threads of this process, told there is no GPU (``cpu_workers``), so these
+tests judge the CPU workers' path on any machine; the GPU workers' path is judged in
+test_partition_gpu_emulated.py (CuPy emulated) and test_partition_gpu.py (a real GPU).
 Skipped when dask.distributed is not installed (pip install ".[dask]").
 """
 
 from __future__ import annotations
 
 import os
+from collections import defaultdict
 
 import numpy as np
 import pytest
@@ -18,6 +22,7 @@ from tricount.generate import rmat  # noqa: E402
 from tricount.io import write_native  # noqa: E402
 from tricount import reference  # noqa: E402
 from tricount.partition import count_partitioned, prepare_ranked  # noqa: E402
+from tricount.partition.host_graph import HostGraph  # noqa: E402
 from graphs import NAMED  # noqa: E402
 
 
@@ -29,6 +34,13 @@ def client():
                                   dashboard_address=":0") as cluster:
         with distributed.Client(cluster) as c:
             yield c
+
+
+@pytest.fixture(autouse=True)
+def cpu_workers(monkeypatch):
+    import tricount.gpu
+
+    monkeypatch.setattr(tricount.gpu, "probe", lambda: (False, "CPU workers in this test"))
 
 
 @pytest.fixture(scope="module")
@@ -49,13 +61,81 @@ def test_graph_in_memory_is_scattered(client, graph, expected):
     assert_counted_where_workers_can(report)
 
 
+def pieces_tile_the_plan(report):
+    """Every range's pieces cover its anchors, 0 .. its end, end to end and once each."""
+    rows = defaultdict(list)
+    for s in report.subproblems:
+        rows[(s["index"], s["apex"])].append(s["rows"])
+    bounds = report.plan.bounds
+    for (i, (lo, hi)), pieces in rows.items():
+        assert (lo, hi) == (bounds[i], bounds[i + 1])
+        pieces.sort()
+        assert pieces[0][0] == 0 and pieces[-1][1] == hi
+        assert all(a[1] == b[0] for a, b in zip(pieces[:-1], pieces[1:]))
+    # a range left out has no anchors (it is empty at the bottom) or no work
+    assert all(bounds[i + 1] == 0 or (i, (bounds[i], bounds[i + 1])) in rows
+               or report.plan.entries[i] == 0 for i in range(report.plan.k))
+
+
 def test_ranked_file_is_opened_by_the_workers(client, graph, expected, tmp_path):
     path = tmp_path / "g.ranked.tcsr"
     prepare_ranked(graph, path)
     n, report = count_partitioned(str(path), partitions=5, executor="dask", client=client)
+    assert n == expected and report.n_subproblems == 5
+    pieces_tile_the_plan(report)
+
+
+def test_pieces_spread_over_both_workers(client, graph, expected, tmp_path):
+    # One range (no budget, no k), cut into 4 pieces per worker of about equal anchor work,
+    # then given out heaviest first to the less loaded worker.
+    path = tmp_path / "g.ranked.tcsr"
+    prepare_ranked(graph, path)
+    n, report = count_partitioned(str(path), executor="dask", client=client)
+    assert n == expected and report.n_subproblems == 1
+    pieces_tile_the_plan(report)
+    assert len(report.subproblems) > 2
+    load = defaultdict(int)
+    for s in report.subproblems:
+        load[s["worker"]] += s["estimated_work"]
+    assert set(load) == set(client.scheduler_info()["workers"])
+    heaviest = max(s["estimated_work"] for s in report.subproblems)
+    assert max(load.values()) <= sum(load.values()) / 2 + heaviest
+
+
+def test_each_worker_keeps_its_graph(client, graph, expected, tmp_path):
+    # The workers are threads of this process here: they share its one kept graph, which
+    # the planning task makes; every piece finds it; the driver's release frees it.
+    from tricount.partition.worker_cache import PREPARED
+
+    path = tmp_path / "g.ranked.tcsr"
+    prepare_ranked(graph, path)
+    builds = PREPARED.builds
+    n, report = count_partitioned(str(path), partitions=3, executor="dask", client=client)
     assert n == expected
-    assert [s["apex"] for s in report.subproblems] == [
-        (a, b) for a, b in zip(report.plan.bounds[:-1], report.plan.bounds[1:])]
+    assert PREPARED.builds == builds + 1
+    assert {s["prepared"] for s in report.subproblems} == {"kept"}
+    assert PREPARED.key is None  # released at the end of the count
+    t = report.timings
+    assert {"load_s", "prepare_s", "statistics_s", "plan_s", "others_ready_s", "count_s",
+            "release_s", "total_s"} <= set(t)
+    # the phases follow each other, as count_gpu's do
+    assert t["load_s"] + t["prepare_s"] + t["plan_s"] + t["count_s"] <= t["total_s"] + 1e-6
+
+
+def test_a_failing_piece_releases_the_graph(client, graph, tmp_path):
+    from tricount.partition.dask_executor import ClusterCount
+    from tricount.partition.plan import SubProblem
+    from tricount.partition.worker_cache import PREPARED
+
+    path = tmp_path / "g.ranked.tcsr"
+    prepare_ranked(graph, path)
+    beyond = graph.n_vertices + 5
+    with pytest.raises(TricountError, match="do not fit"):
+        with ClusterCount(str(path), client=client) as run:
+            planned = run.plan()
+            assert PREPARED.key is not None
+            run.count(planned["pieces"] + [SubProblem(9, 0, beyond, 1, 1, 0)])
+    assert PREPARED.key is None
 
 
 def test_unranked_file_is_ranked_by_the_workers(client, graph, expected, tmp_path):
@@ -81,8 +161,12 @@ def test_the_driver_does_not_read_a_file(client, graph, expected, tmp_path, monk
     n, report = count_partitioned(str(path), partitions=4, executor="dask", client=client)
     assert n == expected
     assert report.plan.bounds == driver_plan.bounds and report.plan.work == driver_plan.work
+    # the pieces too: the planning worker cut them as the driver would (the CPU's plan)
+    _, driver_pieces = HostGraph(open_ranked(path), partitions=4).plan(pieces=8)
+    assert sorted(s["rows"] + s["apex"] for s in report.subproblems) == sorted(
+        p.rows + (p.apex_lo, p.apex_hi) for p in driver_pieces)
     assert report.timings["rank_s"] == 0.0
-    assert {"open_s", "statistics_s", "plan_s", "count_s"} <= set(report.timings)
+    assert {"load_s", "statistics_s", "plan_s", "count_s"} <= set(report.timings)
     assert report.graph == {"graph": "g.ranked.tcsr", "vertices": graph.n_vertices,
                             "edges": graph.n_edges}
 
@@ -144,36 +228,31 @@ def test_unknown_executor():
 
 @pytest.mark.slow
 def test_worker_processes_open_the_file(graph, expected, tmp_path):
-    # Separate worker processes: only the path and the sub-problems travel.
+    # Separate worker processes: only the path and the pieces travel; each process reads
+    # the file once (the planning task, or its worker's preparation) and keeps it.
     path = tmp_path / "g.ranked.tcsr"
     prepare_ranked(graph, path)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as cluster:
         with distributed.Client(cluster) as c:
             n, report = count_partitioned(str(path), partitions=4, executor="dask", client=c)
+            held = c.run(lambda: __import__("tricount.partition.worker_cache",
+                                            fromlist=["PREPARED"]).PREPARED.key)
     assert n == expected
     assert_counted_where_workers_can(report)
+    assert {s["prepared"] for s in report.subproblems} == {"kept"}
+    assert len({s["worker"] for s in report.subproblems}) == 2
+    assert set(held.values()) == {None}  # every process released its graph
 
 
-def test_workers_use_the_gpu_hook_when_present(client, graph, expected, monkeypatch):
-    # A stand-in for tricount.partition.gpu (the GPU helper's module): same signature and
-    # result keys as the CPU counter, and a probe that reports a usable GPU.
-    import sys
-    import types
-
-    import tricount.gpu
-    from tricount.partition.cpu import count_subproblem
-
-    def fake_gpu_count(source, sub, *, block=None):
-        out = count_subproblem(source, sub, block=block)
-        out["where"] = "gpu:fake"
-        return out
-
-    module = types.ModuleType("tricount.partition.gpu")
-    module.count_subproblem = fake_gpu_count
-    monkeypatch.setitem(sys.modules, "tricount.partition.gpu", module)
-    monkeypatch.setattr(tricount.gpu, "probe", lambda: (True, "GPU fake"))
-    n, report = count_partitioned(graph, partitions=3, executor="dask", client=client)
-    assert n == expected
-    assert {s["where"] for s in report.subproblems} == {"gpu:fake"}
-    assert report.where and all("gpu:fake" in w for w in report.where)
+@pytest.mark.parametrize("real_graphs", ["small"], indirect=True)
+def test_shared_graphs(client, real_graphs, tmp_path):
+    for row, g in real_graphs:
+        path = tmp_path / f"{row['name']}.ranked.tcsr"
+        prepare_ranked(g, path)
+        for k in (None, 3):
+            n, report = count_partitioned(path, partitions=k, executor="dask", client=client)
+            assert n == row["triangles"], (row["name"], k)
+            pieces_tile_the_plan(report)
+        assert count_partitioned(g, partitions=2, executor="dask", client=client)[0] \
+            == row["triangles"]

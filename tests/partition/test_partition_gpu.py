@@ -37,7 +37,8 @@ from tricount.partition import plan_graph, prepare_ranked, ranked_csr  # noqa: E
 from tricount.partition.gpu import count_subproblem  # noqa: E402
 
 from graphs import NAMED, NOISY, complete_graph  # noqa: E402
-from partition_gpu_support import count_gpu, oracle, rmat_graph, shrink  # noqa: E402
+from partition_gpu_support import (assert_dask_counted_as_count_gpu, count_gpu,  # noqa: E402
+                                   oracle, rmat_graph, shrink)
 
 ALL_NAMED = {**NAMED, **NOISY}
 BLOCK_COUNTS = range(1, 9)
@@ -181,3 +182,59 @@ def test_dask_cluster_counts_on_the_gpu(tmp_path):
     assert result.n_triangles == oracle(graph)
     assert result.method == "hash"
     assert {s["where"] for s in result.partition["per_subproblem"]} == {"gpu:0"}
+
+
+def test_dask_workers_keep_the_graph_on_the_device(tmp_path):
+    # Two workers, threads of this process on GPU 0: the planning worker prepares the file
+    # on the device and plans there as count_gpu plans two devices; every piece finds the
+    # kept device graph; the release gives its memory back.
+    distributed = pytest.importorskip("distributed")
+    from tricount.partition import count_partitioned
+    from tricount.partition.worker_cache import PREPARED
+
+    graph = rmat_graph(scale=12, seed=53, edge_factor=16)
+    expected = oracle(graph)
+    ranked, plain = tmp_path / "g.ranked.tcsr", tmp_path / "g.tcsr"
+    prepare_ranked(graph, ranked)
+    write_native(plain, graph)
+    _, local = count_gpu(str(ranked), devices=[0, 0])
+    pool = cupy.get_default_memory_pool()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster:
+        with distributed.Client(cluster) as client:
+            used = pool.used_bytes()
+            n, report = count_partitioned(str(ranked), executor="dask", client=client)
+            assert_dask_counted_as_count_gpu(report, local, n, expected)
+            assert pool.used_bytes() <= used + (1 << 20)  # the release gave it back
+            for source, k, budget in ((ranked, 3, None), (plain, None, None), (plain, 4, None),
+                                      (ranked, None, 3 << 20)):
+                n, report = count_partitioned(str(source), partitions=k, max_memory=budget,
+                                              executor="dask", client=client)
+                assert n == expected, (source, k, budget)
+            n, report = count_partitioned(graph, partitions=2, executor="dask", client=client)
+            assert n == expected and {s["where"] for s in report.subproblems} == {"gpu:0"}
+    assert PREPARED.key is None
+
+
+def test_local_cuda_cluster_on_every_gpu(tmp_path):
+    # dask-cuda: one worker process per GPU, each seeing its GPU as device 0.
+    distributed = pytest.importorskip("distributed")
+    dask_cuda = pytest.importorskip("dask_cuda")
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip("needs two GPUs")
+    graph = rmat_graph(scale=14, seed=59, edge_factor=16)
+    expected = tricount.count_triangles(graph, backend="cpu")
+    path = tmp_path / "g.ranked.tcsr"
+    prepare_ranked(graph, path)
+    from tricount.partition import count_partitioned
+
+    with dask_cuda.LocalCUDACluster(n_workers=2, threads_per_worker=1,
+                                    dashboard_address=":0") as cluster:
+        with distributed.Client(cluster) as client:
+            for k in (None, 3):
+                n, report = count_partitioned(str(path), partitions=k, executor="dask",
+                                              client=client)
+                assert n == expected, k
+                assert {s["prepared"] for s in report.subproblems} == {"kept"}
+                assert len({s["worker"] for s in report.subproblems}) == 2
+                assert len(report.devices) == 2

@@ -25,7 +25,8 @@ from tricount.errors import InvalidArgumentError
 sys.path.insert(0, str(Path(__file__).parent))
 import fake_cupy  # noqa: E402
 from partition_gpu_support import count_gpu as gpu_count  # noqa: E402
-from partition_gpu_support import oracle, rmat_graph, shrink  # noqa: E402
+from partition_gpu_support import (assert_dask_counted_as_count_gpu, oracle,  # noqa: E402
+                                   rmat_graph, shrink)
 
 from graphs import NAMED, NOISY, complete_graph  # noqa: E402
 
@@ -228,3 +229,79 @@ def test_memory_stays_within_the_budget(fake_gpu, scale, budget):
     # is for CuPy's and CUB's sizes that the emulation only estimates.
     assert hook.peak <= budget, (hook.peak, budget)
     assert reported <= budget + (1 << 20)
+
+
+def _dask_cluster(n_workers=2):
+    distributed = pytest.importorskip("distributed")
+    # Threads of this process, so the emulated CuPy serves the workers too.
+    cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                       processes=False, dashboard_address=":0")
+    return cluster, distributed.Client(cluster)
+
+
+def test_dask_workers_plan_and_count_on_the_device(fake_gpu, tmp_path):
+    # The planning worker prepares the file on its device and plans there as count_gpu
+    # does (one range whose block is the CSR itself, cut into pieces of about equal anchor
+    # work read back from the device); every piece finds the kept device graph.
+    from tricount.io import write_native
+    from tricount.partition import count_partitioned, prepare_ranked
+
+    graph = rmat_graph(seed=41)
+    expected = oracle(graph)
+    ranked, plain = tmp_path / "g.ranked.tcsr", tmp_path / "g.tcsr"
+    prepare_ranked(graph, ranked)
+    write_native(plain, graph)
+    _, local = gpu_count(str(ranked), devices=[0, 0])  # two device workers, one process
+    cluster, client = _dask_cluster()
+    with cluster, client:
+        n, report = count_partitioned(str(ranked), executor="dask", client=client)
+        assert_dask_counted_as_count_gpu(report, local, n, expected)
+        for source, k in ((ranked, 3), (plain, None), (plain, 4)):  # the plain one: ranked there
+            n, report = count_partitioned(str(source), partitions=k, executor="dask",
+                                          client=client)
+            assert n == expected, (source, k)
+            assert report.n_subproblems == (k or 1)
+        n, report = count_partitioned(graph, partitions=2, executor="dask", client=client)
+        assert n == expected and {s["where"] for s in report.subproblems} == {"gpu:0"}
+
+
+def test_dask_workers_stream_a_graph_the_device_does_not_keep(fake_gpu, tiny, tmp_path):
+    # The rank-ordered CSR never stays on the device: the plan is the least k whose blocks
+    # fit, from the in-degrees read back; the pieces stream their rows from the host.
+    from tricount.io import write_native
+    from tricount.partition import count_partitioned, prepare_ranked
+
+    graph = rmat_graph(scale=8, seed=43)
+    expected = oracle(graph)
+    ranked, plain = tmp_path / "g.ranked.tcsr", tmp_path / "g.tcsr"
+    prepare_ranked(graph, ranked)
+    write_native(plain, graph)
+    cluster, client = _dask_cluster()
+    with cluster, client:
+        for source, k, budget in ((ranked, None, 1 << 20), (ranked, 3, None),
+                                  (plain, None, 1 << 20)):
+            n, report = count_partitioned(str(source), partitions=k, max_memory=budget,
+                                          executor="dask", client=client)
+            assert n == expected, (source, k)
+            assert all(d["resident"] is False for d in report.devices)
+
+
+def test_dask_gpu_failure_frees_the_device_graph(fake_gpu, tmp_path):
+    from tricount.errors import TricountError
+    from tricount.partition import prepare_ranked
+    from tricount.partition.dask_executor import ClusterCount
+    from tricount.partition.plan import SubProblem
+    from tricount.partition.worker_cache import PREPARED
+
+    graph = rmat_graph(seed=47)
+    path = tmp_path / "g.ranked.tcsr"
+    prepare_ranked(graph, path)
+    cluster, client = _dask_cluster(1)
+    with cluster, client:
+        with pytest.raises(TricountError, match="do not fit"):
+            with ClusterCount(str(path), client=client) as run:
+                run.plan()
+                held = PREPARED._value
+                assert held.worker is not None
+                run.count([SubProblem(0, 0, graph.n_vertices + 1, 1, 1, 0)])
+        assert PREPARED.key is None and held.worker is None

@@ -3,9 +3,9 @@
     graph / .tcsr path ─ranked─▶ RankedCSR (rank order; a ranked .tcsr maps as is)
         ─in_degrees, apex_probes─▶ statistics ─plan.plan_partitions─▶ PartitionPlan
         ─▶ executor: "cpu" (cpu.count_subproblem, one after another)
-                     "dask" (dask_executor: one task per sub-problem, on each worker
-                             its GPU's counter or the CPU's; a .tcsr path is read and
-                             planned on the workers, never on the driver)
+                     "dask" (dask_executor: pieces as tasks, each worker keeping the
+                             graph it prepared, on its GPU or in host memory; a .tcsr path
+                             is read and planned on the workers, never on the driver)
                      "gpu" (gpu.count_gpu: one GPU or several of one host, the
                             statistics, orientation and blocks built on the device)
         ─▶ Σ of the sub-problems' counts (Python int, exact) + PartitionReport
@@ -227,7 +227,8 @@ def count_partitioned(graph, *, partitions=None, max_memory=None, executor="cpu"
         the GPU, bytes each device may hold for the count.
     executor : {"cpu", "dask", "gpu"}
         ``cpu``: this process, sub-problems one after another, each on every
-        core. ``dask``: one task per sub-problem on ``client``'s cluster.
+        core. ``dask``: pieces of the sub-problems as tasks on ``client``'s cluster,
+        each worker keeping the graph it prepared (on its GPU when it has one).
         ``gpu``: :func:`tricount.partition.gpu.count_gpu`, on ``devices``.
     client : distributed.Client, optional
         For ``executor="dask"``; default the current client.
@@ -261,57 +262,85 @@ def count_partitioned(graph, *, partitions=None, max_memory=None, executor="cpu"
     t0 = time.perf_counter()
     r = ranked_csr(graph)
     t1 = time.perf_counter()
+    facts = {"graph": _name(graph, r), "vertices": r.n_vertices, "edges": r.n_edges}
+    if executor == "dask":
+        return _count_ranked_on_cluster(r, graph, facts, t1 - t0, partitions=partitions,
+                                        max_memory=max_memory, client=client, workers=workers)
+    from tricount.partition.cpu import count_subproblem
+
     plan = plan_graph(r, partitions=partitions, max_memory=max_memory)
     subs = plan.subproblems()
     t2 = time.perf_counter()
-    if executor == "cpu":
-        from tricount.partition.cpu import count_subproblem
-
-        results = [count_subproblem(r, sub) for sub in subs]
-        where = ("cpu",)
-    else:
-        from tricount.partition.dask_executor import count_on_cluster
-
-        with _worker_source(r, graph) as source:
-            results = count_on_cluster(source, subs, client=client, workers=workers)
-        where = _where(results)
+    results = [count_subproblem(r, sub) for sub in subs]
     t3 = time.perf_counter()
-    return _report(executor, plan, subs, results, where,
+    return _report(executor, plan, subs, results, ("cpu",),
                    {"rank_s": t1 - t0, "plan_s": t2 - t1, "count_s": t3 - t2, "total_s": t3 - t0},
-                   {"graph": _name(graph, r), "vertices": r.n_vertices, "edges": r.n_edges})
+                   facts)
 
 
 def _is_native_path(graph) -> bool:
     return isinstance(graph, (str, os.PathLike)) and os.fspath(graph).endswith(".tcsr")
 
 
-def _count_file_on_cluster(path, *, partitions, max_memory, client, workers):
-    """A ``.tcsr`` counted on a Dask cluster: planned on a worker while the others read the
-    file (:func:`~tricount.partition.dask_executor.plan_on_cluster`), then one task per
-    sub-problem. The driver reads nothing: ``plan_s`` is its wait for the plan, whose
-    worker's read (``open_s``) and statistics (``statistics_s``) are reported beside it.
-    A file not in rank order is ranked by each worker as it reads it (the same ranks on
-    every worker: a stable counting sort by degree), where the driver used to rank it and
-    write a ranked copy."""
-    from tricount.partition.dask_executor import count_on_cluster, plan_on_cluster
+def _count_ranked_on_cluster(r: RankedCSR, graph, facts, rank_s, *, partitions, max_memory,
+                             client, workers):
+    """A graph the driver ranked, counted on a Dask cluster: planned here (the probes per
+    apex, and each range cut into pieces of about equal anchor work, as a CPU worker would
+    plan it), then the pieces on the workers, each keeping its own graph of the file or of
+    the scattered arrays (:func:`_worker_source`)."""
+    from tricount.partition.dask_executor import ClusterCount
+    from tricount.partition.host_graph import HostGraph
 
     t0 = time.perf_counter()
-    facts, warm = plan_on_cluster(path, partitions=partitions, max_memory=max_memory,
-                                  client=client, workers=workers)
-    try:
-        plan = facts["plan"]
-        subs = plan.subproblems()
+    with _worker_source(r, graph) as source, ClusterCount(
+            source, client=client, workers=workers, partitions=partitions,
+            max_memory=max_memory) as run:
+        plan, pieces = HostGraph(r, partitions=partitions, max_memory=max_memory).plan(
+            pieces=run.pieces_per_range)
         t1 = time.perf_counter()
-        results = count_on_cluster(path, subs, client=client, workers=workers)
-    finally:
-        for f in warm:
-            f.release()
-    t2 = time.perf_counter()
-    timings = {"rank_s": 0.0, "plan_s": t1 - t0, "open_s": facts["open_s"],
-               "statistics_s": facts["statistics_s"], "count_s": t2 - t1, "total_s": t2 - t0}
-    return _report("dask", plan, subs, results, _where(results), timings,
-                   {"graph": os.path.basename(path), "vertices": facts["n_vertices"],
-                    "edges": facts["n_edges"]})
+        results = run.count(pieces)
+        t2 = time.perf_counter()
+    t3 = time.perf_counter()
+    timings = {"rank_s": rank_s, "plan_s": t1 - t0, "count_s": t2 - t1, "release_s": t3 - t2,
+               "total_s": t3 - t0 + rank_s}
+    return _report("dask", plan, pieces, results, _where(results), timings, facts,
+                   devices=run.accounts)
+
+
+def _count_file_on_cluster(path, *, partitions, max_memory, client, workers):
+    """A ``.tcsr`` counted on a Dask cluster; the driver reads none of it.
+
+    The first worker reads and prepares the file (on its GPU when it has one) and plans,
+    while every other worker reads and prepares it too
+    (:meth:`~tricount.partition.dask_executor.ClusterCount.plan`); then the pieces, each
+    on its worker's kept graph; then every worker's graph is released. Timings, in
+    sequence as :func:`~tricount.partition.gpu.count_gpu`'s: the planning worker's read
+    (``load_s``) and preparation (``prepare_s``), then ``plan_s``, the rest of the
+    driver's wait for the plan (the worker's statistics and plan, ``statistics_s``, and
+    the scheduler's round trips); ``count_s`` the driver's wait for the pieces;
+    ``release_s`` for the releases. Beside them, ``others_ready_s``: the slowest other
+    worker's read and preparation, which overlap the planning worker's. A file not in
+    rank order is ranked by each worker (the same ranks everywhere)."""
+    from tricount.partition.dask_executor import ClusterCount
+
+    t0 = time.perf_counter()
+    with ClusterCount(path, client=client, workers=workers, partitions=partitions,
+                      max_memory=max_memory) as run:
+        planned = run.plan()
+        t1 = time.perf_counter()
+        results = run.count(planned["pieces"])
+        t2 = time.perf_counter()
+    t3 = time.perf_counter()
+    load_s, prepare_s = planned["open_s"], planned["prepare_s"]
+    timings = {"rank_s": 0.0, "load_s": load_s, "prepare_s": prepare_s,
+               "plan_s": max(0.0, t1 - t0 - load_s - prepare_s),
+               "statistics_s": planned["statistics_s"],
+               "others_ready_s": max((w["ready_s"] for w in run.ready), default=0.0),
+               "count_s": t2 - t1, "release_s": t3 - t2, "total_s": t3 - t0}
+    return _report("dask", planned["plan"], planned["pieces"], results, _where(results),
+                   timings, {"graph": os.path.basename(path),
+                             "vertices": planned["facts"]["vertices"],
+                             "edges": planned["facts"]["edges"]}, devices=run.accounts)
 
 
 def _where(results) -> tuple:
@@ -319,16 +348,17 @@ def _where(results) -> tuple:
     return tuple(sorted({f"{res.get('worker')} ({res['where']})" for res in results}))
 
 
-def _report(executor, plan, subs, results, where, timings, graph):
-    """``(n_triangles, PartitionReport)`` of counted sub-problems."""
+def _report(executor, plan, subs, results, where, timings, graph, devices=()):
+    """``(n_triangles, PartitionReport)`` of counted sub-problems (or pieces of them)."""
     n_triangles = sum(int(res["n_triangles"]) for res in results)  # Python ints: exact
     per_sub = [{"index": sub.index, "apex": (sub.apex_lo, sub.apex_hi), "rows": res["rows"],
                 "entries": sub.entries, "estimated_work": sub.work, "memory": sub.memory,
                 "n_triangles": int(res["n_triangles"]), "block_s": res["block_s"],
-                "count_s": res["count_s"], "where": res["where"], "worker": res.get("worker")}
+                "count_s": res["count_s"], "where": res["where"], "worker": res.get("worker"),
+                **({"prepared": res["prepared"]} if "prepared" in res else {})}
                for sub, res in zip(subs, results)]
     return n_triangles, PartitionReport(plan.k, executor, plan.reason, where, plan, per_sub,
-                                        timings, graph=graph)
+                                        timings, devices=list(devices), graph=graph)
 
 
 def _name(graph, r: RankedCSR):

@@ -1,47 +1,47 @@
-"""Which counter a process uses for a sub-problem: its GPU's when it has one, else the CPU's.
+"""Which graph a Dask worker process keeps for a count: on its GPU when it has one, else on the host.
 
-The GPU counter is a hook: a module ``tricount.partition.gpu`` exposing
-``count_subproblem(source, sub, *, block=None) -> dict`` with the CPU
-counter's signature and result keys (:func:`tricount.partition.cpu.count_subproblem`;
-``"where"`` names the device, e.g. ``"gpu:0"``). It must import CuPy only
-when called. Until it exists, or where no GPU is usable, every process counts
-with the CPU.
+:func:`prepare_graph` makes it: a :class:`~tricount.partition.device_graph.DeviceGraph` on
+the process's current GPU where one is usable (``tricount.gpu.probe``; dask-cuda's
+``LocalCUDACluster`` gives each worker one GPU as its device 0), else a
+:class:`~tricount.partition.host_graph.HostGraph` counted by the CPU engine. Both plan,
+count pieces and close alike; ``reason`` says why this one. CuPy is imported only when a
+GPU is asked about.
 """
 
 from __future__ import annotations
 
-import importlib
+__all__ = ["prepare_graph", "PREFER"]
 
-__all__ = ["subproblem_counter"]
+#: What a caller may ask for: the GPU where usable, the CPU, or the GPU or an error.
+PREFER = ("auto", "cpu", "gpu")
 
 
-def subproblem_counter(prefer: str = "auto"):
-    """``(count_subproblem, reason)`` for this process.
+def prepare_graph(source, *, prefer: str = "auto", partitions=None, max_memory=None):
+    """This process's graph of ``source`` (a ``.tcsr`` path or a RankedCSR), ready to count.
 
-    ``prefer``: ``"auto"`` (the GPU when the hook exists and a GPU is usable),
-    ``"cpu"``, or ``"gpu"`` (raise when it cannot run).
+    ``prefer``: ``"auto"`` (the GPU when one is usable), ``"cpu"``, or ``"gpu"`` (raise
+    :class:`~tricount.BackendUnavailableError` when none is). ``partitions`` and
+    ``max_memory`` are the count's, for the plan this graph may be asked for.
     """
-    # Sub-problems that threads of one process hand in at once (a Dask worker with several
-    # threads, a LocalCluster without processes) take turns loop by loop, each loop on every
-    # core: tricount.partition.ranked.parallel holds the process's one parallel region.
-    from tricount.partition.cpu import count_subproblem as count_cpu
+    from tricount.errors import BackendUnavailableError, InvalidArgumentError
+    from tricount.partition.host_graph import HostGraph
 
-    if prefer == "cpu":
-        return count_cpu, "cpu requested"
-    try:
-        gpu = importlib.import_module("tricount.partition.gpu")
-    except ImportError:
-        gpu = None
-    if gpu is None or not hasattr(gpu, "count_subproblem"):
-        why = "no GPU sub-problem counter in this tricount (tricount.partition.gpu)"
-    else:
+    if prefer not in PREFER:
+        raise InvalidArgumentError(f"prefer must be one of {', '.join(PREFER)}, got {prefer!r}")
+    why = "cpu requested"
+    if prefer != "cpu":
         from tricount.gpu import probe
 
         usable, why = probe()
         if usable:
-            return gpu.count_subproblem, why
-    if prefer == "gpu":
-        from tricount.errors import BackendUnavailableError
+            from tricount.partition.device_graph import DeviceGraph
 
-        raise BackendUnavailableError(f"cannot count sub-problems on a GPU here: {why}")
-    return count_cpu, f"cpu: {why}"
+            graph = DeviceGraph.prepare(source, partitions=partitions, max_memory=max_memory)
+            graph.reason = why
+            return graph
+        if prefer == "gpu":
+            raise BackendUnavailableError(f"cannot count sub-problems on a GPU here: {why}")
+        why = f"cpu: {why}"
+    graph = HostGraph.open(source, partitions=partitions, max_memory=max_memory)
+    graph.reason = why
+    return graph

@@ -64,12 +64,7 @@ def count_subproblem(source, sub: SubProblem, *, block: ColumnBlock | None = Non
     t0 = time.perf_counter()
     ranked = open_source(source)
     row_lo, row_hi = sub.rows
-    if not (0 <= sub.apex_lo <= sub.apex_hi <= ranked.n_vertices
-            and 0 <= row_lo <= row_hi <= sub.apex_hi):
-        # The kernel does not check its bounds: refuse a sub-problem it would read past.
-        raise TricountError(f"sub-problem {sub.index}: anchors {row_lo}..{row_hi} and apexes "
-                            f"{sub.apex_lo}..{sub.apex_hi} do not fit a graph of "
-                            f"{ranked.n_vertices} ranks")
+    sub.check(ranked.n_vertices)  # the kernel does not check its bounds
     if block is None:
         block = column_block(ranked, sub.apex_lo, sub.apex_hi)
     elif (block.lo, block.hi) != (sub.apex_lo, sub.apex_hi):

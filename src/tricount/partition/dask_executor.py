@@ -1,22 +1,46 @@
-"""The Dask executor: a plan's sub-problems as tasks on a ``dask.distributed`` cluster.
+"""The Dask executor: a plan's pieces as tasks on a ``dask.distributed`` cluster.
 
-One task per sub-problem (``client.submit``); each worker counts with its GPU
-when it has one and with the CPU engine otherwise
-(:func:`tricount.partition.counters.subproblem_counter`), and returns its count
-with what ran where; the driver adds the counts as Python integers (exact).
+What :func:`tricount.partition.gpu.count_gpu` does with the GPUs of one host, done with the
+workers of a cluster (dask-cuda's ``LocalCUDACluster``: one worker per GPU), each keeping
+its graph across the count's tasks:
 
-What travels: a ``.tcsr`` path is sent as a string, and every worker reads
-the file itself (once per process) and cuts its own blocks from it
-(:func:`tricount.partition.blocks.open_source`), so the graph never passes
-through the scheduler; the path must name the same file on every worker (a
-shared filesystem, or one machine). A graph in memory is scattered once,
-broadcast to every worker, and each task gets a reference to it.
+    driver                     planning worker (the first)      every other worker
+    ──plan task──────────────▶ read, prepare                    read, prepare (meanwhile)
+                               plan, pieces
+    ◀─plan, pieces───────────
+    pieces assigned, heaviest first to the least loaded worker ─▶ count tasks, each on
+                                                                  its worker's kept graph
+    Σ counts (Python ints: exact)
+    ──release task per worker─▶ the kept graph freed; the device's account comes back
 
-A path is planned on the cluster too (:func:`plan_on_cluster`): one worker
-reads the file, takes the in-degrees its rank check counted, the probes per
-apex and the plan, while every other worker reads the file at the same time;
-the driver reads none of it. The plan needs a pass over every edge, and the
-worker that makes it needs the file in memory for its own sub-problems anyway.
+- **Prepare** (:func:`tricount.partition.counters.prepare_graph`): on a worker with a GPU,
+  the file read into host memory, copied to the device, its degrees, rank check and
+  in-degrees taken there (:mod:`tricount.partition.device_graph`): no pass over the edges
+  on the CPU. On a worker without one, the file read and ranked on the CPU
+  (:mod:`tricount.partition.host_graph`).
+- **Plan**, on the planning worker, from its prepared graph: with a GPU as ``count_gpu``
+  plans (one range whose block is the CSR itself when the device keeps it, else the least
+  k whose blocks fit, from the in-degrees read back), on the CPU the probes per apex
+  (:func:`tricount.partition.plan_graph`: the plan the driver would make). With several
+  workers each range is cut into :data:`PIECES_PER_WORKER` × workers pieces of about
+  equal anchor work.
+- **Keep**: each worker process holds the graph it prepared
+  (:data:`tricount.partition.worker_cache.PREPARED`: one graph per process, keyed by the
+  count's token and the file's path, size and modification time), so its second, third…
+  piece pays no read, no copy and no orientation. The driver releases it at the end of
+  the count, finished or failed (a release task per worker); a task that raises releases
+  it on its worker; a worker process that dies takes its memory with it.
+- **Assign** (:func:`assign_pieces`): heaviest piece first to the worker with the least
+  estimated work, then each worker's pieces in range order (a block built once per range)
+  as task priorities. Pieces are placed on their worker (``workers=[address]``, with
+  ``allow_other_workers`` so a lost worker's pieces still run elsewhere, and a piece the
+  scheduler steals is counted on the thief's kept graph: every worker prepared it). The
+  releases go to every worker of the cluster.
+
+What travels: a ``.tcsr`` path as a string (the same file on every worker: a shared
+filesystem, or one machine), the plan and the pieces (small), the counts. A graph in
+memory is ranked and planned by the driver and scattered once (broadcast); the workers
+then keep their own graph of it as for a file.
 
 ``dask`` and ``distributed`` are optional (``pip install ".[dask]"`` from a clone) and
 imported only here, when a count runs.
@@ -24,12 +48,22 @@ imported only here, when a count runs.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 
 from tricount.errors import BackendUnavailableError
+from tricount.partition.plan import SubProblem
 
-__all__ = ["count_on_cluster", "default_client", "plan_on_cluster"]
+__all__ = ["ClusterCount", "assign_pieces", "default_client", "PIECES_PER_WORKER"]
+
+#: Pieces per worker of each range: ``count_gpu``'s ``PIECES_PER_DEVICE`` (measured there on
+#: two H100s, 2026-11-25), so that a worker's share is about even without a piece per task
+#: costing more than it balances.
+PIECES_PER_WORKER = 4
+#: Seconds the driver waits for the release tasks of a count before giving up on a worker
+#: (one that died has freed its memory with it).
+RELEASE_TIMEOUT_S = 60
 
 
 def _distributed():
@@ -54,6 +88,32 @@ def default_client():
             "(e.g. Client(LocalCluster()) or Client('tcp://scheduler:8786'))") from None
 
 
+def assign_pieces(pieces, n_workers: int) -> list[list[SubProblem]]:
+    """Per worker, the pieces it counts, in the order it should count them.
+
+    Heaviest piece first (estimated ``work``) to the worker with the least work so far
+    (ties: fewer pieces, then the lower position), the greedy that leaves the busiest
+    worker within one piece of the mean; then each worker's pieces by range, heaviest
+    first within one, so a range's block is built once per worker.
+
+    >>> subs = [SubProblem(0, 0, 8, 10, w, 0, a, a + 1) for a, w in enumerate([5, 1, 4, 2])]
+    >>> [[p.work for p in mine] for mine in assign_pieces(subs, 2)]
+    [[5, 1], [4, 2]]
+    """
+    load = [0] * n_workers
+    out: list[list[SubProblem]] = [[] for _ in range(n_workers)]
+    for piece in sorted(pieces, key=lambda s: (-s.work, s.index, s.row_lo)):
+        i = min(range(n_workers), key=lambda j: (load[j], len(out[j]), j))
+        out[i].append(piece)
+        load[i] += piece.work
+    for mine in out:
+        mine.sort(key=lambda s: (s.index, -s.work, s.row_lo))
+    return out
+
+
+# -- on the workers ------------------------------------------------------------------------------
+
+
 def _address():
     """This worker's address, or None outside a Dask worker."""
     try:
@@ -64,94 +124,147 @@ def _address():
         return None
 
 
-def _open_task(path):
-    """Run on a worker: read ``path`` into this process's cache (before its sub-problems come)."""
-    from tricount.partition.blocks import open_source
+def _kept(source, token, options):
+    """This process's kept graph of ``source`` for count ``token`` (made here if it is not
+    held): a context yielding ``(graph, built)``, the cache's lock held."""
+    from tricount.partition.counters import prepare_graph
+    from tricount.partition.worker_cache import PREPARED, file_key
 
+    identity = file_key(source) if isinstance(source, str) else "scattered"
+    return PREPARED.use((token, identity), lambda: prepare_graph(source, **options))
+
+
+def _prepare_task(source, token, options):
+    """Read and prepare the graph on this worker while the planning worker plans."""
     t0 = time.perf_counter()
-    open_source(path)
-    return {"worker": _address(), "open_s": time.perf_counter() - t0}
+    with _kept(source, token, options) as (graph, built):
+        return {"worker": _address(), "where": graph.where, "built": built,
+                "ready_s": time.perf_counter() - t0, **graph.timings}
 
 
-def _plan_task(path, partitions, max_memory):
-    """Run on a worker: the plan of the graph in ``path`` and the graph's facts."""
-    from tricount.partition import plan_graph
-    from tricount.partition.blocks import open_source
-
+def _plan_task(source, token, options, pieces):
+    """Prepare the graph here and plan from it: the plan, its pieces and the graph's facts."""
     t0 = time.perf_counter()
-    ranked = open_source(path)  # ranked in memory here (and so on every worker) if it is not
-    t1 = time.perf_counter()
-    plan = plan_graph(ranked, partitions=partitions, max_memory=max_memory)
-    t2 = time.perf_counter()
-    return {"plan": plan, "n_vertices": ranked.n_vertices, "n_edges": ranked.n_edges,
-            "ranked": ranked.rank is None, "worker": _address(), "open_s": t1 - t0,
-            "statistics_s": t2 - t1}
+    with _kept(source, token, options) as (graph, built):
+        t1 = time.perf_counter()
+        plan, items = graph.plan(pieces=pieces)
+        t2 = time.perf_counter()
+        return {"plan": plan, "pieces": items, "facts": dict(graph.facts),
+                "worker": _address(), "where": graph.where, "reason": graph.reason,
+                "built": built, "ready_s": t1 - t0, "statistics_s": t2 - t1, **graph.timings}
 
 
-def plan_on_cluster(path: str, *, partitions=None, max_memory=None, client=None, workers=None):
-    """Plan the count of the ``.tcsr`` file ``path`` on a worker; ``(facts, warm)``.
-
-    One task reads the file, counts the probes per apex and plans
-    (:func:`tricount.partition.plan_graph`); beside it, one task per worker (of
-    ``workers``, default all) reads the file into that worker's cache, so the
-    reads overlap the planning and the sub-problems find the file in memory.
-    ``facts`` is the planning task's dict (``plan``, ``n_vertices``,
-    ``n_edges``, ``ranked``, ``worker``, ``open_s``, ``statistics_s``);
-    ``warm`` the reading tasks' futures, for the caller to release once the
-    sub-problems are counted.
-    """
-    _distributed()
-    client = client or default_client()
-    token = uuid.uuid4().hex[:8]
-    planned = client.submit(_plan_task, path, partitions, max_memory, pure=False,
-                            workers=workers, key=f"tricount-plan-{token}")
-    addresses = list(workers) if workers else list(client.nthreads())
-    warm = [client.submit(_open_task, path, pure=False, workers=[address],
-                          allow_other_workers=False, key=f"tricount-open-{i}-{token}")
-            for i, address in enumerate(addresses)]
-    try:
-        facts = planned.result()
-    except BaseException:
-        for f in warm:
-            f.release()
-        raise
-    finally:
-        planned.release()
-    return facts, warm
-
-
-def _count_task(source, sub, prefer):
-    """Run on a worker: count one sub-problem with this worker's best counter."""
-    from tricount.partition.counters import subproblem_counter
-
-    counter, reason = subproblem_counter(prefer)
-    out = counter(source, sub)
+def _count_task(source, token, options, piece):
+    """Count one piece with this worker's kept graph."""
+    with _kept(source, token, options) as (graph, built):
+        out = graph.count(piece)
+        out["counter_reason"] = graph.reason
     out["worker"] = _address()
-    out["counter_reason"] = reason
+    out["prepared"] = "built" if built else "kept"
     return out
 
 
-def count_on_cluster(source, subproblems, *, client=None, workers=None, prefer="auto"):
-    """Count ``subproblems`` on a Dask cluster; returns the per-sub-problem results in order.
+def _release_task(token):
+    """Free this process's graph of count ``token``; the device's account, or None."""
+    from tricount.partition.worker_cache import PREPARED
 
-    ``source`` is a rank-ordered ``.tcsr`` path (opened by each worker) or a
-    :class:`~tricount.partition.ranked.RankedCSR` (scattered once).
-    ``workers`` restricts the tasks to those worker addresses.
+    account = PREPARED.release(token)
+    return None if account is None else dict(account, worker=_address())
+
+
+# -- on the driver -------------------------------------------------------------------------------
+
+
+class ClusterCount(contextlib.AbstractContextManager):
+    """One count's tasks on a cluster: its token, its workers and what they keep.
+
+    ``source`` is a ``.tcsr`` path (opened by each worker) or a RankedCSR (scattered
+    once). Use as a context manager: leaving it releases every worker's kept graph and
+    collects the devices' accounts (``accounts``) and the other workers' preparation
+    (``ready``).
     """
-    _distributed()
-    client = client or default_client()
-    scattered = None
-    if not isinstance(source, str):
-        [scattered] = client.scatter([source], broadcast=True, hash=False)
-        source = scattered
-    token = uuid.uuid4().hex[:8]
-    futures = [client.submit(_count_task, source, sub, prefer, pure=False, workers=workers,
-                             key=f"tricount-subproblem-{sub.index}-{sub.row_lo}-{token}")
-               for sub in subproblems]
-    try:
-        return client.gather(futures)
-    finally:
-        for f in futures:
+
+    def __init__(self, source, *, client=None, workers=None, prefer="auto", partitions=None,
+                 max_memory=None):
+        _distributed()
+        self.client = client or default_client()
+        self.addresses = list(workers) if workers else sorted(self.client.nthreads())
+        self.token = uuid.uuid4().hex[:12]
+        self.options = {"prefer": prefer, "partitions": partitions, "max_memory": max_memory}
+        self.scattered = None
+        if not isinstance(source, str):
+            [self.scattered] = self.client.scatter([source], broadcast=True, hash=False)
+            source = self.scattered
+        self.source = source
+        self.warm = []
+        self.ready, self.accounts = [], []
+
+    @property
+    def pieces_per_range(self) -> int:
+        """Pieces each range is cut into: one per worker's share, or 1 on one worker."""
+        n = len(self.addresses)
+        return PIECES_PER_WORKER * n if n > 1 else 1
+
+    def _submit(self, fn, *args, address=None, pinned=False, name, **kwargs):
+        return self.client.submit(fn, *args, pure=False, key=f"tricount-{name}-{self.token}",
+                                  workers=None if address is None else [address],
+                                  allow_other_workers=not pinned, **kwargs)
+
+    def plan(self) -> dict:
+        """Plan on the first worker while every other one prepares; ``_plan_task``'s dict."""
+        planned = self._submit(_plan_task, self.source, self.token, self.options,
+                               self.pieces_per_range, address=self.addresses[0], name="plan")
+        self.warm = [self._submit(_prepare_task, self.source, self.token, self.options,
+                                  address=a, pinned=True, name=f"prepare-{i}")
+                     for i, a in enumerate(self.addresses[1:], 1)]
+        try:
+            return planned.result()
+        finally:
+            planned.release()
+
+    def count(self, pieces) -> list[dict]:
+        """Count ``pieces`` (:func:`assign_pieces` over the workers); results in their order."""
+        futures = {}
+        for address, mine in zip(self.addresses, assign_pieces(pieces, len(self.addresses))):
+            for order, piece in enumerate(mine):
+                futures[piece] = self._submit(
+                    _count_task, self.source, self.token, self.options, piece, address=address,
+                    name=f"piece-{piece.index}-{piece.row_lo}", priority=len(mine) - order)
+        try:
+            return self.client.gather([futures[p] for p in pieces])
+        except BaseException:
+            self.client.cancel(list(futures.values()))
+            raise
+        finally:
+            for f in futures.values():
+                f.release()
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def close(self) -> None:
+        """Release every worker's kept graph (waiting for it), then the scattered graph."""
+        distributed = _distributed()
+        released = []
+        try:
+            # The preparations first: one that ran after its worker's release would keep a
+            # graph nobody releases (until the process prepares another).
+            distributed.wait(self.warm, timeout=RELEASE_TIMEOUT_S)
+            # Every worker of the cluster: a piece the scheduler moved (loose restrictions)
+            # may have prepared the graph outside ``addresses``.
+            everyone = sorted(set(self.addresses) | set(self.client.nthreads()))
+            released = [self._submit(_release_task, self.token, address=a, pinned=True,
+                                     name=f"release-{i}") for i, a in enumerate(everyone)]
+            distributed.wait(released, timeout=RELEASE_TIMEOUT_S)
+        except TimeoutError:
+            pass  # a worker that does not answer: its tasks are released below
+        self.accounts = [f.result() for f in released if f.status == "finished"
+                         and f.result() is not None]
+        self.ready = [f.result() for f in self.warm if f.status == "finished"]
+        for f in released + self.warm:
             f.release()
-        if scattered is not None:
-            scattered.release()
+        self.warm = []
+        if self.scattered is not None:
+            self.scattered.release()
+            self.scattered = None

@@ -1,5 +1,7 @@
 """The GPU executor of a partition plan: one GPU or several, the graph on the host, on a device or
-in a file; and the Dask workers' GPU counter (:func:`count_subproblem`).
+in a file; and one sub-problem counted on its own (:func:`count_subproblem`). Dask workers
+keep one device's share between their tasks instead (:mod:`tricount.partition.device_graph`,
+planned by :func:`plan_pieces` as here).
 
 Counts the triangles of a graph as the sub-problems of :mod:`tricount.partition.plan` (apex
 ranges of the rank-oriented graph; each triangle counted once, in the range of its apex),
@@ -54,7 +56,7 @@ from tricount.partition.device_plan import (BLOCK_ENTRY_BYTES, PAIR_ENTRY_BYTES,
 from tricount.partition.plan import PartitionPlan, SubProblem, cut_by_work, plan_partitions
 
 __all__ = ["count_gpu", "count_subproblem", "rank_on_gpu", "resolve_devices", "fits_in_memory",
-           "graph_source", "GraphSource", "PIECES_PER_DEVICE"]
+           "graph_source", "GraphSource", "PIECES_PER_DEVICE", "plan_pieces", "whole_range"]
 
 #: With several devices, each apex range is cut into this many pieces per device, handed out
 #: heaviest first: a device that finishes early takes another piece, so the slowest device
@@ -569,10 +571,37 @@ class WorkQueue:
             self.left = []
 
 
-def _whole_plan(source: GraphSource, partitions, dplans: list[DevicePlan]) -> PartitionPlan:
+def whole_range(dplans: list[DevicePlan], partitions) -> bool:
+    """Whether the count is one apex range whose block is the rank-ordered CSR itself: every
+    device keeps that CSR and no other number of ranges is asked for."""
+    return all(p.ranked_resident for p in dplans) and partitions in (None, 1)
+
+
+def plan_pieces(n_vertices: int, n_edges: int, partitions, dplans: list[DevicePlan], *,
+                in_degree, anchor_prefix, pieces: int) -> tuple[PartitionPlan, list[SubProblem]]:
+    """The plan of a count on devices planned by ``dplans``, and the pieces to count.
+
+    One range when :func:`whole_range`, else the least k (or ``partitions``) ranges whose
+    blocks fit the tightest device, from ``in_degree()`` (host int64, by rank). With
+    ``pieces`` > 1 each range is cut into that many pieces of about equal anchor work,
+    from ``anchor_prefix(samples)`` (:meth:`DeviceWorker.anchor_prefix`). The callables
+    read a device and run only when needed. :func:`count_gpu` and the Dask workers'
+    device graphs (:mod:`tricount.partition.device_graph`) plan here.
+    """
+    if whole_range(dplans, partitions):
+        plan = _whole_plan(n_vertices, n_edges, partitions, dplans)
+    else:
+        plan = _plan(in_degree(), partitions, dplans)
+    items = plan.subproblems()
+    if pieces > 1:
+        positions, work = anchor_prefix(ANCHOR_SAMPLES)
+        items = [p for sub in items for p in anchor_pieces(sub, positions, work, pieces)]
+    return plan, items
+
+
+def _whole_plan(n: int, m: int, partitions, dplans: list[DevicePlan]) -> PartitionPlan:
     """One apex range, whose block is the rank-ordered CSR every device keeps (no statistics
     leave the device)."""
-    n, m = source.n_vertices, source.n_edges
     tight = min(dplans, key=lambda p: p.blocks_budget)
     why = "partitions=1 requested" if partitions == 1 else "the rank-ordered CSR fits the device"
     return PartitionPlan(1, (0, n), (m,), (m,), (WHOLE_BLOCK_VERTEX_BYTES * n,), n, m,
@@ -684,18 +713,14 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
         if source.ranked is not True and not all(p.ranked_resident for p in dplans):
             source = threads.run(0, lambda w: w.orient_to_host(source))
             dplans = [w.plan_memory(source, free[w.device_id], max_memory) for w in workers]
-        whole = all(p.ranked_resident for p in dplans) and partitions in (None, 1)
+        whole = whole_range(dplans, partitions)
         threads.each(lambda w: w.prepare(source, keep_in_degree=w is workers[0] and not whole))
         t_prepare = time.perf_counter()
-        if whole:
-            plan = _whole_plan(source, partitions, dplans)
-        else:
-            plan = _plan(threads.run(0, lambda w: w.host_in_degree()), partitions, dplans)
-        items = plan.subproblems()
-        if len(workers) > 1:
-            positions, work = threads.run(0, lambda w: w.anchor_prefix(ANCHOR_SAMPLES))
-            pieces = len(workers) * PIECES_PER_DEVICE
-            items = [p for sub in items for p in anchor_pieces(sub, positions, work, pieces)]
+        plan, items = plan_pieces(
+            source.n_vertices, source.n_edges, partitions, dplans,
+            in_degree=lambda: threads.run(0, lambda w: w.host_in_degree()),
+            anchor_prefix=lambda samples: threads.run(0, lambda w: w.anchor_prefix(samples)),
+            pieces=len(workers) * PIECES_PER_DEVICE if len(workers) > 1 else 1)
         t_plan = time.perf_counter()
         results = _drain_all(threads, items)
         t_count = time.perf_counter()
@@ -744,25 +769,22 @@ def rank_on_gpu(graph, *, max_memory=None):
 
 
 def count_subproblem(source, sub: SubProblem, *, block=None) -> dict:
-    """Count one sub-problem on this process's current GPU (a Dask worker's counter).
+    """Count one sub-problem on this process's current GPU, preparing the graph for it alone.
 
     ``source`` is a :class:`~tricount.partition.ranked.RankedCSR` or a ranked
     ``.tcsr`` path (read once per process, :func:`~tricount.partition.blocks.open_source`);
     ``block``, a host :class:`~tricount.partition.blocks.ColumnBlock` of the
     sub-problem's range, is used instead of building it. Returns the CPU
     counter's keys (:func:`tricount.partition.cpu.count_subproblem`), ``where``
-    naming the device (``"gpu:0"``). ``dask-cuda``'s ``LocalCUDACluster``
-    gives each worker one GPU (``CUDA_VISIBLE_DEVICES``), its device 0.
+    naming the device (``"gpu:0"``). Every call copies and checks the graph again:
+    the Dask executor keeps a :class:`~tricount.partition.device_graph.DeviceGraph`
+    per worker instead, which pays that once per count.
     """
     from tricount.partition.blocks import open_source
 
     ranked = open_source(source)
     src = graph_source(ranked)
-    if not (0 <= sub.apex_lo <= sub.apex_hi <= ranked.n_vertices
-            and 0 <= sub.rows[0] <= sub.rows[1] <= sub.apex_hi):
-        raise TricountError(f"sub-problem {sub.index}: anchors {sub.rows[0]}..{sub.rows[1]} and "
-                            f"apexes {sub.apex_lo}..{sub.apex_hi} do not fit a graph of "
-                            f"{ranked.n_vertices} ranks")
+    sub.check(ranked.n_vertices)
     if block is not None and (block.lo, block.hi) != (sub.apex_lo, sub.apex_hi):
         raise TricountError(f"sub-problem {sub.index} counts apexes {sub.apex_lo}.."
                             f"{sub.apex_hi}; the block given holds {block.lo}..{block.hi}")

@@ -128,6 +128,16 @@ class SubProblem:
     def rows(self) -> tuple[int, int]:
         return self.row_lo, (self.apex_hi if self.row_hi < 0 else self.row_hi)
 
+    def check(self, n_vertices: int) -> None:
+        """Raise :class:`~tricount.TricountError` unless its apexes and anchors lie in a graph
+        of ``n_vertices`` ranks (the counting kernels do not check their bounds)."""
+        row_lo, row_hi = self.rows
+        if not (0 <= self.apex_lo <= self.apex_hi <= n_vertices
+                and 0 <= row_lo <= row_hi <= self.apex_hi):
+            raise TricountError(f"sub-problem {self.index}: anchors {row_lo}..{row_hi} and "
+                                f"apexes {self.apex_lo}..{self.apex_hi} do not fit a graph of "
+                                f"{n_vertices} ranks")
+
 
 @dataclass(frozen=True)
 class PartitionPlan:
