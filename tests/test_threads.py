@@ -84,3 +84,52 @@ def test_the_fork_safe_layer_is_requested_unless_the_user_chose(monkeypatch):
     numba.config.THREADING_LAYER = "omp"
     _threads.request_fork_safe_layer()
     assert "NUMBA_THREADING_LAYER" not in os.environ and numba.config.THREADING_LAYER == "omp"
+
+
+class TestPreloadTbb:
+    """Numba opens TBB by name; tricount loads the pip-installed one first (or nothing)."""
+
+    @staticmethod
+    def _distribution(monkeypatch, files):
+        from importlib import metadata
+
+        def distribution(name):
+            if name != "tbb":
+                raise metadata.PackageNotFoundError(name)
+            return SimpleNamespace(files=files)
+
+        monkeypatch.setattr(metadata, "distribution", distribution)
+
+    def test_nothing_without_a_tbb_distribution(self, monkeypatch):
+        from importlib import metadata
+
+        def missing(name):
+            raise metadata.PackageNotFoundError(name)
+
+        monkeypatch.setattr(metadata, "distribution", missing)
+        monkeypatch.delenv("NUMBA_THREADING_LAYER", raising=False)
+        assert _threads._preload_tbb() is None
+
+    def test_nothing_for_a_layer_tbb_does_not_serve(self, monkeypatch):
+        from importlib import metadata
+
+        asked = []
+        monkeypatch.setattr(metadata, "distribution", asked.append)
+        monkeypatch.setenv("NUMBA_THREADING_LAYER", "workqueue")
+        assert _threads._preload_tbb() is None and asked == []  # not even looked for
+
+    def test_a_listed_library_that_is_missing_is_skipped(self, monkeypatch, tmp_path):
+        monkeypatch.setenv("NUMBA_THREADING_LAYER", "forksafe")
+        gone = SimpleNamespace(name="libtbb.so.12", locate=lambda: tmp_path / "libtbb.so.12")
+        self._distribution(monkeypatch, [gone])
+        assert _threads._preload_tbb() is None
+
+    def test_a_library_that_fails_to_load_is_skipped(self, monkeypatch, tmp_path):
+        monkeypatch.setenv("NUMBA_THREADING_LAYER", "forksafe")
+        broken = tmp_path / "libtbb.so.12"
+        broken.write_bytes(b"not a shared object")
+        listed = SimpleNamespace(name="libtbb.so.12", locate=lambda: broken)
+        self._distribution(monkeypatch, [listed])
+        if not sys.platform.startswith("linux"):
+            pytest.skip("the TBB preload is for Linux")
+        assert _threads._preload_tbb() is None
