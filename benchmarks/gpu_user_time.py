@@ -41,9 +41,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = os.environ.get("TRICOUNT_DATA", str(ROOT.parent / "shared" / "data" / "graphs"))
 SMALL = ("email-Enron", "ego-Facebook", "ca-HepPh", "soc-Epinions1", "blogcatalog")
-#: (label, method, orientation, launch-shape options) for the small graphs.
+#: (label, method, orientation, launch-shape options) for the small graphs; options None
+#: passes an empty ``Plan()``, which asks for the planned route (``auto`` alone takes the
+#: short route, ``tricount.gpu.small``, on these graphs).
 VARIANTS = (
     ("auto", "auto", "auto", {}),
+    ("auto, planned route", "auto", "auto", None),  # plan=Plan(): past the short route
     ("wedge, rank", "wedge", "rank", {}),
     ("wedge, id", "wedge", "id", {}),
     ("wedge csr, id", "wedge", "id", {"layout": "csr"}),
@@ -63,7 +66,7 @@ def small_graphs(args, cupy, lines: list, records: list) -> None:
     from tricount.bench.gpu_timer import KernelTimer
     from tricount.bench.trials import gpu_synchronize, trial_loop
     from tricount.gpu import engine
-    from tricount.gpu.plan import tuned
+    from tricount.gpu.plan import Plan, tuned
 
     lines += ["## From a built graph on the device to the count", "",
               "Milliseconds, median of the trials: `count` is `engine.count` on a fresh "
@@ -82,7 +85,7 @@ def small_graphs(args, cupy, lines: list, records: list) -> None:
                                                  vertex_ids=host.vertex_ids)
 
         for label, method, orientation, options in VARIANTS:
-            plan = tuned(method, **options) if options else None
+            plan = Plan() if options is None else tuned(method, **options) if options else None
 
             def run(graph, timer=None):
                 return engine.count(graph, method=method, orientation=orientation, plan=plan,
@@ -107,6 +110,49 @@ def small_graphs(args, cupy, lines: list, records: list) -> None:
                             "count_ms": count_ms, "kernel_ms": kernel_ms, "ok": ok})
             print(lines[-1], file=sys.stderr, flush=True)
         del dev
+        cupy.get_default_memory_pool().free_all_blocks()
+    lines.append("")
+
+
+def bound_table(args, cupy, lines: list, records: list) -> None:
+    """R-MAT graphs of ``--bound-scales`` around the short route's edge bound: ``auto`` (the
+    short route while the graph qualifies) beside ``auto`` on the planned route."""
+    import tricount
+    from tricount.bench.trials import gpu_synchronize, trial_loop
+    from tricount.generate import rmat
+    from tricount.gpu import engine
+    from tricount.gpu.plan import SHORT_ROUTE_MAX_EDGES, Plan
+
+    lines += ["## Around the short route's bound (R-MAT, edge factor 16, seed 1)", "",
+              f"Milliseconds, median of the trials, from a fresh device `CSRGraph` (bound: "
+              f"{SHORT_ROUTE_MAX_EDGES:,} edges).", "",
+              "| graph | n | m | auto method | auto ms | planned method | planned ms | agree |",
+              "|---|--:|--:|---|--:|---|--:|---|"]
+    for scale in args.bound_scales:
+        src, dst = rmat(scale, 16, seed=1, xp=cupy)
+        built = tricount.Graph.from_edges(cupy.concatenate([src, dst]),
+                                          cupy.concatenate([dst, src]))
+        del src, dst
+        indptr, indices, n, ids = built.indptr, built.indices, built.n_vertices, built.vertex_ids
+
+        def fresh():
+            return tricount.Graph.from_upper_csr(indptr, indices, n, vertex_ids=ids)
+
+        row = []
+        for plan in (None, Plan()):
+            warm, runs = trial_loop(lambda g: engine.count(g, plan=plan), args.trials,
+                                    setup=fresh, synchronize=gpu_synchronize)
+            row.append((warm, median_ms(runs), {r.value.n_triangles for r in runs}))
+        agree = len(row[0][2] | row[1][2] | {row[0][0].n_triangles, row[1][0].n_triangles}) == 1
+        lines.append(f"| rmat-s{scale} | {n} | {built.n_edges} | {row[0][0].method} | "
+                     f"{row[0][1]:.3f} | {row[1][0].method} | {row[1][1]:.3f} | "
+                     f"{'yes' if agree else 'NO'} |")
+        records.append({"table": "bound", "graph": f"rmat-s{scale}", "n": n,
+                        "m": built.n_edges, "auto_method": row[0][0].method,
+                        "auto_ms": row[0][1], "planned_method": row[1][0].method,
+                        "planned_ms": row[1][1], "agree": agree})
+        print(lines[-1], file=sys.stderr, flush=True)
+        built = indptr = indices = ids = None  # the next graph needs the room
         cupy.get_default_memory_pool().free_all_blocks()
     lines.append("")
 
@@ -221,6 +267,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="warm CLI runs per cell")
     parser.add_argument("--cold", nargs="*", default=["karate", "soc-Epinions1"],
                         help="files timed cold too (empty caches)")
+    parser.add_argument("--bound-scales", type=int, nargs="*", default=[],
+                        help="R-MAT scales timed around the short route's bound (default none)")
     parser.add_argument("--no-small", action="store_true")
     parser.add_argument("--no-large", action="store_true")
     parser.add_argument("--no-cli", action="store_true")
@@ -237,7 +285,8 @@ def main(argv=None) -> int:
              f"- machine: {machine()}", f"- device: {device('gpu')}",
              f"- versions: {versions(('gpu',))}", ""]
     records: list = []
-    for wanted, part in ((not args.no_small, small_graphs), (not args.no_large, large_graphs)):
+    for wanted, part in ((not args.no_small, small_graphs), (bool(args.bound_scales), bound_table),
+                         (not args.no_large, large_graphs)):
         if wanted:
             part(args, cupy, lines, records)
     if not args.no_cli:
