@@ -38,10 +38,14 @@ def test_the_launcher_passes_every_define():
 
 def test_the_workspace_holds_every_part():
     # tc_small_layout: header 4, degrees n, out-degrees n, tables 4m (the zeroed part),
-    # rows m, lists m, owners (at most m / 32 + min(n, m) + 1).
+    # rows m, lists m, owners (one per task: at most m / TASK_LISTS + min(n, m)) and a spare.
     n, m = 1000, 5000
     assert small.zeroed_words(n, m) == 4 + 2 * n + 4 * m
-    assert small.workspace_words(n, m) == 4 + 2 * n + 6 * m + m // 32 + min(n, m) + 1
+    assert small.workspace_words(n, m) == 4 + 2 * n + 6 * m + m // small.TASK_LISTS + n + 1
+    # Tasks: ceil(d+ / TASK_LISTS) per vertex with an out-list, whatever the out-degrees.
+    for out_degrees in ([m], [1] * m, [small.TASK_LISTS + 1] * (m // (small.TASK_LISTS + 1))):
+        tasks = sum(-(-d // small.TASK_LISTS) for d in out_degrees)
+        assert tasks <= small.max_tasks(len(out_degrees), sum(out_degrees))
     assert "#include" not in kernel_source("small")
 
 

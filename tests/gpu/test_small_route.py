@@ -47,7 +47,7 @@ def on_device(graph, index_dtype=None):
 
 def judge(graph) -> int:
     lo, hi = graph.edges()
-    return reference.count_triangles(np.asarray(lo), np.asarray(hi))
+    return reference.count_triangles(cupy.asnumpy(lo), cupy.asnumpy(hi))
 
 
 def short_count(graph) -> int:
@@ -228,17 +228,52 @@ def test_repeated_calls_reuse_and_grow_the_workspace():
     graphs = [complete_graph(10), hub_graph(3000), complete_graph(10), complete_graph(400),
               hub_graph(3000), complete_graph(10)]
     expected = [120, 2999, 120, 400 * 399 * 398 // 6, 2999, 120]
-    device_id = cupy.cuda.runtime.getDevice()
     sizes = []
     for g, want in zip(graphs, expected):
+        dev = on_device(g)
         for _ in range(3):
-            assert short_count(on_device(g)) == want
-        sizes.append(small._WORKSPACES[device_id].words.size)
+            assert short_count(on_device(g)) == want  # fresh arrays: launched
+            assert short_count(dev) == want  # the same arrays: captured, then replayed
+        sizes.append(_workspace().words.size)
     assert sizes == sorted(sizes)  # grown, never shrunk
     assert sizes[-1] >= small.workspace_words(400, 400 * 399 // 2)
-    before = small._WORKSPACES[device_id].words.data.ptr
+    before = _workspace().words.data.ptr
     assert short_count(on_device(complete_graph(50))) == 19600
-    assert small._WORKSPACES[device_id].words.data.ptr == before  # a smaller graph: no allocation
+    assert _workspace().words.data.ptr == before  # a smaller graph: no allocation
+
+
+def _workspace():
+    return small._WORKSPACES[cupy.cuda.runtime.getDevice()]
+
+
+def test_a_repeated_graph_is_replayed_and_reads_its_arrays_anew():
+    # Two triangles, then a 6-cycle written into the same device arrays (same n, m):
+    # the second graph's counts come from the captured graph's replays.
+    #   triangles: indptr [0, 2, 3, 3, 5, 6, 6], indices [1, 2, 2, 4, 5, 5]
+    #   6-cycle:   indptr [0, 2, 3, 4, 5, 6, 6], indices [1, 5, 2, 3, 4, 5]
+    indptr = cupy.asarray([0, 2, 3, 3, 5, 6, 6], dtype=cupy.int64)
+    indices = cupy.asarray([1, 2, 2, 4, 5, 5], dtype=cupy.int32)
+
+    def counts(n_calls):
+        return [short_count(tricount.CSRGraph.from_upper_csr(indptr, indices, 6,
+                                                              vertex_ids=np.arange(6)))
+                for _ in range(n_calls)]
+
+    assert counts(4) == [2, 2, 2, 2]
+    replays = [g for g in _workspace().graphs.values() if g]
+    assert replays, "the repeated graph was not captured"
+    indptr[...] = cupy.asarray([0, 2, 3, 4, 5, 6, 6], dtype=cupy.int64)
+    indices[...] = cupy.asarray([1, 5, 2, 3, 4, 5], dtype=cupy.int32)
+    assert counts(3) == [0, 0, 0]
+    indices[...] = cupy.asarray([1, 2, 2, 4, 5, 5], dtype=cupy.int32)
+    indptr[...] = cupy.asarray([0, 2, 3, 3, 5, 6, 6], dtype=cupy.int64)
+    assert counts(2) == [2, 2]
+
+
+def test_replays_of_real_graphs_agree():
+    for row in real_graphs()[:6]:
+        g = on_device(load_real(row["name"]))
+        assert [engine.count(g).n_triangles for _ in range(4)] == [row["triangles"]] * 4
 
 
 def test_a_timer_adds_the_kernel_time():

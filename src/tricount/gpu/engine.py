@@ -208,7 +208,8 @@ def _count_short(graph, reason: str, timer) -> EngineResult:
     t1 = time.perf_counter()
     regions = Regions(timer)
     with out_of_memory(f"counting {what} by the short route"):
-        n_triangles = count_small(indptr, indices, graph.n_vertices, graph.n_edges, regions)
+        n_triangles = count_small(indptr, indices, graph.n_vertices, graph.n_edges, regions,
+                                  replay=timer is None)
     t2 = time.perf_counter()
     if not _SHORT_MARKED:
         warm.mark_compiled(warm.route_name(SHORT_ROUTE_METHOD, "degree"))

@@ -20,22 +20,24 @@
 //    sign of a COO row word for kernel 3. The last block to finish (a counter
 //    in the workspace, after a __threadfence) scans the out-degrees into
 //    `offsets`: low 32 bits the first position of u's out-list, high 32 bits
-//    its first task, tasks being u's out-list cut into chunks of 32.
+//    its first task, tasks being u's out-list cut into chunks of TC_TASK_LISTS.
 // 3. tc_small_scatter: writes each oriented edge into its source's out-list at
 //    a slot taken by atomicSub (lists come out unsorted), records the owner of
-//    every chunk of 32, and inserts the edge into its source's global hash
+//    every chunk, and inserts the edge into its source's global hash
 //    table when that vertex's table would not fit a warp's shared one.
-// 4. tc_small_count: one warp per task (u, chunk of up to 32 out-neighbours v),
+// 4. tc_small_count: one warp per task (u, up to TC_TASK_LISTS out-neighbours v),
 //    tasks k, k + W, ... (W warps in the grid). Unless u's table is global,
 //    the warp inserts N+(u) into its shared table (linear probing, a power of
 //    two >= 2 d+(u) slots, so at most half full; keys are ids + 1, 0 marks an
 //    empty slot). Lane i takes the chunk's i-th v and its list N+(v); a warp
-//    prefix sum of the 32 list lengths lays their wedges (u, v, w) end to
-//    end, and the lanes walk them 32 at a time, lane j taking wedge base + j
-//    and finding its list by a 5-step binary search over the lanes' starts
+//    prefix sum of the list lengths lays their wedges (u, v, w) end to end,
+//    and the lanes walk them 32 x TC_WEDGE_UNROLL at a time, lane j taking
+//    wedges base + j, base + 32 + j, ... (their loads in flight together) and
+//    finding each one's list by a binary search over the lanes' starts
 //    (shuffles); each wedge is one probe of w in u's table. The warp then
 //    empties the slots it used. Per-lane 64-bit counts meet in one atomicAdd
-//    per block.
+//    per block. Load balance: a task holds at most TC_TASK_LISTS lists, so
+//    the longest task (a dense core's) is a few rounds, not a whole vertex's.
 // Counted once: the orientation by (degree, id) is a total order, so each
 // triangle {a, b, c} with a < b < c in that order is found only at u = a,
 // v = b, as w = c in N+(a) ∩ N+(b); the edge a -> b lies in one chunk of a's
@@ -68,6 +70,14 @@
 #define TC_SCAN_BLOCK 1024  // threads per block of kernel 2, whose last block scans
 #endif
 
+#ifndef TC_TASK_LISTS
+#define TC_TASK_LISTS 16  // out-neighbours v of u per task (a power of two, 1 .. 32)
+#endif
+
+#ifndef TC_WEDGE_UNROLL
+#define TC_WEDGE_UNROLL 4  // wedges per lane per round (loads in flight)
+#endif
+
 #include "common.cuh"
 
 #if (TC_WARP_SLOTS & (TC_WARP_SLOTS - 1)) != 0 || TC_WARP_SLOTS < 32
@@ -76,6 +86,14 @@
 
 #if TC_SCAN_BLOCK % 32 != 0 || TC_SCAN_BLOCK < 32 || TC_SCAN_BLOCK > 1024
 #error "TC_SCAN_BLOCK must be a multiple of 32 in 32 .. 1024"
+#endif
+
+#if (TC_TASK_LISTS & (TC_TASK_LISTS - 1)) != 0 || TC_TASK_LISTS < 1 || TC_TASK_LISTS > 32
+#error "TC_TASK_LISTS must be a power of two in 1 .. 32"
+#endif
+
+#if TC_WEDGE_UNROLL < 1
+#error "TC_WEDGE_UNROLL must be at least 1"
 #endif
 
 // The workspace's parts, in the order of its words (gpu/small.py's workspace_words).
@@ -133,10 +151,11 @@ __device__ __forceinline__ unsigned tc_table_has(const int* table, unsigned slot
 }
 
 // The out-list length and the task count of a vertex, packed as the scan adds them:
-// high 32 bits the chunks of 32, low 32 bits the length (both sums stay below 2^32).
+// high 32 bits the chunks of TC_TASK_LISTS, low 32 bits the length (both sums stay
+// below 2^32).
 __device__ __forceinline__ unsigned long long tc_packed(int out_degree) {
     const unsigned d = static_cast<unsigned>(out_degree);
-    return (static_cast<unsigned long long>((d + 31u) >> 5) << 32) | d;
+    return (static_cast<unsigned long long>((d + TC_TASK_LISTS - 1u) / TC_TASK_LISTS) << 32) | d;
 }
 
 // Kernel 1: degree[v] += 1 for every stored edge's column v, degree[u] += its row length.
@@ -197,6 +216,9 @@ __device__ __forceinline__ unsigned long long tc_block_exclusive(unsigned long l
     return warp_before[warp] + inclusive - value;
 }
 
+// Words of its segment a scanning thread loads at once (independent loads in flight).
+#define TC_SCAN_BATCH 8
+
 // offsets[u] = the packed sum of tc_packed(out_degree[x]) over x < u, for u = 0 .. n.
 // One block: each thread sums a contiguous segment, the block scans the sums, and
 // each thread writes its segment. The out-degrees were made by atomics of other
@@ -205,12 +227,26 @@ __device__ void tc_small_scan(const int* out_degree, long long n, unsigned long 
     const long long per = (n + blockDim.x - 1) / blockDim.x;
     const long long begin = min(n, per * threadIdx.x), end = min(n, begin + per);
     unsigned long long sum = 0;
-    for (long long i = begin; i < end; ++i) sum += tc_packed(__ldcg(out_degree + i));
+    for (long long i = begin; i < end; i += TC_SCAN_BATCH) {
+        int batch[TC_SCAN_BATCH];
+#pragma unroll
+        for (int k = 0; k < TC_SCAN_BATCH; ++k)
+            batch[k] = i + k < end ? __ldcg(out_degree + i + k) : 0;
+#pragma unroll
+        for (int k = 0; k < TC_SCAN_BATCH; ++k) sum += tc_packed(batch[k]);
+    }
     unsigned long long total;
     unsigned long long before = tc_block_exclusive(sum, &total);
-    for (long long i = begin; i < end; ++i) {
-        offsets[i] = before;
-        before += tc_packed(__ldcg(out_degree + i));
+    for (long long i = begin; i < end; i += TC_SCAN_BATCH) {
+        int batch[TC_SCAN_BATCH];
+#pragma unroll
+        for (int k = 0; k < TC_SCAN_BATCH; ++k)
+            batch[k] = i + k < end ? __ldcg(out_degree + i + k) : 0;
+#pragma unroll
+        for (int k = 0; k < TC_SCAN_BATCH; ++k) {
+            if (i + k < end) offsets[i + k] = before;
+            before += tc_packed(batch[k]);
+        }
     }
     if (threadIdx.x == 0) offsets[n] = total;
 }
@@ -259,7 +295,7 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_scatter(
         // The counter falls from d+ to 0: slots d+ - 1 .. 0, each taken once.
         const unsigned slot = static_cast<unsigned>(atomicSub(p.out_degree + source, 1) - 1);
         p.lists[first + slot] = target;
-        if ((slot & 31u) == 0) p.owners[(at >> 32) + (slot >> 5)] = source;
+        if (slot % TC_TASK_LISTS == 0) p.owners[(at >> 32) + slot / TC_TASK_LISTS] = source;
         const unsigned slots = tc_table_slots(out_degree);
         if (slots > TC_WARP_SLOTS) tc_table_insert(p.tables + 4ll * first, slots, target + 1);
     }
@@ -293,10 +329,11 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_count(
                 tc_table_insert(own_table, slots, __ldg(lists + i) + 1);
             __syncwarp();
         }
-        // Lane i: the chunk's i-th out-neighbour v and its list N+(v).
-        const unsigned chunk = first + 32u * static_cast<unsigned>(task - static_cast<long long>(at >> 32));
+        // Lane i < TC_TASK_LISTS: the chunk's i-th out-neighbour v and its list N+(v).
+        const unsigned chunk =
+            first + TC_TASK_LISTS * static_cast<unsigned>(task - static_cast<long long>(at >> 32));
         unsigned list_begin = 0, length = 0;
-        if (chunk + lane < end) {
+        if (lane < TC_TASK_LISTS && chunk + lane < end) {
             const int v = __ldg(lists + chunk + lane);
             list_begin = static_cast<unsigned>(__ldg(offsets + v));
             length = static_cast<unsigned>(__ldg(offsets + v + 1)) - list_begin;
@@ -308,18 +345,26 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_count(
         }
         const unsigned wedges = __shfl_sync(TC_FULL_MASK, inclusive, TC_WARP - 1);
         const unsigned before = inclusive - length;  // non-decreasing over the lanes, lane 0's is 0
-        for (unsigned base = 0; base < wedges; base += TC_WARP) {
-            const unsigned j = base + lane;
-            // The last lane whose list starts at or before wedge j: its list holds j
-            // (the lanes after it start past j, so its own length is not 0).
-            int holder = 0;
-            for (int step = 16; step > 0; step /= 2) {
-                const unsigned start = __shfl_sync(TC_FULL_MASK, before, holder + step);
-                if (start <= j) holder += step;
+        for (unsigned base = 0; base < wedges; base += TC_WEDGE_UNROLL * TC_WARP) {
+            int w[TC_WEDGE_UNROLL];
+#pragma unroll
+            for (int k = 0; k < TC_WEDGE_UNROLL; ++k) {
+                const unsigned j = base + k * TC_WARP + lane;
+                // The last lane whose list starts at or before wedge j: its list holds j
+                // (the lanes after it start past j, so its own length is not 0).
+                int holder = 0;
+#pragma unroll
+                for (int step = TC_TASK_LISTS / 2; step > 0; step /= 2) {
+                    const unsigned start = __shfl_sync(TC_FULL_MASK, before, holder + step);
+                    if (start <= j) holder += step;
+                }
+                const unsigned from = __shfl_sync(TC_FULL_MASK, list_begin, holder);
+                const unsigned skip = __shfl_sync(TC_FULL_MASK, before, holder);
+                w[k] = j < wedges ? __ldg(lists + from + (j - skip)) : -1;
             }
-            const unsigned from = __shfl_sync(TC_FULL_MASK, list_begin, holder);
-            const unsigned skip = __shfl_sync(TC_FULL_MASK, before, holder);
-            if (j < wedges) found += tc_table_has(table, slots, __ldg(lists + from + (j - skip)) + 1);
+#pragma unroll
+            for (int k = 0; k < TC_WEDGE_UNROLL; ++k)
+                if (w[k] >= 0) found += tc_table_has(table, slots, w[k] + 1);
         }
         if (on_chip) {  // empty the slots this task used, for the next one
             __syncwarp();
