@@ -1,11 +1,12 @@
 """The short route's steps on a GPU machine: device time of the memset and of each of its
-four kernels (CUDA events between them), and the host time of a count, for the real graphs.
+six kernels (CUDA events between them), and the host time of a count, for the real graphs.
 
     python benchmarks/small_route_steps.py [--trials 20] [GRAPH ...]
 
 Prints one line per graph: microseconds, medians of ``--trials`` after one warm-up, of
-memset, degrees, orient (+ scan), scatter, count, their sum, and ``engine.count`` from a
-fresh ``CSRGraph`` on new device arrays (launched) and on the same arrays (replayed).
+memset, degrees, orient, tile sums, offsets, scatter, count, their sum, and
+``engine.count`` from a fresh ``CSRGraph`` on new device arrays (launched) and on the same
+arrays (replayed).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = os.environ.get("TRICOUNT_DATA", str(ROOT.parent / "shared" / "data" / "graphs"))
 SMALL = ("email-Enron", "ego-Facebook", "ca-HepPh", "soc-Epinions1", "blogcatalog")
-STEPS = ("memset", "degrees", "orient", "scatter", "count")
+STEPS = ("memset", "degrees", "orient", "tile sums", "offsets", "scatter", "count")
 
 
 def main() -> None:

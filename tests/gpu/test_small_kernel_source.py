@@ -18,8 +18,10 @@ KERNELS = Path(__file__).resolve().parents[2] / "src" / "tricount" / "gpu" / "ke
 #: 64-bit column ids with the largest blocks.
 VARIANTS = {
     "default": (),
-    "tiny": ("-DTC_BLOCK_SIZE=32", "-DTC_WARP_SLOTS=32", "-DTC_SCAN_BLOCK=32"),
-    "wide": ("-DTC_VERTEX_T=long long", "-DTC_BLOCK_SIZE=1024", "-DTC_WARP_SLOTS=4096"),
+    "tiny": ("-DTC_BLOCK_SIZE=32", "-DTC_WARP_SLOTS=32", "-DTC_SCAN_ITEMS=1",
+             "-DTC_TASK_LISTS=1", "-DTC_WEDGE_UNROLL=1"),
+    "wide": ("-DTC_VERTEX_T=long long", "-DTC_BLOCK_SIZE=1024", "-DTC_WARP_SLOTS=4096",
+             "-DTC_TASK_LISTS=32", "-DTC_SCAN_ITEMS=16"),
 }
 
 
@@ -46,6 +48,8 @@ def test_the_workspace_holds_every_part():
     for out_degrees in ([m], [1] * m, [small.TASK_LISTS + 1] * (m // (small.TASK_LISTS + 1))):
         tasks = sum(-(-d // small.TASK_LISTS) for d in out_degrees)
         assert tasks <= small.max_tasks(len(out_degrees), sum(out_degrees))
+    assert small.offset_words(n) == n + 1 + 1  # one tile of SCAN_TILE >= 1000 vertices
+    assert small.offset_words(small.SCAN_TILE + 1) == small.SCAN_TILE + 2 + 2
     assert "#include" not in kernel_source("small")
 
 

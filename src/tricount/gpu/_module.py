@@ -62,6 +62,8 @@ ENTRY_POINTS = (
     ("slice", "tc_slice_block_pairs"),
     ("small", "tc_small_degrees"),
     ("small", "tc_small_orient"),
+    ("small", "tc_small_tile_sums"),
+    ("small", "tc_small_offsets"),
     ("small", "tc_small_scatter"),
     ("small", "tc_small_count"),
 )

@@ -14,7 +14,7 @@ Mirrors :mod:`tricount.cpu.engine`. :func:`count` takes a
 
 Before all of this, a bare ``method="auto"`` on a small graph
 (:func:`~tricount.gpu.plan.choose_short_route`) takes the short route instead
-(:mod:`tricount.gpu.small`): degrees, orientation and count in four launches with
+(:mod:`tricount.gpu.small`): degrees, orientation and count in six launches with
 no host synchronisation, reported as method ``"small"``.
 
 Timings follow the Graph Challenge split (Pearson et al. §III-B): ``gpu_s``

@@ -266,14 +266,16 @@ GLOBAL_BITMAP_MEMORY_SHARE = 0.25
 THREADS_PER_SM = 2048
 
 #: The short route (:mod:`tricount.gpu.small`): method ``auto`` counts a graph of at most
-#: this many vertices and edges there, from the built graph to the count in four launches
-#: and one 8-byte read, with no host synchronisation, planning or sort between them. Its
-#: orientation kernel's last block scans the n out-degrees alone (a pass of 2^18 / 1024
-#: = 256 words per thread), and its workspace takes 24 bytes per edge; past these sizes
-#: the planned route's ~1 ms of host work is a small part of the count, and its sorted,
-#: tuned kernels are the ones measured there (benchmarks/results/gpu_small_route_h100.md).
+#: this many vertices and edges there, from the built graph to the count in six launches
+#: and one 8-byte read, with no host synchronisation, planning or sort between them.
+#: Vertices: its scan takes one block per tile of 2,048 (128 tiles, one wave, at 2^18).
+#: Edges: measured on R-MAT (edge factor 16, seed 1) on an H100, device run 2 of this
+#: route (benchmarks/results/gpu_small_route_h100.md): the short route beat the planned
+#: one at scale 17 (1,864,286 edges: 1.80 against 2.52 ms) and lost at scale 18
+#: (3,805,744 edges: 4.59 against 3.50 ms), where the planned route's sorted, tuned
+#: kernels win back more than its ~1 ms of host work.
 SHORT_ROUTE_MAX_VERTICES = 1 << 18
-SHORT_ROUTE_MAX_EDGES = 1 << 22
+SHORT_ROUTE_MAX_EDGES = 1 << 21
 #: The name a count by the short route reports (not a method one can request).
 SHORT_ROUTE_METHOD = "small"
 
@@ -711,7 +713,7 @@ def choose_short_route(n_vertices: int, n_edges: int, *, method: str = "auto",
         return None
     return (f"auto: short route: {n} vertices <= {SHORT_ROUTE_MAX_VERTICES} and {m} edges <= "
             f"{SHORT_ROUTE_MAX_EDGES}: small, so degrees, the (degree, id) orientation and a "
-            "hash-set count in four launches, with no host synchronisation before the count")
+            "hash-set count in six launches, with no host synchronisation before the count")
 
 
 def wants_id_order_degree(plan: Plan, stats: GraphStats) -> bool:

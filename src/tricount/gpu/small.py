@@ -1,10 +1,10 @@
 """Launcher of ``kernels/small.cu``: the short route of small graphs.
 
 Counts: distinct triangles of a built graph's upper-triangular CSR on the device,
-in four launches on one stream (degrees; the (degree, id) orientation with the
-out-degree scan in its last block; the scatter of the out-lists; the hash-set
-count) after one memset, and one 8-byte read: no host synchronisation, sort,
-plan or allocation between the built graph and the count. The kernel file's
+in six launches on one stream (degrees; the (degree, id) orientation; two for the
+scan of the out-degrees; the scatter of the out-lists; the hash-set count) after
+one memset, and one 8-byte read: no host synchronisation, sort, plan or
+allocation between the built graph and the count. The kernel file's
 header says what each launch does and how each triangle is counted once.
 
 Everything the kernels need lives in one :class:`Workspace` per device, made
@@ -17,8 +17,8 @@ look-ups and launches of host time.
 
 A graph counted twice (the same device arrays, sizes and workspace, as a
 benchmark's trials or a caller's repeated counts see it) is captured the second
-time into a CUDA graph of the memset and the four launches, and replayed from
-then on: one launch of host time instead of five. A replay reads the arrays as
+time into a CUDA graph of the memset and the six launches, and replayed from
+then on: one launch of host time instead of seven. A replay reads the arrays as
 they are then, so it is exact whatever they hold; captures are kept for the
 last :data:`GRAPH_CACHE` keys. A caller that times the kernel (``timer``) or
 synchronizes every launch (``TRICOUNT_GPU_SYNC``) gets the launches themselves.
@@ -37,13 +37,16 @@ import numpy as np
 from tricount.gpu._module import get_kernel
 from tricount.gpu.device import SYNC_EACH_LAUNCH, ceil_div, cupy, device_facts, launch
 
-__all__ = ["count_small", "launches", "workspace_words", "zeroed_words", "max_tasks",
+__all__ = ["count_small", "launches", "workspace_words", "zeroed_words", "offset_words",
+           "max_tasks",
            "Workspace", "DEFAULT_DEFINES", "KERNELS"]
 
-#: Threads per block of the degree, scatter and count kernels.
+#: Threads per block of every kernel of the route.
 BLOCK_SIZE = 256
-#: Threads of the orientation kernel's blocks; its last block scans the out-degrees.
-SCAN_BLOCK = 1024
+#: Out-degrees per thread of the two scan kernels: tiles of BLOCK_SIZE x SCAN_ITEMS
+#: vertices, one block each (128 tiles at the route's 2^18 vertices).
+SCAN_ITEMS = 8
+SCAN_TILE = BLOCK_SIZE * SCAN_ITEMS
 #: Slots (32-bit words) of a warp's shared hash table: out-lists of up to half as many
 #: entries are counted on chip (the five graphs of issue 7 have at most 238 under the
 #: (degree, id) order: 2^9 = 512 holds them all), longer ones against a table in
@@ -60,16 +63,17 @@ WEDGE_UNROLL = 4
 BLOCKS_PER_SM = 8
 #: Captured CUDA graphs kept (the most recent keys).
 GRAPH_CACHE = 16
-#: The header words before the degrees: the count (2), kernel 2's finished blocks, one spare.
+#: The header words before the degrees: the count (2), kernel 3's finished blocks, one spare.
 HEADER_WORDS = 4
 #: The kernels of ``small.cu``, in launch order.
-KERNELS = ("tc_small_degrees", "tc_small_orient", "tc_small_scatter", "tc_small_count")
+KERNELS = ("tc_small_degrees", "tc_small_orient", "tc_small_tile_sums", "tc_small_offsets",
+           "tc_small_scatter", "tc_small_count")
 
 
 def kernel_defines(*, vertex_t: str) -> dict:
     """Every define of ``kernels/small.cu`` for columns of C type ``vertex_t``."""
     return {"block_size": BLOCK_SIZE, "vertex_t": vertex_t, "warp_slots": WARP_SLOTS,
-            "scan_block": SCAN_BLOCK, "task_lists": TASK_LISTS, "wedge_unroll": WEDGE_UNROLL}
+            "scan_items": SCAN_ITEMS, "task_lists": TASK_LISTS, "wedge_unroll": WEDGE_UNROLL}
 
 
 #: The file's ``#ifndef`` defaults.
@@ -88,6 +92,11 @@ def max_tasks(n_vertices: int, n_edges: int) -> int:
     return n_edges // TASK_LISTS + min(n_vertices, n_edges)
 
 
+def offset_words(n_vertices: int) -> int:
+    """64-bit words of ``offsets``: one per vertex and one more, then one per scan tile."""
+    return n_vertices + 1 + ceil_div(max(1, n_vertices), SCAN_TILE)
+
+
 def workspace_words(n_vertices: int, n_edges: int) -> int:
     """32-bit words of the workspace: the zeroed part, then COO rows and out-lists
     (one word per edge each) and one owner per task (:func:`max_tasks`, and one spare)."""
@@ -96,7 +105,7 @@ def workspace_words(n_vertices: int, n_edges: int) -> int:
 
 class Workspace:
     """One device's buffers for the short route: ``words`` (int32) and ``offsets``
-    (uint64, one per vertex and one more), ``host`` the pinned word the count is read
+    (uint64, :func:`offset_words`), ``host`` the pinned word the count is read
     into, and the captured graphs of this workspace (:data:`GRAPH_CACHE` at most,
     keyed by the arrays and sizes they were captured for). Grown, never shrunk;
     ``lock`` keeps two threads of one device from using it at once."""
@@ -118,10 +127,11 @@ class Workspace:
             self.words = None  # the old buffer goes back to the pool first
             self.graphs.clear()  # captured for the old buffers
             self.words = cp.empty(need + need // 4, dtype=cp.int32)
-        if self.offsets is None or self.offsets.size < n_vertices + 1:
+        need = offset_words(n_vertices)
+        if self.offsets is None or self.offsets.size < need:
             self.offsets = None
             self.graphs.clear()
-            self.offsets = cp.empty(n_vertices + 1 + (n_vertices + 1) // 4, dtype=cp.uint64)
+            self.offsets = cp.empty(need + need // 4, dtype=cp.uint64)
 
 
 _WORKSPACES: dict = {}
@@ -129,7 +139,7 @@ _KERNELS: dict = {}
 
 
 def _kernels(device_id: int, index_dtype) -> tuple:
-    """The four kernels for this device and column type, compiled once, and the
+    """The six kernels for this device and column type, compiled once, and the
     device's multiprocessors."""
     key = (device_id, index_dtype)
     kernels = _KERNELS.get(key)
@@ -143,19 +153,22 @@ def _kernels(device_id: int, index_dtype) -> tuple:
 
 
 def launches(kernels, indptr, indices, n: int, m: int, space: Workspace) -> list:
-    """The four launches, in order, as ``(kernel, grid, block, args, shared_bytes)``."""
-    degrees, orient, scatter, count, sm_count = kernels
+    """The six launches, in order, as ``(kernel, grid, block, args, shared_bytes)``."""
+    degrees, orient, tile_sums, offsets_kernel, scatter, count, sm_count = kernels
     words, offsets = space.words, space.offsets
     n64, m64 = np.int64(n), np.int64(m)
     # Grid-stride launches: at most BLOCKS_PER_SM blocks per multiprocessor, fewer
-    # for a small graph (one item per thread).
+    # for a small graph (one item per thread); the scan takes one block per tile.
     cap = BLOCKS_PER_SM * sm_count
+    tiles = ceil_div(n, SCAN_TILE)
     warps_per_block = BLOCK_SIZE // 32  # the count kernel: one warp per task
     return [
         (degrees, min(cap, ceil_div(max(n, m), BLOCK_SIZE)), BLOCK_SIZE,
          (indptr, indices, n64, m64, words), 0),
-        (orient, min(cap * BLOCK_SIZE // SCAN_BLOCK, ceil_div(m, SCAN_BLOCK)), SCAN_BLOCK,
-         (indptr, indices, n64, m64, words, offsets), 0),
+        (orient, min(cap, ceil_div(m, BLOCK_SIZE)), BLOCK_SIZE,
+         (indptr, indices, n64, m64, words), 0),
+        (tile_sums, tiles, BLOCK_SIZE, (n64, m64, words, offsets), 0),
+        (offsets_kernel, tiles, BLOCK_SIZE, (n64, m64, words, offsets), 0),
         (scatter, min(cap, ceil_div(m, BLOCK_SIZE)), BLOCK_SIZE,
          (indices, n64, m64, words, offsets), 0),
         (count, min(cap, ceil_div(max_tasks(n, m), warps_per_block)), BLOCK_SIZE,
@@ -164,7 +177,7 @@ def launches(kernels, indptr, indices, n: int, m: int, space: Workspace) -> list
 
 
 def _enqueue(kernels, indptr, indices, n: int, m: int, space: Workspace, stream, timed) -> None:
-    """The memset and the four launches on ``stream`` (the current stream)."""
+    """The memset and the six launches on ``stream`` (the current stream)."""
     cupy().cuda.runtime.memsetAsync(space.words.data.ptr, 0, 4 * zeroed_words(n, m), stream.ptr)
     *prepare, counting = launches(kernels, indptr, indices, n, m, space)
     for step in prepare:
