@@ -11,8 +11,11 @@ Three tables (each skippable: --no-small, --no-large, --no-cli):
    ``CSRGraph.from_edges`` leaves it: no rows, no degrees, no orientation), then
    ``tricount.gpu.engine.count``. ``auto`` and each (method, orientation) the plan can
    take -- so that the id-order paths, which skip the rank orientation, are measured
-   against the rank order ones (``tricount.gpu.plan``'s small-graph rules). Beside each:
-   the kernel alone (the benchmark's KernelTimer, a separate run) and the count.
+   against the rank order ones (``tricount.gpu.plan``'s small-graph rules); ``auto`` is the
+   short route (``tricount.gpu.small``) there, beside it on new device arrays per trial and
+   ``auto`` on the planned route (``plan=Plan()``). Beside each: the kernel alone (the
+   benchmark's KernelTimer, a separate run) and the count. ``--bound-scales`` adds R-MAT
+   graphs around the short route's edge bound, short against planned.
 2. **End to end from both-direction edge arrays on the device** (R-MAT ``--scales`` and
    uniform random 2^24 with 2^28 edges, generated on the device): per trial
    ``CSRGraph.from_edges(src, dst)`` and the count, synchronized; beside it the floors:
