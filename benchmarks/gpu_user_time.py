@@ -11,8 +11,11 @@ Three tables (each skippable: --no-small, --no-large, --no-cli):
    ``CSRGraph.from_edges`` leaves it: no rows, no degrees, no orientation), then
    ``tricount.gpu.engine.count``. ``auto`` and each (method, orientation) the plan can
    take -- so that the id-order paths, which skip the rank orientation, are measured
-   against the rank order ones (``tricount.gpu.plan``'s small-graph rules). Beside each:
-   the kernel alone (the benchmark's KernelTimer, a separate run) and the count.
+   against the rank order ones (``tricount.gpu.plan``'s small-graph rules); ``auto`` is the
+   short route (``tricount.gpu.small``) there, beside it on new device arrays per trial and
+   ``auto`` on the planned route (``plan=Plan()``). Beside each: the kernel alone (the
+   benchmark's KernelTimer, a separate run) and the count. ``--bound-scales`` adds R-MAT
+   graphs around the short route's edge bound, short against planned.
 2. **End to end from both-direction edge arrays on the device** (R-MAT ``--scales`` and
    uniform random 2^24 with 2^28 edges, generated on the device): per trial
    ``CSRGraph.from_edges(src, dst)`` and the count, synchronized; beside it the floors:
@@ -41,9 +44,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = os.environ.get("TRICOUNT_DATA", str(ROOT.parent / "shared" / "data" / "graphs"))
 SMALL = ("email-Enron", "ego-Facebook", "ca-HepPh", "soc-Epinions1", "blogcatalog")
-#: (label, method, orientation, launch-shape options) for the small graphs.
+#: (label, method, orientation, launch-shape options) for the small graphs; options None
+#: passes an empty ``Plan()``, which asks for the planned route (``auto`` alone takes the
+#: short route, ``tricount.gpu.small``, on these graphs). The short route replays a CUDA
+#: graph for arrays it has counted before, as every trial's fresh ``CSRGraph`` over the
+#: same device arrays is; "copies" gives each trial new device arrays (copied untimed,
+#: all kept alive so that no address repeats), so that every count launches its kernels.
 VARIANTS = (
     ("auto", "auto", "auto", {}),
+    ("auto, new arrays", "auto", "auto", "copies"),  # each trial's graph on new device arrays
+    ("auto, planned route", "auto", "auto", None),  # plan=Plan(): past the short route
     ("wedge, rank", "wedge", "rank", {}),
     ("wedge, id", "wedge", "id", {}),
     ("wedge csr, id", "wedge", "id", {"layout": "csr"}),
@@ -63,7 +73,7 @@ def small_graphs(args, cupy, lines: list, records: list) -> None:
     from tricount.bench.gpu_timer import KernelTimer
     from tricount.bench.trials import gpu_synchronize, trial_loop
     from tricount.gpu import engine
-    from tricount.gpu.plan import tuned
+    from tricount.gpu.plan import Plan, tuned
 
     lines += ["## From a built graph on the device to the count", "",
               "Milliseconds, median of the trials: `count` is `engine.count` on a fresh "
@@ -81,17 +91,27 @@ def small_graphs(args, cupy, lines: list, records: list) -> None:
             return tricount.Graph.from_upper_csr(indptr, indices, host.n_vertices,
                                                  vertex_ids=host.vertex_ids)
 
+        kept = []  # the copies of one variant, alive until it ends
+
+        def copied():
+            kept.append((indptr.copy(), indices.copy()))
+            return tricount.Graph.from_upper_csr(*kept[-1], host.n_vertices,
+                                                 vertex_ids=host.vertex_ids)
+
         for label, method, orientation, options in VARIANTS:
-            plan = tuned(method, **options) if options else None
+            plan = (Plan() if options is None else
+                    tuned(method, **options) if isinstance(options, dict) and options else None)
+            setup = copied if options == "copies" else fresh
 
             def run(graph, timer=None):
                 return engine.count(graph, method=method, orientation=orientation, plan=plan,
                                     timer=timer)
 
             try:
-                warm, runs = trial_loop(run, args.trials, setup=fresh,
+                warm, runs = trial_loop(run, args.trials, setup=setup,
                                         synchronize=gpu_synchronize)
-                timed = run(fresh(), KernelTimer)
+                timed = run(setup(), KernelTimer)
+                kept.clear()
             except Exception as exc:  # a variant that cannot run here: say so, go on
                 lines.append(f"| {name} | {host.n_vertices} | {host.n_edges} | {label} | "
                              f"failed: {type(exc).__name__}: {str(exc)[:80]} | | | |")
@@ -107,6 +127,49 @@ def small_graphs(args, cupy, lines: list, records: list) -> None:
                             "count_ms": count_ms, "kernel_ms": kernel_ms, "ok": ok})
             print(lines[-1], file=sys.stderr, flush=True)
         del dev
+        cupy.get_default_memory_pool().free_all_blocks()
+    lines.append("")
+
+
+def bound_table(args, cupy, lines: list, records: list) -> None:
+    """R-MAT graphs of ``--bound-scales`` around the short route's edge bound: ``auto`` (the
+    short route while the graph qualifies) beside ``auto`` on the planned route."""
+    import tricount
+    from tricount.bench.trials import gpu_synchronize, trial_loop
+    from tricount.generate import rmat
+    from tricount.gpu import engine
+    from tricount.gpu.plan import SHORT_ROUTE_MAX_EDGES, Plan
+
+    lines += ["## Around the short route's bound (R-MAT, edge factor 16, seed 1)", "",
+              f"Milliseconds, median of the trials, from a fresh device `CSRGraph` (bound: "
+              f"{SHORT_ROUTE_MAX_EDGES:,} edges).", "",
+              "| graph | n | m | auto method | auto ms | planned method | planned ms | agree |",
+              "|---|--:|--:|---|--:|---|--:|---|"]
+    for scale in args.bound_scales:
+        src, dst = rmat(scale, 16, seed=1, xp=cupy)
+        built = tricount.Graph.from_edges(cupy.concatenate([src, dst]),
+                                          cupy.concatenate([dst, src]))
+        del src, dst
+        indptr, indices, n, ids = built.indptr, built.indices, built.n_vertices, built.vertex_ids
+
+        def fresh():
+            return tricount.Graph.from_upper_csr(indptr, indices, n, vertex_ids=ids)
+
+        row = []
+        for plan in (None, Plan()):
+            warm, runs = trial_loop(lambda g: engine.count(g, plan=plan), args.trials,
+                                    setup=fresh, synchronize=gpu_synchronize)
+            row.append((warm, median_ms(runs), {r.value.n_triangles for r in runs}))
+        agree = len(row[0][2] | row[1][2] | {row[0][0].n_triangles, row[1][0].n_triangles}) == 1
+        lines.append(f"| rmat-s{scale} | {n} | {built.n_edges} | {row[0][0].method} | "
+                     f"{row[0][1]:.3f} | {row[1][0].method} | {row[1][1]:.3f} | "
+                     f"{'yes' if agree else 'NO'} |")
+        records.append({"table": "bound", "graph": f"rmat-s{scale}", "n": n,
+                        "m": built.n_edges, "auto_method": row[0][0].method,
+                        "auto_ms": row[0][1], "planned_method": row[1][0].method,
+                        "planned_ms": row[1][1], "agree": agree})
+        print(lines[-1], file=sys.stderr, flush=True)
+        built = indptr = indices = ids = None  # the next graph needs the room
         cupy.get_default_memory_pool().free_all_blocks()
     lines.append("")
 
@@ -221,6 +284,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="warm CLI runs per cell")
     parser.add_argument("--cold", nargs="*", default=["karate", "soc-Epinions1"],
                         help="files timed cold too (empty caches)")
+    parser.add_argument("--bound-scales", type=int, nargs="*", default=[],
+                        help="R-MAT scales timed around the short route's bound (default none)")
     parser.add_argument("--no-small", action="store_true")
     parser.add_argument("--no-large", action="store_true")
     parser.add_argument("--no-cli", action="store_true")
@@ -237,7 +302,8 @@ def main(argv=None) -> int:
              f"- machine: {machine()}", f"- device: {device('gpu')}",
              f"- versions: {versions(('gpu',))}", ""]
     records: list = []
-    for wanted, part in ((not args.no_small, small_graphs), (not args.no_large, large_graphs)):
+    for wanted, part in ((not args.no_small, small_graphs), (bool(args.bound_scales), bound_table),
+                         (not args.no_large, large_graphs)):
         if wanted:
             part(args, cupy, lines, records)
     if not args.no_cli:

@@ -120,6 +120,9 @@ def test_a_production_count_records_no_cuda_event(monkeypatch):
 
 def test_auto_records_why():
     out = engine.count(complete_graph(10), method="auto")
+    assert out.method == gp.SHORT_ROUTE_METHOD  # small: the short route (test_small_route.py)
+    assert out.method_reason.startswith("auto:")
+    out = engine.count(complete_graph(10), method="auto", plan=Plan())
     assert out.method in GPU_METHODS
     assert out.method_reason.startswith("auto:")
 
@@ -156,7 +159,8 @@ def test_auto_counts_a_flat_graph_in_id_order():
     assert g.n_vertices > gp.AUTO_BITWEDGE_ON_CHIP_VERTICES
     assert g.upper().max_out_degree <= gp.AUTO_ID_MAX_OUT_DEGREE
     expected = cpu_count(g)
-    out = engine.count(g, method="auto")
+    # An empty plan asks for the planned route (the graph is small enough for the short one).
+    out = engine.count(g, method="auto", plan=Plan())
     assert out.n_triangles == expected
     assert out.method == "wedge" and "id order" in out.method_reason
     # Named orientations are kept: rank, then auto's cost model.
@@ -171,7 +175,7 @@ def test_auto_orders_by_rank_when_the_id_order_has_a_hub():
     # of the two bounds); its rank puts it last.
     g = _flat_graph([(0, v) for v in range(1, gp.AUTO_SMALL_ID_MAX_OUT_DEGREE + 201)])
     assert g.upper().max_out_degree > gp.AUTO_SMALL_ID_MAX_OUT_DEGREE >= gp.AUTO_ID_MAX_OUT_DEGREE
-    out = engine.count(g, method="auto")
+    out = engine.count(g, method="auto", plan=Plan())
     assert out.n_triangles == cpu_count(g)
     assert "id order" not in out.method_reason
 

@@ -312,3 +312,38 @@ def test_make_plan_with_everything_known():
     planned = make_plan(stats(8_871_645, 260_379_520, 2000, id_out=100_000))
     assert planned.method == "hash" and planned.orientation == "rank"
     assert planned.preparation.kind == "fused" and planned.shape.block_size == 512
+
+
+class TestChooseShortRoute:
+    """The short route's routing (tricount.gpu.small): a bare auto on a small graph."""
+
+    def test_the_five_real_graphs_of_issue_25_take_it(self):
+        for n, m in ((36_692, 183_831), (4_039, 88_234), (12_008, 118_489), (75_879, 405_740),
+                     (10_312, 333_983)):
+            why = gp.choose_short_route(n, m)
+            assert why is not None and why.startswith("auto: short route") and str(m) in why
+
+    def test_the_bounds_are_inclusive(self):
+        n_max, m_max = gp.SHORT_ROUTE_MAX_VERTICES, gp.SHORT_ROUTE_MAX_EDGES
+        assert gp.choose_short_route(n_max, m_max) is not None
+        assert gp.choose_short_route(n_max + 1, m_max) is None
+        assert gp.choose_short_route(n_max, m_max + 1) is None
+        assert gp.choose_short_route(3, 1) is not None
+
+    def test_a_graph_without_edges_is_planned(self):
+        assert gp.choose_short_route(5, 0) is None
+        assert gp.choose_short_route(0, 0) is None
+
+    @pytest.mark.parametrize("request_", [
+        {"method": "hash"}, {"method": "wedge"}, {"method": "bitwedge"}, {"orientation": "rank"},
+        {"orientation": "id"}, {"orientation": "degree"}, {"plan": Plan()},
+        {"plan": tuned("hash")}, {"max_memory": 1 << 40},
+    ], ids=["hash", "wedge", "bitwedge", "rank", "id", "degree", "empty-plan", "plan",
+            "max-memory"])
+    def test_any_request_beyond_auto_is_planned(self, request_):
+        assert gp.choose_short_route(1000, 5000, **request_) is None
+
+    def test_the_bound_is_read_at_each_call(self, monkeypatch):
+        monkeypatch.setattr(gp, "SHORT_ROUTE_MAX_EDGES", 10)
+        assert gp.choose_short_route(100, 10) is not None
+        assert gp.choose_short_route(100, 11) is None

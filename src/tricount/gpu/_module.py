@@ -60,6 +60,12 @@ ENTRY_POINTS = (
     ("slice", "tc_slice_plan_keys"),
     ("slice", "tc_slice_low_ids"),
     ("slice", "tc_slice_block_pairs"),
+    ("small", "tc_small_degrees"),
+    ("small", "tc_small_orient"),
+    ("small", "tc_small_tile_sums"),
+    ("small", "tc_small_offsets"),
+    ("small", "tc_small_scatter"),
+    ("small", "tc_small_count"),
 )
 
 #: The kernels of the local computations (per vertex, per edge, truss).

@@ -12,6 +12,11 @@ Mirrors :mod:`tricount.cpu.engine`. :func:`count` takes a
 4. :func:`~tricount.gpu.plan.plan_method`, then the method's launcher
    (:mod:`tricount.gpu.methods`) runs its kernel and reads the 64-bit count back.
 
+Before all of this, a bare ``method="auto"`` on a small graph
+(:func:`~tricount.gpu.plan.choose_short_route`) takes the short route instead
+(:mod:`tricount.gpu.small`): degrees, orientation and count in six launches with
+no host synchronisation, reported as method ``"small"``.
+
 Timings follow the Graph Challenge split (Pearson et al. §III-B): ``gpu_s``
 from the built graph to the answer, ``transfer_s`` the copy,
 ``preprocess_s`` the orientation, ``count_s`` all counting work (the
@@ -43,9 +48,11 @@ import time
 from tricount.errors import UnknownMethodError
 from tricount.gpu import warm
 from tricount.gpu.device import cupy, device_facts, free_device_bytes, out_of_memory
-from tricount.gpu.plan import (GPU_METHODS, ORIENTATIONS, GraphStats, Plan, plan_memory,
-                               plan_method, plan_orientation, request, wants_id_order_degree)
+from tricount.gpu.plan import (GPU_METHODS, ORIENTATIONS, SHORT_ROUTE_METHOD, GraphStats, Plan,
+                               choose_short_route, plan_memory, plan_method, plan_orientation,
+                               request, wants_id_order_degree)
 from tricount.gpu.prepare import orient
+from tricount.gpu.small import count_small
 from tricount.result import EngineResult
 
 __all__ = ["count", "count_oriented", "execute", "Regions", "GPU_METHODS", "ORIENTATIONS"]
@@ -103,7 +110,9 @@ def count(graph, *, method: str = "auto", orientation: str = "auto", max_memory=
     graph : CSRGraph
         On the host (copied) or on the GPU.
     method : str
-        One of :data:`GPU_METHODS` or ``"auto"``.
+        One of :data:`GPU_METHODS` or ``"auto"``. ``"auto"`` with no ``plan`` and
+        orientation counts a small graph by the short route (method ``"small"``,
+        :func:`tricount.gpu.plan.choose_short_route`).
     orientation : {"auto", "rank", "degree", "id"}
         Orient edges by (degree, id) after renaming vertices by that rank
         (the same DAG as "degree", laid out by degree, which made hash 10-25 %
@@ -139,11 +148,15 @@ def count(graph, *, method: str = "auto", orientation: str = "auto", max_memory=
             f"the GPU backend has no option {', '.join(map(repr, sorted(unknown)))}; its options: "
             "method, orientation, max_memory (tuning knobs are fields of a "
             "tricount.gpu.plan.Plan, passed as plan=)")
-    cp = cupy()
-    wanted = request(method, orientation, plan)
     if max_memory is not None and not (isinstance(max_memory, (int, float)) and max_memory > 0):
         raise UnknownMethodError(
             f"max_memory must be a positive number of bytes, got {max_memory!r}")
+    short = choose_short_route(graph.n_vertices, graph.n_edges, method=method,
+                               orientation=orientation, plan=plan, max_memory=max_memory)
+    if short is not None:
+        return _count_short(graph, short, timer)
+    cp = cupy()
+    wanted = request(method, orientation, plan)
     stats = GraphStats(graph.n_vertices, graph.n_edges, graph.indices.dtype.itemsize,
                        graph.xp is cp, free_device_bytes(), name=graph.name or "")
     planned = plan_memory(stats, wanted, max_memory)
@@ -177,6 +190,38 @@ def count(graph, *, method: str = "auto", orientation: str = "auto", max_memory=
     return EngineResult(n_triangles, planned.method, planned.reason, _timings(
         timer, kernel_s, transfer_s=t1 - t0, preprocess_s=t2 - t1, count_s=t3 - t2,
         gpu_s=t3 - t0))
+
+
+def _count_short(graph, reason: str, timer) -> EngineResult:
+    """:func:`count` by the short route (:mod:`tricount.gpu.small`): no plan, no
+    orientation step, no host synchronisation before the count is read. Its
+    orientation runs inside ``count_s`` (there is no ``preprocess_s`` to report)."""
+    cp = cupy()
+    t0 = time.perf_counter()
+    indptr, indices = graph.indptr, graph.indices
+    what = (f"graph {graph.name + ' ' if graph.name else ''}({graph.n_vertices} vertices, "
+            f"{graph.n_edges} edges)")
+    if not isinstance(indices, cp.ndarray):
+        with out_of_memory(f"copying {what} to the GPU"):
+            indptr, indices = cp.asarray(indptr), cp.asarray(indices)
+            cp.cuda.get_current_stream().synchronize()
+    t1 = time.perf_counter()
+    regions = Regions(timer)
+    with out_of_memory(f"counting {what} by the short route"):
+        n_triangles = count_small(indptr, indices, graph.n_vertices, graph.n_edges, regions,
+                                  replay=timer is None)
+    t2 = time.perf_counter()
+    if not _SHORT_MARKED:
+        warm.mark_compiled(warm.route_name(SHORT_ROUTE_METHOD, "degree"))
+        _SHORT_MARKED.append(True)
+    timings = {"transfer_s": t1 - t0, "count_s": t2 - t1, "gpu_s": t2 - t0}
+    if timer is not None:
+        timings["kernel_s"] = regions.seconds
+    return EngineResult(n_triangles, SHORT_ROUTE_METHOD, reason, timings)
+
+
+#: Whether this process has left the short route's compiled marker (once is enough).
+_SHORT_MARKED: list = []
 
 
 def count_oriented(oriented, *, method: str = "auto", plan: Plan | None = None,

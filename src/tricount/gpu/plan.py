@@ -54,7 +54,8 @@ __all__ = [
     "GPU_METHODS", "ORIENTATIONS", "DeviceFacts", "GraphStats", "Preparation", "Plan",
     "HashShape", "WedgeShape", "BitwedgeShape", "request", "plan_memory", "plan_orientation",
     "plan_method", "make_plan", "make_shape", "tuned", "choose_method", "choose_id_order",
-    "wants_id_order_degree", "small_work", "slice_capacity", "task_cap",
+    "wants_id_order_degree", "small_work", "slice_capacity", "task_cap", "choose_short_route",
+    "SHORT_ROUTE_METHOD",
 ]
 
 #: The methods ``auto`` can pick, the GPU backend's public names.
@@ -263,6 +264,20 @@ GLOBAL_BITMAP_MEMORY_SHARE = 0.25
 
 #: Threads a multiprocessor holds: caps every shape's min_blocks × block_size.
 THREADS_PER_SM = 2048
+
+#: The short route (:mod:`tricount.gpu.small`): method ``auto`` counts a graph of at most
+#: this many vertices and edges there, from the built graph to the count in six launches
+#: and one 8-byte read, with no host synchronisation, planning or sort between them.
+#: Vertices: its scan takes one block per tile of 2,048 (128 tiles, one wave, at 2^18).
+#: Edges: measured on R-MAT (edge factor 16, seed 1) on an H100, device run 2 of this
+#: route (benchmarks/results/gpu_small_route_h100.md): the short route beat the planned
+#: one at scale 17 (1,864,286 edges: 1.80 against 2.52 ms) and lost at scale 18
+#: (3,805,744 edges: 4.59 against 3.50 ms), where the planned route's sorted, tuned
+#: kernels win back more than its ~1 ms of host work.
+SHORT_ROUTE_MAX_VERTICES = 1 << 18
+SHORT_ROUTE_MAX_EDGES = 1 << 21
+#: The name a count by the short route reports (not a method one can request).
+SHORT_ROUTE_METHOD = "small"
 
 
 # -- statistics in --------------------------------------------------------------------------
@@ -672,6 +687,33 @@ def _wedge_graph(stats: GraphStats) -> bool:
     """Whether method ``auto`` counts the graph by wedge whatever its order: past bitwedge's
     on-chip size (flat or skewed, the order decides), or small (:func:`small_work`)."""
     return stats.n_vertices > AUTO_BITWEDGE_ON_CHIP_VERTICES or small_work(stats)
+
+
+def choose_short_route(n_vertices: int, n_edges: int, *, method: str = "auto",
+                       orientation: str = "auto", plan: Plan | None = None,
+                       max_memory: int | None = None) -> str | None:
+    """Why the engine counts this graph by the short route, or None (the planned route).
+
+    Only a bare ``method="auto"`` takes it: a named method or orientation, or any
+    ``plan`` (even an empty ``Plan()``), asks for the planned route, and so does a
+    ``max_memory`` budget (the route keeps its workspace, about 24 bytes per edge,
+    between calls: a budget is planned by :func:`plan_memory` instead). The graph
+    must have an edge and at most :data:`SHORT_ROUTE_MAX_VERTICES` vertices and
+    :data:`SHORT_ROUTE_MAX_EDGES` edges.
+
+    >>> choose_short_route(36_692, 183_831) is not None  # email-Enron
+    True
+    >>> choose_short_route(36_692, 183_831, method="hash") is None
+    True
+    """
+    if method != "auto" or orientation != "auto" or plan is not None or max_memory is not None:
+        return None
+    n, m = int(n_vertices), int(n_edges)
+    if m == 0 or n > SHORT_ROUTE_MAX_VERTICES or m > SHORT_ROUTE_MAX_EDGES:
+        return None
+    return (f"auto: short route: {n} vertices <= {SHORT_ROUTE_MAX_VERTICES} and {m} edges <= "
+            f"{SHORT_ROUTE_MAX_EDGES}: small, so degrees, the (degree, id) orientation and a "
+            "hash-set count in six launches, with no host synchronisation before the count")
 
 
 def wants_id_order_degree(plan: Plan, stats: GraphStats) -> bool:

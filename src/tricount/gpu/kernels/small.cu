@@ -1,0 +1,429 @@
+// small.cu: the short route of small graphs, from an upper-triangular CSR on the
+// device to the triangle count in six launches with no host synchronisation
+// between them (tricount's own route; launcher: gpu/small.py).
+//
+// Counts: distinct triangles of a simple undirected graph.
+// Preconditions: the graph's own upper-triangular CSR, as CSRGraph keeps it:
+// `indptr` (int64, n + 1 entries) and `cols` (vertex_t), row u holding each
+// neighbour v > u once, in any order (nothing here needs sorted rows); every
+// id below 2^31 - 1 and m below 2^31 (the launcher's bound is far smaller).
+// The workspace `ws` (int32 words, laid out by tc_small_layout, mirrored by
+// gpu/small.py's workspace_words) has its first 4 + 2n + 4m words zeroed by the
+// launcher before kernel 1; `offsets` holds n + 1 64-bit words and one per tile
+// of the scan.
+//
+// The six kernels, launched in this order on one stream:
+// 1. tc_small_degrees: the degree of every vertex, one thread per stored edge
+//    (atomicAdd on the column's degree) and per vertex (its row length).
+// 2. tc_small_orient: orients each edge u -> v (u < v) forward when
+//    (deg u, u) < (deg v, v), i.e. deg u <= deg v, else backward, and counts
+//    each vertex's out-degree d+ (atomicAdd); it keeps the direction in the
+//    sign of a COO row word for kernel 5. An edge finds its row by binary search.
+// 3, 4. tc_small_tile_sums, tc_small_offsets: the exclusive scan of the
+//    out-degrees into `offsets`, low 32 bits the first position of u's
+//    out-list, high 32 bits its first task (u's out-list cut into chunks of
+//    TC_TASK_LISTS). Kernel 3 sums each tile of vertices (coalesced) and its
+//    last block to finish (a counter in the workspace, after a __threadfence,
+//    as in the CUDA samples' threadFenceReduction) scans the tile sums; kernel
+//    4 scans each tile from its prefix.
+// 5. tc_small_scatter: writes each oriented edge into its source's out-list at
+//    a slot taken by atomicSub (lists come out unsorted), records the owner of
+//    every chunk, and inserts the edge into its source's global hash table
+//    when that vertex's table would not fit a warp's shared one.
+// 6. tc_small_count: one warp per task (u, up to TC_TASK_LISTS out-neighbours v),
+//    tasks k, k + W, ... (W warps in the grid). Unless u's table is global,
+//    the warp inserts N+(u) into its shared table (linear probing, a power of
+//    two >= 2 d+(u) slots, so at most half full; keys are ids + 1, 0 marks an
+//    empty slot). Lane i takes the chunk's i-th v and its list N+(v); the
+//    non-empty lists move to the first lanes, a warp prefix sum of their
+//    lengths lays their wedges (u, v, w) end to end, and the lanes walk them
+//    32 x TC_WEDGE_UNROLL at a time, lane j taking wedges base + j,
+//    base + 32 + j, ... (their loads in flight together); a wedge's list is
+//    found by one ballot and one OR per window of 32 wedges
+//    (tc_task_wedges), and each wedge is one probe of w in u's table. The warp
+//    then empties the slots it used. Per-task 32-bit counts, per-lane 64-bit
+//    ones, one atomicAdd per block. Load balance: a task holds at most
+//    TC_TASK_LISTS lists, so a dense core's vertex is cut into many tasks.
+// Counted once: the orientation by (degree, id) is a total order, so each
+// triangle {a, b, c} with a < b < c in that order is found only at u = a,
+// v = b, as w = c in N+(a) ∩ N+(b); the edge a -> b lies in one chunk of a's
+// list, so in exactly one task, and each wedge is probed once. Under this
+// order d+(u) <= sqrt(2m), which bounds a table and a task's work.
+// Tables that do not fit a warp's TC_WARP_SLOTS: a vertex whose table needs
+// more slots gets one in global memory, 4 words per out-list entry from
+// 4 * (its first position), which holds its power of two (< 4 d+ when
+// d+ > 16): disjoint regions, zeroed by the launcher, built by kernel 5 and
+// only read by kernel 6. The bound is decided on the device from d+, never
+// read back by the host.
+// Sources: the (degree, id) orientation of Schank and Wagner (2005) and GAPBS's
+// tc.cc; an on-chip set per owner as in TRUST (Pandey et al., TPDS 2021);
+// wedges laid out by a prefix sum, as in tricount's wedge and bitwedge kernels.
+
+#ifndef TC_BLOCK_SIZE
+#define TC_BLOCK_SIZE 256  // threads per block of kernels 1, 3 and 4
+#endif
+
+#ifndef TC_VERTEX_T
+#define TC_VERTEX_T int  // the type of the input's column ids
+#endif
+
+#ifndef TC_WARP_SLOTS
+#define TC_WARP_SLOTS 512  // slots of a warp's shared table (a power of two >= 32)
+#endif
+
+#ifndef TC_SCAN_ITEMS
+#define TC_SCAN_ITEMS 8  // out-degrees per thread of the scan kernels (tiles of blocks x items)
+#endif
+
+#ifndef TC_TASK_LISTS
+#define TC_TASK_LISTS 16  // out-neighbours v of u per task (a power of two, 1 .. 32)
+#endif
+
+#ifndef TC_WEDGE_UNROLL
+#define TC_WEDGE_UNROLL 4  // wedges per lane per round (loads in flight)
+#endif
+
+#include "common.cuh"
+
+#if (TC_WARP_SLOTS & (TC_WARP_SLOTS - 1)) != 0 || TC_WARP_SLOTS < 32
+#error "TC_WARP_SLOTS must be a power of two of at least 32"
+#endif
+
+#if TC_SCAN_ITEMS < 1
+#error "TC_SCAN_ITEMS must be at least 1"
+#endif
+
+// Vertices per tile of the scan kernels.
+#define TC_SCAN_TILE (TC_BLOCK_SIZE * TC_SCAN_ITEMS)
+
+#if (TC_TASK_LISTS & (TC_TASK_LISTS - 1)) != 0 || TC_TASK_LISTS < 1 || TC_TASK_LISTS > 32
+#error "TC_TASK_LISTS must be a power of two in 1 .. 32"
+#endif
+
+#if TC_WEDGE_UNROLL < 1
+#error "TC_WEDGE_UNROLL must be at least 1"
+#endif
+
+// The workspace's parts, in the order of its words (gpu/small.py's workspace_words).
+struct tc_small_parts {
+    count_t* result;       // words 0-1: the count (zeroed)
+    unsigned* done;        // word 2: blocks of kernel 3 finished (zeroed); word 3 unused
+    int* degree;           // n words (zeroed)
+    int* out_degree;       // n words (zeroed; kernel 3 takes them back to 0)
+    int* tables;           // 4m words (zeroed): global hash tables of long out-lists
+    int* rows;             // m words: the COO row of each stored edge, ~row when backward
+    int* lists;            // m words: the oriented out-lists, at offsets' low halves
+    int* owners;           // one word per task: the vertex whose list it cuts
+};
+
+__device__ __forceinline__ tc_small_parts tc_small_layout(int* ws, long long n, long long m) {
+    tc_small_parts p;
+    p.result = reinterpret_cast<count_t*>(ws);  // the workspace is 256-byte aligned
+    p.done = reinterpret_cast<unsigned*>(ws + 2);
+    p.degree = ws + 4;
+    p.out_degree = p.degree + n;
+    p.tables = p.out_degree + n;
+    p.rows = p.tables + 4 * m;
+    p.lists = p.rows + m;
+    p.owners = p.lists + m;
+    return p;
+}
+
+// Slots of u's table: the smallest power of two >= 2 d+(u), at least 32, so
+// that a table is at most half full and every probe ends at an empty slot.
+__device__ __forceinline__ unsigned tc_table_slots(unsigned out_degree) {
+    const unsigned want = 2u * out_degree;
+    return want <= 32u ? 32u : 1u << (32 - __clz(want - 1u));
+}
+
+// The first slot of key in a table of `slots` (a power of two): Fibonacci hashing.
+__device__ __forceinline__ unsigned tc_first_slot(unsigned key, unsigned slots) {
+    return (key * 2654435769u) >> (__clz(slots) + 1);
+}
+
+// Insert a key (an id + 1, never 0) absent from the table; keys are distinct.
+__device__ __forceinline__ void tc_table_insert(int* table, unsigned slots, int key) {
+    unsigned s = tc_first_slot(static_cast<unsigned>(key), slots);
+    while (atomicCAS(table + s, 0, key) != 0) s = (s + 1u) & (slots - 1u);
+}
+
+// 1 when key is in the table, else 0 (the table is at most half full: the walk ends).
+__device__ __forceinline__ unsigned tc_table_has(const int* table, unsigned slots, int key) {
+    unsigned s = tc_first_slot(static_cast<unsigned>(key), slots);
+    for (;;) {
+        const int held = table[s];
+        if (held == key) return 1u;
+        if (held == 0) return 0u;
+        s = (s + 1u) & (slots - 1u);
+    }
+}
+
+// The out-list length and the task count of a vertex, packed as the scan adds them:
+// high 32 bits the chunks of TC_TASK_LISTS, low 32 bits the length (both sums stay
+// below 2^32).
+__device__ __forceinline__ unsigned long long tc_packed(int out_degree) {
+    const unsigned d = static_cast<unsigned>(out_degree);
+    return (static_cast<unsigned long long>((d + TC_TASK_LISTS - 1u) / TC_TASK_LISTS) << 32) | d;
+}
+
+// Kernel 1: degree[v] += 1 for every stored edge's column v, degree[u] += its row length.
+extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_degrees(
+    const offset_t* __restrict__ indptr, const vertex_t* __restrict__ cols, long long n,
+    long long m, int* ws) {
+    const tc_small_parts p = tc_small_layout(ws, n, m);
+    const long long items = n > m ? n : m;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < items;
+         i += stride) {
+        if (i < m) atomicAdd(p.degree + cols[i], 1);
+        if (i < n) {
+            const int up = static_cast<int>(indptr[i + 1] - indptr[i]);
+            if (up != 0) atomicAdd(p.degree + i, up);
+        }
+    }
+}
+
+// The row of stored edge e: the u with indptr[u] <= e < indptr[u + 1] (0 <= e < m).
+__device__ __forceinline__ long long tc_row_of(const offset_t* __restrict__ indptr, long long n,
+                                               long long e) {
+    long long lo = 0, hi = n;  // invariant: indptr[lo] <= e < indptr[hi]
+    while (hi - lo > 1) {
+        const long long mid = lo + (hi - lo) / 2;
+        if (indptr[mid] <= e) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+// Exclusive prefix sum over the block of each thread's `value`; `total` gets the sum.
+// Reached by every thread of the block (it synchronizes, also on entry, so that it
+// may be called again).
+__device__ __forceinline__ unsigned long long tc_block_exclusive(unsigned long long value,
+                                                                 unsigned long long* total) {
+    __shared__ unsigned long long warp_before[32];
+    __shared__ unsigned long long block_total;
+    const int lane = threadIdx.x % TC_WARP, warp = threadIdx.x / TC_WARP;
+    const int n_warps = blockDim.x / TC_WARP;
+    unsigned long long inclusive = value;
+    for (int delta = 1; delta < TC_WARP; delta *= 2) {
+        const unsigned long long below = __shfl_up_sync(TC_FULL_MASK, inclusive, delta);
+        if (lane >= delta) inclusive += below;
+    }
+    __syncthreads();  // a previous call's readers are done with warp_before
+    if (lane == TC_WARP - 1) warp_before[warp] = inclusive;
+    __syncthreads();
+    if (warp == 0) {
+        const unsigned long long own = lane < n_warps ? warp_before[lane] : 0ull;
+        unsigned long long running = own;
+        for (int delta = 1; delta < TC_WARP; delta *= 2) {
+            const unsigned long long below = __shfl_up_sync(TC_FULL_MASK, running, delta);
+            if (lane >= delta) running += below;
+        }
+        warp_before[lane] = running - own;  // every lane read its word before the shuffles
+        if (lane == TC_WARP - 1) block_total = running;
+    }
+    __syncthreads();
+    *total = block_total;
+    return warp_before[warp] + inclusive - value;
+}
+
+// Kernel 2: orient every edge by (degree, id) and count out-degrees.
+extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_orient(
+    const offset_t* __restrict__ indptr, const vertex_t* __restrict__ cols, long long n,
+    long long m, int* ws) {
+    const tc_small_parts p = tc_small_layout(ws, n, m);
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < m;
+         e += stride) {
+        const int u = static_cast<int>(tc_row_of(indptr, n, e));
+        const int v = static_cast<int>(cols[e]);
+        // u < v, so a tie in degree leaves u first: (deg u, u) < (deg v, v).
+        const bool forward = p.degree[u] <= p.degree[v];
+        atomicAdd(p.out_degree + (forward ? u : v), 1);
+        p.rows[e] = forward ? u : ~u;
+    }
+}
+
+// Kernel 3, one block per tile of TC_SCAN_TILE vertices (ceil(n / tile) blocks): the
+// tile's packed out-degree sum into tiles[tile]; the last block to finish turns the
+// sums into each tile's exclusive prefix, in place, and writes offsets[n], the total.
+// `tiles` is offsets + n + 1.
+extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_tile_sums(
+    long long n, long long m, int* ws, unsigned long long* offsets) {
+    const tc_small_parts p = tc_small_layout(ws, n, m);
+    unsigned long long* const tiles = offsets + n + 1;
+    const long long first = static_cast<long long>(blockIdx.x) * TC_SCAN_TILE;
+    unsigned long long sum = 0;
+#pragma unroll
+    for (int k = 0; k < TC_SCAN_ITEMS; ++k) {  // coalesced: the order of a sum is free
+        const long long i = first + k * TC_BLOCK_SIZE + threadIdx.x;
+        if (i < n) sum += tc_packed(p.out_degree[i]);
+    }
+    unsigned long long total;
+    tc_block_exclusive(sum, &total);
+    if (threadIdx.x == 0) tiles[blockIdx.x] = total;
+    // The tile's sum is visible device-wide before its block counts itself finished;
+    // the block that finishes last sees every sum.
+    __threadfence();
+    __shared__ int is_last;
+    __syncthreads();
+    if (threadIdx.x == 0) is_last = atomicAdd(p.done, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!is_last) return;
+    __threadfence();
+    unsigned long long carry = 0;
+    for (unsigned base = 0; base < gridDim.x; base += blockDim.x) {
+        const unsigned t = base + threadIdx.x;
+        const unsigned long long own = t < gridDim.x ? __ldcg(tiles + t) : 0ull;
+        unsigned long long chunk;
+        const unsigned long long before = tc_block_exclusive(own, &chunk);
+        if (t < gridDim.x) tiles[t] = carry + before;
+        carry += chunk;
+    }
+    if (threadIdx.x == 0) offsets[n] = carry;
+}
+
+// Kernel 4, one block per tile: offsets[u] = the packed sum of tc_packed(out_degree[x])
+// over x < u, for the tile's u (thread t: TC_SCAN_ITEMS consecutive vertices).
+extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_offsets(
+    long long n, long long m, int* ws, unsigned long long* offsets) {
+    const tc_small_parts p = tc_small_layout(ws, n, m);
+    const long long first =
+        static_cast<long long>(blockIdx.x) * TC_SCAN_TILE + threadIdx.x * TC_SCAN_ITEMS;
+    int out_degree[TC_SCAN_ITEMS];
+    unsigned long long sum = 0;
+#pragma unroll
+    for (int k = 0; k < TC_SCAN_ITEMS; ++k) {
+        out_degree[k] = first + k < n ? p.out_degree[first + k] : 0;
+        sum += tc_packed(out_degree[k]);
+    }
+    unsigned long long total;
+    unsigned long long before = tc_block_exclusive(sum, &total) + offsets[n + 1 + blockIdx.x];
+#pragma unroll
+    for (int k = 0; k < TC_SCAN_ITEMS; ++k) {
+        if (first + k < n) offsets[first + k] = before;
+        before += tc_packed(out_degree[k]);
+    }
+}
+
+// Kernel 5: each oriented edge into its source's out-list (and global table).
+extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_scatter(
+    const vertex_t* __restrict__ cols, long long n, long long m, int* ws,
+    const unsigned long long* __restrict__ offsets) {
+    const tc_small_parts p = tc_small_layout(ws, n, m);
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < m;
+         e += stride) {
+        const int row = p.rows[e];
+        const int u = row >= 0 ? row : ~row, v = static_cast<int>(cols[e]);
+        const int source = row >= 0 ? u : v, target = row >= 0 ? v : u;
+        const unsigned long long at = offsets[source];
+        const unsigned first = static_cast<unsigned>(at);
+        const unsigned out_degree = static_cast<unsigned>(offsets[source + 1]) - first;
+        // The counter falls from d+ to 0: slots d+ - 1 .. 0, each taken once.
+        const unsigned slot = static_cast<unsigned>(atomicSub(p.out_degree + source, 1) - 1);
+        p.lists[first + slot] = target;
+        if (slot % TC_TASK_LISTS == 0) p.owners[(at >> 32) + slot / TC_TASK_LISTS] = source;
+        const unsigned slots = tc_table_slots(out_degree);
+        if (slots > TC_WARP_SLOTS) tc_table_insert(p.tables + 4ll * first, slots, target + 1);
+    }
+}
+
+// The wedges of one task against u's table, walked by the warp; this lane's closed
+// wedges. Lane i < n_lists holds list i: its first position `list_begin` and `start`,
+// the wedges of the lists before it (lists are not empty, so starts increase strictly
+// from 0); lanes past the lists hold start 0xffffffff. Wedge j belongs to list
+// holder(j) = #{i >= 1 : start_i <= j}: per window of 32 wedges, a ballot counts the
+// lists started by its first wedge and an OR of one bit per list starting inside it
+// marks the rest, so a lane finds its wedge's list with one population count.
+__device__ __forceinline__ unsigned tc_task_wedges(const int* table, unsigned slots,
+                                                   const int* __restrict__ lists,
+                                                   unsigned list_begin, unsigned start,
+                                                   unsigned wedges, int lane) {
+    unsigned found = 0;  // per task and lane: below 2^32 (a task has < 2^31 wedges)
+    const unsigned up_to_lane = (2u << lane) - 1u;  // bits 0 .. lane (all 32 for lane 31)
+    for (unsigned base = 0; base < wedges; base += TC_WEDGE_UNROLL * TC_WARP) {
+        int w[TC_WEDGE_UNROLL];
+#pragma unroll
+        for (int k = 0; k < TC_WEDGE_UNROLL; ++k) {
+            const unsigned window = base + k * TC_WARP;
+            const unsigned opened =
+                __popc(__ballot_sync(TC_FULL_MASK, lane > 0 && start <= window));
+            const unsigned marks = __reduce_or_sync(
+                TC_FULL_MASK, lane > 0 && start > window && start - window < TC_WARP
+                                  ? 1u << (start - window) : 0u);
+            const int holder = static_cast<int>(opened + __popc(marks & up_to_lane));
+            const unsigned from = __shfl_sync(TC_FULL_MASK, list_begin, holder);
+            const unsigned skip = __shfl_sync(TC_FULL_MASK, start, holder);
+            const unsigned j = window + lane;
+            w[k] = j < wedges ? __ldg(lists + from + (j - skip)) : -1;
+        }
+#pragma unroll
+        for (int k = 0; k < TC_WEDGE_UNROLL; ++k)
+            if (w[k] >= 0) found += tc_table_has(table, slots, w[k] + 1);
+    }
+    return found;
+}
+
+// Kernel 6: count, one warp per task; needs TC_WARPS_PER_BLOCK * TC_WARP_SLOTS words of
+// dynamic shared memory.
+extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_count(
+    long long n, long long m, int* ws, const unsigned long long* __restrict__ offsets) {
+    extern __shared__ int warp_tables[];
+    const tc_small_parts p = tc_small_layout(ws, n, m);
+    const int lane = threadIdx.x % TC_WARP, warp = threadIdx.x / TC_WARP;
+    int* const own_table = warp_tables + warp * TC_WARP_SLOTS;
+    for (int i = lane; i < TC_WARP_SLOTS; i += TC_WARP) own_table[i] = 0;
+    __syncwarp();
+    const long long n_tasks = static_cast<long long>(__ldg(offsets + n) >> 32);
+    const long long warps = static_cast<long long>(gridDim.x) * TC_WARPS_PER_BLOCK;
+    const int* const lists = p.lists;
+    count_t found = 0;  // 64-bit: one lane may close more than 2^32 wedges in all
+    for (long long task = static_cast<long long>(blockIdx.x) * TC_WARPS_PER_BLOCK + warp;
+         task < n_tasks; task += warps) {
+        const int u = __ldg(p.owners + task);
+        const unsigned long long at = __ldg(offsets + u);
+        const unsigned first = static_cast<unsigned>(at);
+        const unsigned end = static_cast<unsigned>(__ldg(offsets + u + 1));
+        const unsigned slots = tc_table_slots(end - first);
+        const bool on_chip = slots <= TC_WARP_SLOTS;
+        if (on_chip) {
+            for (unsigned i = first + lane; i < end; i += TC_WARP)
+                tc_table_insert(own_table, slots, __ldg(lists + i) + 1);
+        }
+        // Lane i < TC_TASK_LISTS: the chunk's i-th out-neighbour v and its list N+(v).
+        const unsigned chunk =
+            first + TC_TASK_LISTS * static_cast<unsigned>(task - static_cast<long long>(at >> 32));
+        unsigned list_begin = 0, length = 0;
+        if (lane < TC_TASK_LISTS && chunk + lane < end) {
+            const int v = __ldg(lists + chunk + lane);
+            list_begin = static_cast<unsigned>(__ldg(offsets + v));
+            length = static_cast<unsigned>(__ldg(offsets + v + 1)) - list_begin;
+        }
+        // The non-empty lists to lanes 0, 1, ...: lane r takes the (r + 1)-th one.
+        const unsigned nonempty = __ballot_sync(TC_FULL_MASK, length > 0);
+        const int n_lists = __popc(nonempty);
+        const int source = lane < n_lists ? static_cast<int>(__fns(nonempty, 0, lane + 1)) : 0;
+        list_begin = __shfl_sync(TC_FULL_MASK, list_begin, source);
+        const unsigned moved = __shfl_sync(TC_FULL_MASK, length, source);
+        length = lane < n_lists ? moved : 0u;
+        unsigned inclusive = length;
+        for (int delta = 1; delta < TC_WARP; delta *= 2) {
+            const unsigned below = __shfl_up_sync(TC_FULL_MASK, inclusive, delta);
+            if (lane >= delta) inclusive += below;
+        }
+        const unsigned wedges = __shfl_sync(TC_FULL_MASK, inclusive, TC_WARP - 1);
+        const unsigned start = lane < n_lists ? inclusive - length : 0xffffffffu;
+        __syncwarp();  // the table is complete
+        const unsigned closed =
+            on_chip ? tc_task_wedges(own_table, slots, lists, list_begin, start, wedges, lane)
+                    : tc_task_wedges(p.tables + 4ll * first, slots, lists, list_begin, start,
+                                     wedges, lane);
+        found += closed;
+        if (on_chip) {  // empty the slots this task used, for the next one
+            __syncwarp();
+            for (unsigned i = lane; i < slots; i += TC_WARP) own_table[i] = 0;
+            __syncwarp();
+        }
+    }
+    tc_block_add(found, p.result);
+}

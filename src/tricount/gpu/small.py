@@ -1,0 +1,255 @@
+"""Launcher of ``kernels/small.cu``: the short route of small graphs.
+
+Counts: distinct triangles of a built graph's upper-triangular CSR on the device,
+in six launches on one stream (degrees; the (degree, id) orientation; two for the
+scan of the out-degrees; the scatter of the out-lists; the hash-set count) after
+one memset, and one 8-byte read: no host synchronisation, sort, plan or
+allocation between the built graph and the count. The kernel file's
+header says what each launch does and how each triangle is counted once.
+
+Everything the kernels need lives in one :class:`Workspace` per device, made
+when first needed and grown when a graph needs more, never freed by a call:
+one buffer of 32-bit words (:func:`workspace_words`, laid out as
+``tc_small_layout`` of the kernel file), one of ``n + 1`` 64-bit offsets and a
+pinned host word the count is copied into. The kernels are fetched once per
+(device, column type) and kept in a dict, so a call costs a few dictionary
+look-ups and launches of host time.
+
+A graph counted twice (the same device arrays, sizes and workspace, as a
+benchmark's trials or a caller's repeated counts see it) is captured the second
+time into a CUDA graph of the memset and the six launches, and replayed from
+then on: one launch of host time instead of seven. A replay reads the arrays as
+they are then, so it is exact whatever they hold; captures are kept for the
+last :data:`GRAPH_CACHE` keys. A caller that times the kernel (``timer``) or
+synchronizes every launch (``TRICOUNT_GPU_SYNC``) gets the launches themselves.
+
+Which graphs take this route, and why, is decided by
+:func:`tricount.gpu.plan.choose_short_route`; :func:`tricount.gpu.engine.count`
+calls :func:`count_small`.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from tricount.gpu._module import get_kernel
+from tricount.gpu.device import SYNC_EACH_LAUNCH, ceil_div, cupy, device_facts, launch
+
+__all__ = ["count_small", "launches", "workspace_words", "zeroed_words", "offset_words",
+           "max_tasks",
+           "Workspace", "DEFAULT_DEFINES", "KERNELS"]
+
+#: Threads per block of every kernel of the route.
+BLOCK_SIZE = 256
+#: Out-degrees per thread of the two scan kernels: tiles of BLOCK_SIZE x SCAN_ITEMS
+#: vertices, one block each (128 tiles at the route's 2^18 vertices).
+SCAN_ITEMS = 8
+SCAN_TILE = BLOCK_SIZE * SCAN_ITEMS
+#: Slots (32-bit words) of a warp's shared hash table: out-lists of up to half as many
+#: entries are counted on chip (the five graphs of issue 7 have at most 238 under the
+#: (degree, id) order: 2^9 = 512 holds them all), longer ones against a table in
+#: global memory built by the scatter.
+WARP_SLOTS = 512
+#: Out-neighbours v of one vertex u per task of the count kernel (one warp each): a task
+#: is at most this many lists long, so a dense core's vertices are cut into many tasks
+#: (ca-HepPh's largest task: 4,434 wedges with 32 lists, device run 1 of this branch,
+#: whose count kernel took 0.13 ms, most of it that one task).
+TASK_LISTS = 16
+#: Wedges per lane per round of the count kernel (independent loads in flight).
+WEDGE_UNROLL = 4
+#: Blocks per multiprocessor that a grid-stride launch asks for at most.
+BLOCKS_PER_SM = 8
+#: Captured CUDA graphs kept (the most recent keys).
+GRAPH_CACHE = 16
+#: The header words before the degrees: the count (2), kernel 3's finished blocks, one spare.
+HEADER_WORDS = 4
+#: The kernels of ``small.cu``, in launch order.
+KERNELS = ("tc_small_degrees", "tc_small_orient", "tc_small_tile_sums", "tc_small_offsets",
+           "tc_small_scatter", "tc_small_count")
+
+
+def kernel_defines(*, vertex_t: str) -> dict:
+    """Every define of ``kernels/small.cu`` for columns of C type ``vertex_t``."""
+    return {"block_size": BLOCK_SIZE, "vertex_t": vertex_t, "warp_slots": WARP_SLOTS,
+            "scan_items": SCAN_ITEMS, "task_lists": TASK_LISTS, "wedge_unroll": WEDGE_UNROLL}
+
+
+#: The file's ``#ifndef`` defaults.
+DEFAULT_DEFINES = {"small": kernel_defines(vertex_t="int")}
+
+
+def zeroed_words(n_vertices: int, n_edges: int) -> int:
+    """Words of the workspace that start each count at zero: header, degrees,
+    out-degrees and the global hash tables (4 words per edge)."""
+    return HEADER_WORDS + 2 * n_vertices + 4 * n_edges
+
+
+def max_tasks(n_vertices: int, n_edges: int) -> int:
+    """Tasks of the count kernel at most: sum of ceil(d+(u) / TASK_LISTS) over the
+    vertices with an out-list, at most m / TASK_LISTS + min(n, m)."""
+    return n_edges // TASK_LISTS + min(n_vertices, n_edges)
+
+
+def offset_words(n_vertices: int) -> int:
+    """64-bit words of ``offsets``: one per vertex and one more, then one per scan tile."""
+    return n_vertices + 1 + ceil_div(max(1, n_vertices), SCAN_TILE)
+
+
+def workspace_words(n_vertices: int, n_edges: int) -> int:
+    """32-bit words of the workspace: the zeroed part, then COO rows and out-lists
+    (one word per edge each) and one owner per task (:func:`max_tasks`, and one spare)."""
+    return zeroed_words(n_vertices, n_edges) + 2 * n_edges + max_tasks(n_vertices, n_edges) + 1
+
+
+class Workspace:
+    """One device's buffers for the short route: ``words`` (int32) and ``offsets``
+    (uint64, :func:`offset_words`), ``host`` the pinned word the count is read
+    into, and the captured graphs of this workspace (:data:`GRAPH_CACHE` at most,
+    keyed by the arrays and sizes they were captured for). Grown, never shrunk;
+    ``lock`` keeps two threads of one device from using it at once."""
+
+    def __init__(self):
+        cp = cupy()
+        self.words = self.offsets = None
+        self.host = np.frombuffer(cp.cuda.alloc_pinned_memory(8), dtype=np.uint64, count=1)
+        self.graphs: dict = {}  # key -> None, a captured graph, or False (see _captured)
+        self.capture_stream = None  # made at the first capture; False once one failed
+        self.lock = threading.Lock()
+
+    def fit(self, n_vertices: int, n_edges: int) -> None:
+        """Make room for a graph of this size (allocates only when it is larger than
+        any before; a quarter more then, so that growing graphs reallocate rarely)."""
+        cp = cupy()
+        need = workspace_words(n_vertices, n_edges)
+        if self.words is None or self.words.size < need:
+            self.words = None  # the old buffer goes back to the pool first
+            self.graphs.clear()  # captured for the old buffers
+            self.words = cp.empty(need + need // 4, dtype=cp.int32)
+        need = offset_words(n_vertices)
+        if self.offsets is None or self.offsets.size < need:
+            self.offsets = None
+            self.graphs.clear()
+            self.offsets = cp.empty(need + need // 4, dtype=cp.uint64)
+
+
+_WORKSPACES: dict = {}
+_KERNELS: dict = {}
+
+
+def _kernels(device_id: int, index_dtype) -> tuple:
+    """The six kernels for this device and column type, compiled once, and the
+    device's multiprocessors."""
+    key = (device_id, index_dtype)
+    kernels = _KERNELS.get(key)
+    if kernels is None:
+        vertex_t = "int" if index_dtype == np.int32 else "long long"
+        defines = kernel_defines(vertex_t=vertex_t)
+        sm_count = device_facts().sm_count
+        kernels = tuple(get_kernel("small", name, defines) for name in KERNELS) + (sm_count,)
+        _KERNELS[key] = kernels
+    return kernels
+
+
+def launches(kernels, indptr, indices, n: int, m: int, space: Workspace) -> list:
+    """The six launches, in order, as ``(kernel, grid, block, args, shared_bytes)``."""
+    degrees, orient, tile_sums, offsets_kernel, scatter, count, sm_count = kernels
+    words, offsets = space.words, space.offsets
+    n64, m64 = np.int64(n), np.int64(m)
+    # Grid-stride launches: at most BLOCKS_PER_SM blocks per multiprocessor, fewer
+    # for a small graph (one item per thread); the scan takes one block per tile.
+    cap = BLOCKS_PER_SM * sm_count
+    tiles = ceil_div(n, SCAN_TILE)
+    warps_per_block = BLOCK_SIZE // 32  # the count kernel: one warp per task
+    return [
+        (degrees, min(cap, ceil_div(max(n, m), BLOCK_SIZE)), BLOCK_SIZE,
+         (indptr, indices, n64, m64, words), 0),
+        (orient, min(cap, ceil_div(m, BLOCK_SIZE)), BLOCK_SIZE,
+         (indptr, indices, n64, m64, words), 0),
+        (tile_sums, tiles, BLOCK_SIZE, (n64, m64, words, offsets), 0),
+        (offsets_kernel, tiles, BLOCK_SIZE, (n64, m64, words, offsets), 0),
+        (scatter, min(cap, ceil_div(m, BLOCK_SIZE)), BLOCK_SIZE,
+         (indices, n64, m64, words, offsets), 0),
+        (count, min(cap, ceil_div(max_tasks(n, m), warps_per_block)), BLOCK_SIZE,
+         (n64, m64, words, offsets), 4 * warps_per_block * WARP_SLOTS),
+    ]
+
+
+def _enqueue(kernels, indptr, indices, n: int, m: int, space: Workspace, stream, timed) -> None:
+    """The memset and the six launches on ``stream`` (the current stream)."""
+    cupy().cuda.runtime.memsetAsync(space.words.data.ptr, 0, 4 * zeroed_words(n, m), stream.ptr)
+    *prepare, counting = launches(kernels, indptr, indices, n, m, space)
+    for step in prepare:
+        launch(*step)
+    with timed():
+        launch(*counting)
+
+
+def _captured(space: Workspace, key, enqueue):
+    """The CUDA graph of ``key``: None the first time a key is seen (the caller
+    launches), captured the second time, then kept."""
+    graphs = space.graphs  # key -> None (seen once), a graph, or False (capture failed)
+    if key not in graphs:
+        if len(graphs) >= GRAPH_CACHE:
+            del graphs[next(iter(graphs))]  # the oldest key
+        graphs[key] = None
+        return None
+    graph = graphs[key]
+    if graph is None and space.capture_stream is not False:
+        cp = cupy()
+        if space.capture_stream is None:  # capture needs a stream other than the legacy one
+            space.capture_stream = cp.cuda.Stream(non_blocking=True)
+        stream = space.capture_stream
+        # Relaxed: another thread's allocation during the capture stays legal.
+        mode = getattr(cp.cuda.runtime, "streamCaptureModeRelaxed", None)
+        try:
+            with stream:
+                stream.begin_capture(*(() if mode is None else (mode,)))
+                try:
+                    enqueue(stream)
+                finally:
+                    graph = stream.end_capture()
+        except Exception:  # no capture here (an old CuPy or driver): launch, never retry
+            graph = space.capture_stream = False
+        graphs[key] = graph
+    return graph or None
+
+
+def count_small(indptr, indices, n_vertices: int, n_edges: int, timed, *,
+                replay: bool = True) -> int:
+    """Triangles of the upper-triangular CSR ``indptr`` (int64) / ``indices`` (int32 or
+    int64) on the current device, ``n_edges >= 1``; ``timed()`` wraps the count kernel.
+
+    ``replay`` allows the CUDA graph of a repeated key (the engine passes False when
+    the caller times the kernel). Raises CuPy's OutOfMemoryError when the workspace
+    cannot grow (the engine turns it into :class:`~tricount.UnsupportedGraphError`).
+    """
+    cp = cupy()
+    n, m = int(n_vertices), int(n_edges)
+    if indptr.dtype != np.int64 or not indptr.flags.c_contiguous:
+        indptr = cp.ascontiguousarray(indptr, dtype=cp.int64)
+    if indices.dtype not in (np.int32, np.int64) or not indices.flags.c_contiguous:
+        indices = cp.ascontiguousarray(indices, dtype=cp.int64)
+    device_id = cp.cuda.runtime.getDevice()
+    kernels = _kernels(device_id, indices.dtype)
+    space = _WORKSPACES.get(device_id)
+    if space is None:
+        space = _WORKSPACES[device_id] = Workspace()
+    stream = cp.cuda.get_current_stream()
+    with space.lock:
+        space.fit(n, m)
+        graph = None
+        if replay and not SYNC_EACH_LAUNCH:
+            key = (indptr.data.ptr, indices.data.ptr, indices.dtype, n, m,
+                   space.words.data.ptr, space.offsets.data.ptr)
+            graph = _captured(space, key, lambda s: _enqueue(kernels, indptr, indices, n, m,
+                                                             space, s, timed))
+        if graph is not None:
+            graph.launch(stream)
+        else:
+            _enqueue(kernels, indptr, indices, n, m, space, stream, timed)
+        cp.cuda.runtime.memcpyAsync(space.host.ctypes.data, space.words.data.ptr, 8,
+                                    cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+        stream.synchronize()
+        return int(space.host[0])

@@ -1,0 +1,87 @@
+"""kernels/small.cu compiles without a GPU (nvcc's front end; NVRTC where it loads), and
+its launcher passes every define and names exactly the kernels the file defines."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tricount.gpu import small
+from tricount.gpu._module import ENTRY_POINTS, checked_flags, kernel_source
+
+KERNELS = Path(__file__).resolve().parents[2] / "src" / "tricount" / "gpu" / "kernels"
+#: The launcher's defines, and the extremes: one-warp blocks and the smallest table,
+#: 64-bit column ids with the largest blocks.
+VARIANTS = {
+    "default": (),
+    "tiny": ("-DTC_BLOCK_SIZE=32", "-DTC_WARP_SLOTS=32", "-DTC_SCAN_ITEMS=1",
+             "-DTC_TASK_LISTS=1", "-DTC_WEDGE_UNROLL=1"),
+    "wide": ("-DTC_VERTEX_T=long long", "-DTC_BLOCK_SIZE=1024", "-DTC_WARP_SLOTS=4096",
+             "-DTC_TASK_LISTS=32", "-DTC_SCAN_ITEMS=16"),
+}
+
+
+def test_entry_points_are_the_launchers_kernels():
+    pattern = re.compile(
+        r'extern "C" __global__ void(?:\s+__launch_bounds__\([^)]*\))?\s+(\w+)\s*\(')
+    found = pattern.findall((KERNELS / "small.cu").read_text())
+    assert tuple(found) == small.KERNELS
+    assert {("small", name) for name in found} <= set(ENTRY_POINTS)
+
+
+def test_the_launcher_passes_every_define():
+    for vertex_t in ("int", "long long"):
+        assert checked_flags("small", small.kernel_defines(vertex_t=vertex_t))
+
+
+def test_the_workspace_holds_every_part():
+    # tc_small_layout: header 4, degrees n, out-degrees n, tables 4m (the zeroed part),
+    # rows m, lists m, owners (one per task: at most m / TASK_LISTS + min(n, m)) and a spare.
+    n, m = 1000, 5000
+    assert small.zeroed_words(n, m) == 4 + 2 * n + 4 * m
+    assert small.workspace_words(n, m) == 4 + 2 * n + 6 * m + m // small.TASK_LISTS + n + 1
+    # Tasks: ceil(d+ / TASK_LISTS) per vertex with an out-list, whatever the out-degrees.
+    for out_degrees in ([m], [1] * m, [small.TASK_LISTS + 1] * (m // (small.TASK_LISTS + 1))):
+        tasks = sum(-(-d // small.TASK_LISTS) for d in out_degrees)
+        assert tasks <= small.max_tasks(len(out_degrees), sum(out_degrees))
+    assert small.offset_words(n) == n + 1 + 1  # one tile of SCAN_TILE >= 1000 vertices
+    assert small.offset_words(small.SCAN_TILE + 1) == small.SCAN_TILE + 2 + 2
+    assert "#include" not in kernel_source("small")
+
+
+def _nvcc(flags, tmp_path):
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("nvcc is not on PATH")
+    out = subprocess.run([nvcc, "-std=c++17", "-Werror", "all-warnings", "-I", str(KERNELS),
+                          *flags, str(KERNELS / "small.cu"), "-o", str(tmp_path / "small.out")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+
+
+def test_nvcc_front_end_accepts_the_file(tmp_path):
+    # PTX only (about a second): the C++ and the CUDA built-ins.
+    _nvcc(["-arch=compute_80", "--ptx"], tmp_path)
+
+
+@pytest.mark.slow  # seconds per variant; scripts/compile_kernels.sh compiles every file in CI
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_nvcc_compiles_each_variant(variant, tmp_path):
+    _nvcc(["-arch=sm_90", "-c", *VARIANTS[variant]], tmp_path)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_nvrtc_compiles_what_the_loader_builds(variant):
+    nvrtc = pytest.importorskip("cupy_backends.cuda.libs.nvrtc")
+    try:
+        program = nvrtc.createProgram(kernel_source("small"), "small.cu", [], [])
+    except Exception as exc:  # no libnvrtc on this machine
+        pytest.skip(f"NVRTC unavailable: {exc}")
+    try:
+        nvrtc.compileProgram(program, ["--std=c++17", "-arch=compute_90", *VARIANTS[variant]])
+    except Exception as exc:
+        pytest.fail(f"small.cu: {exc}\n{nvrtc.getProgramLog(program)}")
