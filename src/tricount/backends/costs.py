@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from tricount.backends.facts import Warmth, Workload
 from tricount.cpu import CPU_METHODS
+from tricount.gpu.plan import SHORT_ROUTE_MAX_EDGES, SHORT_ROUTE_MAX_VERTICES
 from tricount.prep.orient import PARALLEL_MIN_EDGES, PARALLEL_STARTED_MIN_EDGES
 
 __all__ = ["Workload", "Costs", "Route", "COSTS", "PROVENANCE", "routes", "candidates",
@@ -87,6 +88,9 @@ class Costs:
     gpu_build_s_per_entry: float
     gpu_count_fixed_s: float
     gpu_count_s_per_edge: float
+    gpu_short_fixed_s: float
+    gpu_short_s_per_edge: float
+    gpu_copy_call_s: float
     degree_ref: float = 16.0
     merge_degree: float = 12.0
     merge_min_ratio: float = 0.6
@@ -111,7 +115,11 @@ benchmarks/results/auto_vs_best_h100.md): one count of karate took bitmap 0.64 m
 400,000 edges and R-MAT 16-21 bitmap ran at 30-47 ns an edge on 16 threads against the
 150 predicted for 2 (so each thread past two is worth about 0.4 of one); merge's count
 took 0.6-0.8x bitmap's at mean degree 10 and 3.7-6x at 44-51; the GPU from a host graph
-took 1.6-1.9 ms on graphs under 20,000 edges (wedge), and copies ran at 7-9 GB/s.
+took 1.6-1.9 ms on graphs under 20,000 edges (wedge), and copies ran at 7-9 GB/s. The
+GPU's short route (gpu/small.py, graphs of at most 2^21 edges and 2^18 vertices):
+benchmarks/results/gpu_small_route_h100.md, 0.12-0.26 ms from a built graph on fresh arrays
+for 88,000-406,000 edges (0.1 ms + 0.35 ns an edge); a host graph's copy adds about 50 us of
+calls to the bytes.
 GPU: issue 25's measurements on the H100 machine (CUDA 13.2, CuPy 14.2.0): import cupy +
 first op 1.12 s; a second run of soc-Epinions1 spent 0.42 + 0.04 s in preparation and
 count for 0.4 ms of GPU work (per-process kernel loads from CuPy's disk cache); the first
@@ -142,6 +150,7 @@ COSTS = Costs(
     gpu_start_s=1.12, gpu_first_use_s=0.45, gpu_compile_s=5.0,
     gpu_copy_s_per_byte=1 / 8e9, gpu_build_s_per_entry=0.13e-9,
     gpu_count_fixed_s=1.6e-3, gpu_count_s_per_edge=0.65e-9,
+    gpu_short_fixed_s=1.0e-4, gpu_short_s_per_edge=0.35e-9, gpu_copy_call_s=5e-5,
 )
 
 
@@ -296,7 +305,12 @@ def _gpu_route(w: Workload, warmth: Warmth, c: Costs) -> Route:
         steps.add("copy", c.gpu_copy_s_per_byte * (8 * w.n_vertices + 4 * m))
     elif w.kind == "device-edges":
         steps.add("build", c.gpu_build_s_per_entry * 2 * m)
-    steps.add("count", c.gpu_count_fixed_s + c.gpu_count_s_per_edge * m)
+    if w.kind in ("host", "edges", "binary", "text"):
+        steps.add("copy calls", c.gpu_copy_call_s)
+    if 0 < m <= SHORT_ROUTE_MAX_EDGES and w.n_vertices <= SHORT_ROUTE_MAX_VERTICES:
+        steps.add("count (short route)", c.gpu_short_fixed_s + c.gpu_short_s_per_edge * m)
+    else:
+        steps.add("count", c.gpu_count_fixed_s + c.gpu_count_s_per_edge * m)
     return Route("gpu", "auto", "", tuple(steps.steps))
 
 
