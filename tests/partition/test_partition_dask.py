@@ -85,15 +85,31 @@ def test_ranked_file_is_opened_by_the_workers(client, graph, expected, tmp_path)
     pieces_tile_the_plan(report)
 
 
-def test_pieces_spread_over_both_workers(client, graph, expected, tmp_path):
+def test_one_range_is_handed_out_to_the_workers_of_the_count(client, graph, expected,
+                                                            tmp_path):
     # One range (no budget, no k), cut into 4 pieces per worker of about equal anchor work,
-    # then given out heaviest first to the less loaded worker.
+    # handed out heaviest first as the workers free up (which worker takes which piece is
+    # the scheduler's: only the count's workers, every piece once).
     path = tmp_path / "g.ranked.tcsr"
     prepare_ranked(graph, path)
+    workers = sorted(client.scheduler_info()["workers"])
     n, report = count_partitioned(str(path), executor="dask", client=client)
     assert n == expected and report.n_subproblems == 1
     pieces_tile_the_plan(report)
-    assert len(report.subproblems) > 2
+    assert len(report.subproblems) == 4 * len(workers)
+    assert {s["worker"] for s in report.subproblems} <= set(workers)
+    _, one = count_partitioned(str(path), executor="dask", client=client, workers=workers[:1])
+    assert {s["worker"] for s in one.subproblems} == {workers[0]}
+
+
+def test_several_ranges_are_placed_evenly(client, graph, expected, tmp_path):
+    # k > 1: pieces placed up front, heaviest first to the less loaded worker, so each
+    # worker builds a range's block once.
+    path = tmp_path / "g.ranked.tcsr"
+    prepare_ranked(graph, path)
+    n, report = count_partitioned(str(path), partitions=3, executor="dask", client=client)
+    assert n == expected and report.n_subproblems == 3
+    pieces_tile_the_plan(report)
     load = defaultdict(int)
     for s in report.subproblems:
         load[s["worker"]] += s["estimated_work"]
@@ -213,12 +229,15 @@ def test_budget_chooses_k_on_the_cluster(client, graph, expected):
     assert "least k" in report.reason
 
 
+#: The probe as this machine answers it: the ``cpu_workers`` fixture hides the GPU from
+#: this process's workers only, and worker processes started by a LocalCluster see it.
+GPU_HERE = tricount.gpu.probe()[0]
+
+
 def assert_counted_where_workers_can(report):
     """Each worker counts on the CPU, or on its GPU where one is usable (the GPU machine)."""
-    import tricount.gpu
-
     where = {s["where"] for s in report.subproblems}
-    assert where == {"cpu"} or (tricount.gpu.probe()[0] and all(w.startswith("gpu:") for w in where))
+    assert where == {"cpu"} or (GPU_HERE and all(w.startswith("gpu:") for w in where))
 
 
 def test_unknown_executor():
