@@ -18,6 +18,7 @@ triangles: the chunks stream, and a file is written chunk by chunk.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import numpy as np
@@ -157,9 +158,9 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
     n_triangles, columns = engine.list_triangles(g, chunk_size=chunk_size, labels=labels,
                                                  columns=True, count_first=progress is not None)
     columns = _reporting(columns, n_triangles, progress)
-    with atomic_output(path) as (f, _tmp):
+    with atomic_output(path) as (f, tmp):
         if fmt == "parquet":
-            return _write_parquet(columns, f, names, compression)
+            return _write_parquet(columns, f if tmp is None else tmp, names, compression)
         return _write_tsv(columns, f, names)
 
 
@@ -234,19 +235,24 @@ def _named(names, ids):
     return names.take(pa.array(ids))
 
 
-def _write_parquet(columns, f, names, compression: str) -> int:
+def _write_parquet(columns, where, names, compression: str) -> int:
+    """The chunks as Parquet into ``where``: the temporary's path (written through
+    pyarrow's own file, with no Python call per write) or a file object."""
     pa, pq = _pyarrow()
     if names is not None:
         names = pa.array(names)
     kind = pa.int64() if names is None else names.type
     schema = pa.schema([("u", kind), ("v", kind), ("w", kind)])
-    # Dictionary pages only for names (repeated strings), never for ids.
-    writer = pq.ParquetWriter(f, schema, use_dictionary=names is not None,
-                              compression=compression, **PARQUET_OPTIONS)
     written = 0
-    with writer:
+    with contextlib.ExitStack() as stack:
+        sink = stack.enter_context(pa.OSFile(where, "wb")) if isinstance(where, str) else where
+        # Dictionary pages only for names (repeated strings), never for ids.
+        writer = stack.enter_context(pq.ParquetWriter(
+            sink, schema, use_dictionary=names is not None, compression=compression,
+            **PARQUET_OPTIONS))
         for chunk in columns:
             k = chunk.shape[1]
+            # Zero-copy views of the chunk; pyarrow encodes and writes without the GIL.
             arrays = [pa.array(c) if names is None else _named(names, c) for c in chunk]
             writer.write_table(pa.Table.from_arrays(arrays, schema=schema), row_group_size=k)
             written += k

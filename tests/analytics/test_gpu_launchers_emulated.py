@@ -4,7 +4,8 @@ What this checks: the windows and their edge ranges, the double-buffered
 stream (every window once, in order, each chunk a copy that outlives its
 buffer), early closing, and the arguments each launcher passes, read the way
 the kernels' signatures declare them. The emulated kernels visit each
-triangle from its edge a -> b like ``triangle_visit.cuh`` and are judged by the
+triangle from its edge a -> b like ``triangle_visit.cuh`` (the listing's: from
+the pairs of the hash plan's tasks, like ``listing.cu``) and are judged by the
 CPU twins. What it cannot check: the CUDA itself (tests/analytics/test_analytics_gpu.py
 on the GPU machine does).
 """
@@ -51,8 +52,8 @@ class _DeviceArray(np.ndarray):
 
 def _fake_cupy():
     cp = types.SimpleNamespace(**{name: getattr(np, name) for name in (
-        "zeros", "cumsum", "searchsorted", "asarray", "ascontiguousarray", "int64", "uint64",
-        "uint32", "uint8", "float64")})
+        "zeros", "full", "diff", "cumsum", "searchsorted", "asarray", "ascontiguousarray",
+        "int64", "uint64", "uint32", "uint8", "float64")})
     cp.empty = lambda n, dtype: np.empty(n, dtype=dtype).view(_DeviceArray)
     cp.asnumpy = np.asarray
     cp.cuda = types.SimpleNamespace(Stream=_Stream, runtime=types.SimpleNamespace(
@@ -76,21 +77,8 @@ def _null(pointer):
 
 
 def _launch(kernel, n_edges, args, **tunables):
-    """The kernels of listing.cu, directed.cu and weighted.cu, by their signatures."""
-    if kernel == "tc_list_count":
-        indptr, rows, cols, n, counts = args
-        counts[:] = 0
-        for e, *_ in _visits(indptr, rows, cols, 0, n):
-            counts[e] += 1
-    elif kernel == "tc_list_write":
-        indptr, rows, cols, offsets, labels, e_begin, e_end, t_begin, t_end, out = args
-        k = int(t_end - t_begin)
-        for e, u, v, pu, _pv, rank in _visits(indptr, rows, cols, e_begin, e_end):
-            t = offsets[e] + rank
-            if t_begin <= t < t_end:
-                for column, x in enumerate(sorted((u, v, cols[pu]))):
-                    out[column * k + t - t_begin] = x if _null(labels) else labels[x]
-    elif kernel == "tc_directed":
+    """The kernels of directed.cu and weighted.cu, by their signatures."""
+    if kernel == "tc_directed":
         indptr, rows, cols, omask, n_edges, n, per_vertex, codes = args
         for _e, u, v, pu, pv, _ in _visits(indptr, rows, cols, 0, n_edges):
             m_ab, m_ac, m_bc = int(omask[_e]), int(omask[pu]), int(omask[pv])
@@ -109,6 +97,50 @@ def _launch(kernel, n_edges, args, **tunables):
         raise AssertionError(kernel)
 
 
+def _pair_hits(indptr, cols, x, y):
+    """(e, hits) of the pair (owner x, partner y): the oriented edge between them and the
+    common out-neighbours in y's list order, as listing.cu's tc_task_visit finds them."""
+    row_x = cols[indptr[x]:indptr[x + 1]].tolist()
+    row_y = cols[indptr[y]:indptr[y + 1]].tolist()
+    e = indptr[x] + row_x.index(y) if y in row_x else indptr[y] + row_y.index(x)
+    return int(e), [w for w in row_y if w in set(row_x)]
+
+
+def _launch_tasks(kernel, grid, block, args, shared_bytes=0):
+    """The kernels of listing.cu (tasks of the hash plan), by their signatures."""
+    indptr, cols, partners, owner, begin, end, _n_block, n_tasks, _slots, _next, *tail = args
+    for k in range(int(n_tasks)):
+        pairs = range(int(begin[k]), int(end[k]))
+        if kernel == "tc_list_count":
+            counts, first, last = tail
+            for q in pairs:
+                e, hits = _pair_hits(indptr, cols, owner[k], partners[q])
+                if hits:
+                    counts[e] = len(hits)
+                    first[k], last[k] = min(int(first[k]), e), max(int(last[k]), e)
+            continue
+        assert kernel == "tc_list_write", kernel
+        first, last, offsets, labels, e_begin, e_end, t_begin, t_end, out = tail
+        if last[k] < e_begin or first[k] >= e_end:
+            continue
+        n = int(t_end - t_begin)
+        for q in pairs:
+            e, hits = _pair_hits(indptr, cols, owner[k], partners[q])
+            for rank, c in enumerate(hits):
+                t = offsets[e] + rank
+                if e_begin <= e < e_end and t_begin <= t < t_end:
+                    for column, x in enumerate(sorted((owner[k], partners[q], c))):
+                        out[column * n + t - t_begin] = x if _null(labels) else labels[x]
+
+
+def _plan_tasks(shape, plan, owner_degree, owner_ids, edge_dtype):
+    """Tasks of at most 3 probes, in pair order, all for warps."""
+    from tricount.prep.partners import split_tasks
+
+    tasks = split_tasks(plan, owner_degree, 3)
+    return tasks.owner, tasks.begin, tasks.end, 0
+
+
 @pytest.fixture
 def gpu(monkeypatch):
     """The launcher modules with the fake CuPy and the Python kernels."""
@@ -119,12 +151,21 @@ def gpu(monkeypatch):
     cp = _fake_cupy()
     monkeypatch.setitem(__import__("sys").modules, "cupyx",
                         types.SimpleNamespace(empty_pinned=lambda n, dtype: np.empty(n, dtype)))
+    from tricount.prep.partners import plan_partners
+
     for module in (listing, directed, weighted):
         monkeypatch.setattr(module, "cupy", lambda: cp)
         monkeypatch.setattr(module, "kernel_arrays",
                             lambda o: (o.indptr, o.rows, o.indices, "int"))
+    for module in (directed, weighted):
         monkeypatch.setattr(module, "get_triangle_kernel", lambda stem, name, oriented, **d: name)
         monkeypatch.setattr(module, "launch_edge_range", _launch)
+    monkeypatch.setattr(listing, "plan_partners", plan_partners)
+    monkeypatch.setattr(listing, "plan_tasks", _plan_tasks)
+    monkeypatch.setattr(listing, "hash_kernel", lambda shape, cols, m, degree, *, stem, name:
+                        (name, np.int64, 32, 0))
+    monkeypatch.setattr(listing, "task_grid", lambda *args: 1)
+    monkeypatch.setattr(listing, "launch", _launch_tasks)
     return types.SimpleNamespace(listing=listing, directed=directed, weighted=weighted)
 
 

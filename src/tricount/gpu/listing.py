@@ -3,9 +3,14 @@
 Lists: each triangle as a row of three vertex ids sorted by compact id; the
 same rows in the same order as :mod:`tricount.cpu.listing`. Input: a
 degree-oriented COO+CSR of CuPy arrays.
-Steps: ``tc_list_count`` stores the triangles every oriented edge closes, a
-prefix sum numbers them (int64), and ``tc_list_write`` fills one window of
-numbers at a time into a device buffer, column by column.
+Steps: the hash method's plan (:mod:`tricount.prep.partners`: every edge that
+can close a triangle given to the end with the longer out-list, the owners cut
+into tasks and ordered as :mod:`tricount.gpu.methods.hash` orders them for the
+count); ``tc_list_count`` stores the triangles every oriented edge closes and
+each task's range of such edges, a prefix sum numbers them (int64), and
+``tc_list_write`` walks the same tasks again to fill one window of numbers at
+a time into a device buffer, column by column, skipping the tasks whose edge
+range misses the window.
 Streaming: two device buffers and two pinned host buffers alternate. Window
 i + 1 is written on the compute stream while window i is copied to pinned
 memory on the copy stream and then handed to the caller; a buffer is written
@@ -18,14 +23,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.gpu._triangles import (BLOCK_SIZE, GROUP_SIZE, default_defines,
-                                     get_triangle_kernel, launch_edge_range)
-from tricount.gpu.device import cupy, kernel_arrays
+from tricount.gpu.device import cupy, kernel_arrays, launch
+from tricount.gpu.methods.hash import DEFAULT_DEFINES as HASH_DEFINES
+from tricount.gpu.methods.hash import hash_kernel, plan_tasks, task_grid
+from tricount.gpu.plan import HashShape
+from tricount.gpu.prepare import plan_partners
 
 __all__ = ["GpuLister", "iter_columns_gpu", "list_triangles_gpu"]
 
-#: The ``#ifndef`` defaults of ``kernels/listing.cu`` (tests/gpu/test_kernel_defines.py).
-DEFAULT_DEFINES = default_defines("listing")
+#: The ``#ifndef`` defaults of ``kernels/listing.cu`` (tests/gpu/test_kernel_defines.py):
+#: hash.cu's, less the batched bounds the listing does not use.
+DEFAULT_DEFINES = {"listing": {k: v for k, v in HASH_DEFINES["hash"].items()
+                               if k != "batch_bounds"}}
 
 #: cudaMemcpyDeviceToHost.
 _DEVICE_TO_HOST = 2
@@ -37,29 +46,55 @@ class GpuLister:
     """Counted and numbered triangles of one oriented graph on the GPU.
 
     ``labels``: None to write compact ids, else an int64 array (NumPy or
-    CuPy) of the id written for each compact vertex. Construction runs the
-    count and the prefix sum and synchronizes.
+    CuPy) of the id written for each compact vertex. ``shape``: the hash
+    method's launch shape (:class:`~tricount.gpu.plan.HashShape`; None: the
+    count's own for this size). Construction plans, runs the count and the
+    prefix sum, and synchronizes.
     """
 
-    def __init__(self, oriented, labels=None, *, block_size: int = BLOCK_SIZE,
-                 group_size: int = GROUP_SIZE):
+    def __init__(self, oriented, labels=None, *, shape: HashShape | None = None):
         cp = cupy()
-        self.block_size, self.group_size = block_size, group_size
+        self.shape = (shape or HashShape()).resolve(oriented.n_edges)
         self.n_edges = oriented.n_edges
-        self.indptr, self.rows, self.cols, vertex = kernel_arrays(oriented)
         self.labels = None if labels is None else cp.asarray(labels, dtype=cp.int64)
-        self._shape = {"block_size": block_size, "group_size": group_size, "vertex_t": vertex}
-        self._oriented = oriented
         self.offsets = cp.zeros(self.n_edges + 1, dtype=cp.int64)
+        self.n_tasks = 0
         if self.n_edges:
-            counts = cp.empty(self.n_edges, dtype=cp.uint32)  # < 2^31 each (one out-list)
-            kernel = get_triangle_kernel("listing", "tc_list_count", oriented, **self._shape)
-            launch_edge_range(kernel, self.n_edges,
-                              (self.indptr, self.rows, self.cols, np.int64(self.n_edges), counts),
-                              block_size=block_size, group_size=group_size)
-            cp.cumsum(counts, dtype=cp.int64, out=self.offsets[1:])
-            del counts
+            self._count(oriented)
         self.n_triangles = int(self.offsets[-1])  # synchronizes
+
+    def _count(self, oriented) -> None:
+        """Plan, order the tasks, count per edge and per task, and number by a prefix sum."""
+        cp = cupy()
+        shape, m = self.shape, self.n_edges
+        indptr, _rows, cols, _vertex = kernel_arrays(oriented)
+        plan = plan_partners(oriented)
+        if plan.n_pairs == 0:
+            return
+        kernel, edge_dtype, self.block_slots, self.shared_bytes = hash_kernel(
+            shape, cols, m, oriented.max_out_degree, stem="listing", name="tc_list_count")
+        self._writer = hash_kernel(shape, cols, m, oriented.max_out_degree, stem="listing",
+                                   name="tc_list_write")[0]
+        self._tasks = plan_tasks(shape, plan, cp.diff(indptr), 0, edge_dtype)
+        self.n_tasks, self.n_block = int(self._tasks[0].shape[0]), self._tasks[3]
+        self._lists = (indptr.astype(edge_dtype, copy=False), cols, plan.partners)
+        del plan
+        # Each task's first and last edge that closes a triangle (none: first > last).
+        self.task_first = cp.full(self.n_tasks, np.uint64(2**64 - 1), dtype=cp.uint64)
+        self.task_last = cp.zeros(self.n_tasks, dtype=cp.uint64)
+        counts = cp.zeros(m, dtype=cp.uint32)  # < 2^31 each (one out-list)
+        self._launch(kernel, (counts, self.task_first, self.task_last))
+        cp.cumsum(counts, dtype=cp.int64, out=self.offsets[1:])
+
+    def _launch(self, kernel, tail: tuple) -> None:
+        """One launch over every task: the lists and the task schedule, then ``tail``."""
+        cp = cupy()
+        owner, begin, end, n_block = self._tasks
+        grid = task_grid(kernel, self.shape, self.n_tasks, n_block, self.shared_bytes)
+        next_task = cp.zeros(2, dtype=cp.uint64)
+        launch(kernel, grid, self.shape.block_size,
+               (*self._lists, owner, begin, end, np.int64(n_block), np.int64(self.n_tasks),
+                np.int64(self.block_slots), next_task, *tail), self.shared_bytes)
 
     def windows(self, chunk_size: int):
         """``(t_begin, t_end, e_begin, e_end)`` of every window of ``chunk_size`` triangles,
@@ -82,14 +117,12 @@ class GpuLister:
         """Launch the write of ``window`` into the device int64 array ``out`` (3 k entries:
         the u, v and w columns) on the current stream."""
         t_begin, t_end, e_begin, e_end = window
-        kernel = get_triangle_kernel("listing", "tc_list_write", self._oriented,
-                                     **self._shape)
+        if t_end <= t_begin:
+            return
         labels = self.labels if self.labels is not None else np.uint64(0)  # null: compact ids
-        launch_edge_range(kernel, e_end - e_begin,
-                          (self.indptr, self.rows, self.cols, self.offsets, labels,
-                           np.int64(e_begin), np.int64(e_end), np.int64(t_begin),
-                           np.int64(t_end), out),
-                          block_size=self.block_size, group_size=self.group_size)
+        self._launch(self._writer, (self.task_first, self.task_last, self.offsets, labels,
+                                    np.int64(e_begin), np.int64(e_end), np.int64(t_begin),
+                                    np.int64(t_end), out))
 
 
 def _lister(oriented, labels, tunables) -> GpuLister:
