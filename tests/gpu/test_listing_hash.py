@@ -6,8 +6,8 @@ promises), and for a total equal to the count. The shapes force each path of
 the kernel on small graphs: every list read by a warp (ballot ranks) or by one
 thread, every task a block's, tables too small for the owner (the binary-search
 fallback), one-probe tasks (many tasks, most skipped by a small window), the
-widest block. A hub of out-degree 5,000 takes the fallback under the default
-shape (its table needs more than the block's 32 KiB).
+widest block, tasks in owner order. A hub of out-degree 5,000 takes the
+fallback under the default shape (its table needs more than the block's 32 KiB).
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ SHAPES = {
     "thread-lists": HashShape(long_list=1 << 30),
     "block-fallback": HashShape(block_work=0, block_table_bytes=128),
     "tiny-tasks": HashShape(block_size=64, warp_slots=32, max_task=1, min_task=1, unroll=1),
-    "wide": HashShape(block_size=1024, unroll=8, spread=2),
+    "wide": HashShape(block_size=1024, warp_slots=64, unroll=2, spread=2),
+    "by-owner": HashShape(by_owner=True, unroll=8),
 }
 
 
@@ -90,7 +91,7 @@ def test_same_rows_as_the_cpu(name, shape):
     oriented = g.to_device(cupy).oriented()
     assert np.array_equal(got_rows(oriented, labels, 1 << 20, shape=SHAPES[shape]), want)
     lister = GpuLister(wide(oriented), shape=SHAPES[shape])
-    assert lister.n_triangles == want.shape[0] == tricount.count(g, backend="gpu")
+    assert lister.n_triangles == want.shape[0] == tricount.count(g, backend="gpu").n_triangles
     assert np.array_equal(labels[got_rows(lister, None, 1 << 20)], want)
 
 

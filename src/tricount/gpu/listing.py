@@ -75,6 +75,9 @@ class GpuLister:
             shape, cols, m, oriented.max_out_degree, stem="listing", name="tc_list_count")
         self._writer = hash_kernel(shape, cols, m, oriented.max_out_degree, stem="listing",
                                    name="tc_list_write")[0]
+        # tc_list_write stages (unroll + 1) * 32 ids per warp after the tables.
+        self.write_shared_bytes = self.shared_bytes + (
+            shape.block_size // 32 * (shape.unroll + 1) * 32 * cols.dtype.itemsize)
         self._tasks = plan_tasks(shape, plan, cp.diff(indptr), 0, edge_dtype)
         self.n_tasks, self.n_block = int(self._tasks[0].shape[0]), self._tasks[3]
         self._lists = (indptr.astype(edge_dtype, copy=False), cols, plan.partners)
@@ -83,18 +86,18 @@ class GpuLister:
         self.task_first = cp.full(self.n_tasks, np.uint64(2**64 - 1), dtype=cp.uint64)
         self.task_last = cp.zeros(self.n_tasks, dtype=cp.uint64)
         counts = cp.zeros(m, dtype=cp.uint32)  # < 2^31 each (one out-list)
-        self._launch(kernel, (counts, self.task_first, self.task_last))
+        self._launch(kernel, self.shared_bytes, (counts, self.task_first, self.task_last))
         cp.cumsum(counts, dtype=cp.int64, out=self.offsets[1:])
 
-    def _launch(self, kernel, tail: tuple) -> None:
+    def _launch(self, kernel, shared_bytes: int, tail: tuple) -> None:
         """One launch over every task: the lists and the task schedule, then ``tail``."""
         cp = cupy()
         owner, begin, end, n_block = self._tasks
-        grid = task_grid(kernel, self.shape, self.n_tasks, n_block, self.shared_bytes)
+        grid = task_grid(kernel, self.shape, self.n_tasks, n_block, shared_bytes)
         next_task = cp.zeros(2, dtype=cp.uint64)
         launch(kernel, grid, self.shape.block_size,
                (*self._lists, owner, begin, end, np.int64(n_block), np.int64(self.n_tasks),
-                np.int64(self.block_slots), next_task, *tail), self.shared_bytes)
+                np.int64(self.block_slots), next_task, *tail), shared_bytes)
 
     def windows(self, chunk_size: int):
         """``(t_begin, t_end, e_begin, e_end)`` of every window of ``chunk_size`` triangles,
@@ -120,9 +123,9 @@ class GpuLister:
         if t_end <= t_begin:
             return
         labels = self.labels if self.labels is not None else np.uint64(0)  # null: compact ids
-        self._launch(self._writer, (self.task_first, self.task_last, self.offsets, labels,
-                                    np.int64(e_begin), np.int64(e_end), np.int64(t_begin),
-                                    np.int64(t_end), out))
+        self._launch(self._writer, self.write_shared_bytes,
+                     (self.task_first, self.task_last, self.offsets, labels, np.int64(e_begin),
+                      np.int64(e_end), np.int64(t_begin), np.int64(t_end), out))
 
 
 def _lister(oriented, labels, tunables) -> GpuLister:

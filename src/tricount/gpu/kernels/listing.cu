@@ -73,18 +73,27 @@ __device__ __forceinline__ edge_t tc_pair_edge(const edge_t* __restrict__ indptr
     return tc_lower_bound(cols, indptr[y], indptr[y + 1], x);
 }
 
+// Entries of a warp's staging area in tc_list_write: a round of a long list's hits
+// on top of fewer than 32 not yet written (flushed when 32 or more are staged).
+#define TC_LIST_STAGE ((TC_LONG_UNROLL + 1) * TC_WARP)
+
 // Owner x's task over partners[pb .. pe) on a group of GROUP threads (t: the
-// caller's place): for every pair whose edge e passes wants(e) (uniform per
-// pair), visit(e, x, y, c, rank) for every hit c of y's list in x's set, rank
-// its place among e's hits when Ranked (else 0), then done(e, found) once per
-// pair, by one thread. `table` holds `slots` slots, TC_EMPTY on entry and on return.
-template <int GROUP, bool Ranked, class Wants, class Visit, class Done>
+// caller's place): for every pair, need = expect(e) of its edge e (uniform per
+// pair; 0: skip the pair, else stop after `need` hits), visit(e, x, y, c,
+// rank) for every hit c of y's list in x's set, rank its place among e's hits
+// when Ranked (else 0), then done(e, found) once per pair, by one thread.
+// Ranked, a warp's long-list hits are staged in `stage` (TC_LIST_STAGE entries
+// of this warp) and visited by consecutive lanes in rank order, so that
+// consecutive lanes write consecutive rows. `table` holds `slots` slots,
+// TC_EMPTY on entry and on return.
+template <int GROUP, bool Ranked, class Expect, class Visit, class Done>
 __device__ __forceinline__ void tc_task_visit(vertex_t x, edge_t pb, edge_t pe, int t,
                                               vertex_t* table, offset_t slots,
+                                              vertex_t* stage,
                                               const edge_t* __restrict__ indptr,
                                               const vertex_t* __restrict__ cols,
                                               const vertex_t* __restrict__ partners,
-                                              Wants wants, Visit visit, Done done) {
+                                              Expect expect, Visit visit, Done done) {
     const edge_t xb = indptr[x], xe = indptr[x + 1];
     const int bits = tc_table_bits(xe - xb);
     const bool on_chip = ((offset_t)1 << bits) <= slots;  // uniform across the group
@@ -109,9 +118,18 @@ __device__ __forceinline__ void tc_task_visit(vertex_t x, edge_t pb, edge_t pe, 
         const edge_t yb = indptr[y], ye = indptr[y + 1];
         if (ye - yb < TC_LONG_LIST) break;  // uniform in the warp; the rest are shorter
         const edge_t e = tc_pair_edge(indptr, cols, x, y);
-        if (!wants(e)) continue;  // uniform: one edge per warp
-        unsigned found = 0;
-        for (edge_t base = yb; base < ye; base += TC_LONG_UNROLL * TC_WARP) {
+        const unsigned need = expect(e);  // uniform: one edge per warp
+        if (need == 0) continue;
+        unsigned found = 0, staged = 0;  // ranked: warp-uniform, found = visited + staged
+        auto flush = [&]() {
+            __syncwarp();
+            for (unsigned i = lane; i < staged; i += TC_WARP)
+                visit(e, x, y, stage[i], found - staged + i);
+            __syncwarp();  // read before the next round overwrites
+            staged = 0;
+        };
+        for (edge_t base = yb; base < ye && (!Ranked || found < need);
+             base += TC_LONG_UNROLL * TC_WARP) {
             vertex_t w[TC_LONG_UNROLL];
 #pragma unroll
             for (int k = 0; k < TC_LONG_UNROLL; ++k) {
@@ -123,13 +141,16 @@ __device__ __forceinline__ void tc_task_visit(vertex_t x, edge_t pb, edge_t pe, 
                 const bool hit = w[k] != TC_EMPTY && has(w[k]);
                 if (Ranked) {
                     const unsigned hits = __ballot_sync(TC_FULL_MASK, hit);
-                    if (hit) visit(e, x, y, w[k], found + __popc(hits & lanes_below));
+                    if (hit) stage[staged + __popc(hits & lanes_below)] = w[k];
+                    staged += __popc(hits);
                     found += __popc(hits);
                 } else {
                     found += hit;
                 }
             }
+            if (Ranked && staged > TC_LIST_STAGE - TC_LONG_UNROLL * TC_WARP) flush();
         }
+        if (Ranked) flush();
         if (!Ranked) found = (unsigned)tc_warp_sum(found);  // ranked: every lane has the total
         if (lane == 0) done(e, found);
     }
@@ -139,9 +160,10 @@ __device__ __forceinline__ void tc_task_visit(vertex_t x, edge_t pb, edge_t pe, 
         const edge_t yb = indptr[y], ye = indptr[y + 1];
         if (ye - yb >= TC_LONG_LIST) continue;  // read by a warp above
         const edge_t e = tc_pair_edge(indptr, cols, x, y);
-        if (!wants(e)) continue;
+        const unsigned need = expect(e);
+        if (need == 0) continue;
         unsigned found = 0;
-        for (edge_t j = yb; j < ye; j += 4) {
+        for (edge_t j = yb; j < ye && found < need; j += 4) {
             vertex_t w[4];
 #pragma unroll
             for (int k = 0; k < 4; ++k) w[k] = j + k < ye ? cols[j + k] : TC_EMPTY;
@@ -187,8 +209,8 @@ tc_list_count(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ co
                  [&](offset_t k, auto group, int t, vertex_t* table, offset_t slots) {
         unsigned long long first = ~0ull, last = 0;  // this thread's edges that close any
         tc_task_visit<decltype(group)::size, false>(
-            task_owner[k], task_begin[k], task_end[k], t, table, slots, indptr, cols, partners,
-            [](edge_t) { return true; },
+            task_owner[k], task_begin[k], task_end[k], t, table, slots, nullptr, indptr, cols,
+            partners, [](edge_t) { return ~0u; },
             [](edge_t, vertex_t, vertex_t, vertex_t, unsigned) {},
             [&](edge_t e, unsigned found) {
                 if (found == 0) return;
@@ -206,7 +228,8 @@ tc_list_count(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ co
 // Rows t_begin .. t_end - 1 (on edges e_begin .. e_end - 1) into out[0 .. n),
 // out[n .. 2n), out[2n .. 3n) with n = t_end - t_begin: the u, v and w
 // columns, each the id labels[x] of the compact vertex x (x itself when labels
-// is null).
+// is null). Dynamic shared memory: tc_run_tasks' tables, then TC_LIST_STAGE
+// entries per warp.
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE, TC_MIN_BLOCKS)
 tc_list_write(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ cols,
               const vertex_t* __restrict__ partners, const vertex_t* __restrict__ task_owner,
@@ -219,6 +242,10 @@ tc_list_write(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ co
               offset_t e_begin, offset_t e_end, long long t_begin, long long t_end,
               long long* __restrict__ out) {
     extern __shared__ __align__(8) unsigned char tc_list_shared[];
+    // Each warp's staging area follows the tables (the launcher adds its bytes).
+    vertex_t* stage = (vertex_t*)tc_list_shared
+        + tc_max(block_slots, (offset_t)TC_WARPS_PER_BLOCK * TC_WARP_SLOTS)
+        + (offset_t)(threadIdx.x / TC_WARP) * TC_LIST_STAGE;
     const long long n = t_end - t_begin;
     tc_run_tasks(n_block_tasks, n_tasks, block_slots, next_task, (vertex_t*)tc_list_shared,
                  [&](offset_t k, auto group, int t, vertex_t* table, offset_t slots) {
@@ -226,8 +253,12 @@ tc_list_write(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ co
         if (task_last[k] < (unsigned long long)e_begin ||
             task_first[k] >= (unsigned long long)e_end) return;
         tc_task_visit<decltype(group)::size, true>(
-            task_owner[k], task_begin[k], task_end[k], t, table, slots, indptr, cols, partners,
-            [&](edge_t e) { return (offset_t)e >= e_begin && (offset_t)e < e_end; },
+            task_owner[k], task_begin[k], task_end[k], t, table, slots, stage, indptr, cols,
+            partners,
+            [&](edge_t e) {  // e's triangles, 0 outside the window
+                if ((offset_t)e < e_begin || (offset_t)e >= e_end) return 0u;
+                return (unsigned)(offsets[e + 1] - offsets[e]);
+            },
             [&](edge_t e, vertex_t x, vertex_t y, vertex_t c, unsigned rank) {
                 const long long number = offsets[e] + (long long)rank;
                 if (number < t_begin || number >= t_end) return;  // the window cuts this edge
