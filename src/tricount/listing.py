@@ -3,7 +3,8 @@
     graph ──inputs.as_graph──▶ CSRGraph ──backend.list_triangles──▶ cpu | gpu | reference
     cpu:  degree-oriented CSR ─▶ one pass, chunk by chunk (no total asked for; small
           graphs or few threads) | count per edge ─▶ prefix sum ─▶ write window by window
-    gpu:  the same on the card, windows streamed to pinned host memory, copies overlapped
+    gpu:  the same on the card (hash sets per owner), batches of windows written, each
+          window streamed to pinned host memory, copies overlapped with the next batch
     rows ─▶ (k, 3) int64 arrays | Parquet (one row group per chunk) | TSV
 
 A row is one triangle ``(u, v, w)`` with ``u < v < w`` in the graph's vertex
@@ -12,8 +13,10 @@ built from edge arrays or read from a file, node order for a graph from
 NetworkX (the order in which ``nx.all_triangles`` yields each triangle). The
 order of the rows is fixed by the graph (by degree-oriented edge, then by the
 third vertex), the same on the CPU and the GPU and for every chunk size.
-Memory is bounded by the chunk size and the graph, whatever the number of
-triangles: the chunks stream, and a file is written chunk by chunk.
+Host memory is bounded by the chunk size and the graph, whatever the number
+of triangles (the GPU's batches take at most a quarter of its free memory):
+the chunks stream, and a file is written chunk by chunk, through pyarrow's own
+file for Parquet.
 """
 
 from __future__ import annotations

@@ -50,6 +50,11 @@ class _DeviceArray(np.ndarray):
         return types.SimpleNamespace(ptr=self.ctypes.data)
 
 
+def _memcpy_2d(dst, dpitch, src, spitch, width, height, kind, stream):
+    for row in range(height):
+        ctypes.memmove(dst + row * dpitch, src + row * spitch, width)
+
+
 def _fake_cupy():
     cp = types.SimpleNamespace(**{name: getattr(np, name) for name in (
         "zeros", "full", "diff", "cumsum", "searchsorted", "asarray", "ascontiguousarray",
@@ -57,7 +62,8 @@ def _fake_cupy():
     cp.empty = lambda n, dtype: np.empty(n, dtype=dtype).view(_DeviceArray)
     cp.asnumpy = np.asarray
     cp.cuda = types.SimpleNamespace(Stream=_Stream, runtime=types.SimpleNamespace(
-        memcpyAsync=lambda dst, src, size, kind, stream: ctypes.memmove(dst, src, size)))
+        memcpyAsync=lambda dst, src, size, kind, stream: ctypes.memmove(dst, src, size),
+        memcpy2DAsync=_memcpy_2d))
     return cp
 
 
@@ -166,6 +172,8 @@ def gpu(monkeypatch):
                         (name, np.int64, 32, 0))
     monkeypatch.setattr(listing, "task_grid", lambda *args: 1)
     monkeypatch.setattr(listing, "launch", _launch_tasks)
+    # Batches of 1 to 52 chunks: 2,500 bytes for the two batches of 24-byte rows.
+    monkeypatch.setattr(listing, "free_device_bytes", lambda: 10_000)
     return types.SimpleNamespace(listing=listing, directed=directed, weighted=weighted)
 
 
@@ -203,3 +211,12 @@ def test_directed_and_weighted(gpu, oriented):
     factors = np.random.default_rng(2).uniform(0.1, 1.0, oriented.n_edges)
     assert np.allclose(gpu.weighted.weighted_triangle_sums_gpu(oriented, factors),
                        weighted_triangle_sums_cpu(oriented, factors), rtol=1e-12)
+
+
+def test_batches_hold_whole_chunks():
+    from tricount.gpu.listing import BATCH_MEMORY_SHARE, batch_rows
+
+    assert batch_rows(100, 7, 0) == 7
+    assert batch_rows(100, 7, 10**12) == 105  # every row, in whole chunks
+    free = int(2 * 24 * 7 * 3 / BATCH_MEMORY_SHARE)  # room for two batches of three chunks
+    assert batch_rows(100, 7, free) == 21

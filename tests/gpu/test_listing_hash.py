@@ -25,6 +25,7 @@ if not _usable:
     pytest.skip(f"no usable GPU: {_why}", allow_module_level=True)
 
 import tricount  # noqa: E402
+import tricount.gpu.listing as gpu_listing  # noqa: E402
 from tricount.cpu.listing import list_triangles_cpu  # noqa: E402
 from tricount.generate import rmat  # noqa: E402
 from tricount.gpu.listing import GpuLister, iter_columns_gpu, list_triangles_gpu  # noqa: E402
@@ -95,8 +96,13 @@ def test_same_rows_as_the_cpu(name, shape):
     assert np.array_equal(labels[got_rows(lister, None, 1 << 20)], want)
 
 
+@pytest.mark.parametrize("share", [None, 0.0, 1e-7])
 @pytest.mark.parametrize("shape", ["default", "tiny-tasks", "block-fallback"])
-def test_windows_of_every_size(shape):
+def test_windows_of_every_size(shape, share, monkeypatch):
+    # share: the batch memory of the stream; 0 writes one chunk per launch, 1e-7 of the
+    # card's free bytes a few to a hundred chunks per launch, None all in one launch.
+    if share is not None:
+        monkeypatch.setattr(gpu_listing, "BATCH_MEMORY_SHARE", share)
     g = GRAPHS["rmat11"]
     want = want_rows(g.oriented(), None)
     lister = GpuLister(g.to_device(cupy).oriented(), shape=SHAPES[shape])
@@ -106,6 +112,9 @@ def test_windows_of_every_size(shape):
         assert np.array_equal(np.concatenate(chunks), want), size
     pinned = np.concatenate([c.T.copy() for c in iter_columns_gpu(lister, None, 333)])
     assert np.array_equal(pinned, want)
+    for size in (5, 1000):  # one launch per chunk, into device arrays
+        device = list(list_triangles_gpu(lister, None, size, to_host=False))
+        assert np.array_equal(np.concatenate([cupy.asnumpy(c) for c in device]), want)
 
 
 @pytest.mark.parametrize("n_rim", [1500, 5000])

@@ -11,35 +11,48 @@ each task's range of such edges, a prefix sum numbers them (int64), and
 ``tc_list_write`` walks the same tasks again to fill one window of numbers at
 a time into a device buffer, column by column, skipping the tasks whose edge
 range misses the window.
-Streaming: two device buffers and two pinned host buffers alternate. Window
-i + 1 is written on the compute stream while window i is copied to pinned
-memory on the copy stream and then handed to the caller; a buffer is written
-again only after the event that ends its copy. So the card holds two windows,
-the host two pinned windows, and the number of triangles is bounded by what
-the caller does with them (a file: the disk), not by the card.
+Streaming: one write launch fills a batch of many windows (as many as two
+batches fit in a quarter of the free device memory: every launch walks every
+task), and each window is copied out of it on its own. Two device batch
+buffers and two pinned host buffers alternate: batch b + 1 is written on the
+compute stream while batch b is copied out on the copy stream, window by
+window, each handed to the caller when its copy ends; a buffer is written
+again only after the event that ends its last copy. So the card holds two
+batches, the host two pinned windows, and the number of triangles is bounded
+by what the caller does with them (a file: the disk), not by the card.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tricount.gpu.device import cupy, kernel_arrays, launch
+from tricount.gpu.device import cupy, free_device_bytes, kernel_arrays, launch
 from tricount.gpu.methods.hash import DEFAULT_DEFINES as HASH_DEFINES
 from tricount.gpu.methods.hash import hash_kernel, plan_tasks, task_grid
 from tricount.gpu.plan import HashShape
 from tricount.gpu.prepare import plan_partners
 
-__all__ = ["GpuLister", "iter_columns_gpu", "list_triangles_gpu"]
+__all__ = ["GpuLister", "batch_rows", "iter_columns_gpu", "list_triangles_gpu"]
 
 #: The ``#ifndef`` defaults of ``kernels/listing.cu`` (tests/gpu/test_kernel_defines.py):
 #: hash.cu's, less the batched bounds the listing does not use.
 DEFAULT_DEFINES = {"listing": {k: v for k, v in HASH_DEFINES["hash"].items()
                                if k != "batch_bounds"}}
 
+#: Partner lists a warp reads (shorter: one thread each) by default: the count's 16 at
+#: 10^7 edges and more, 32 below; 32 listed R-MAT 21 in 55.1 ms against 56.0 and
+#: R-MAT 20 in 25.9 against 27.0 (H100, device run 2 of 2026-11-26, no labels).
+LONG_LIST = 32
 #: cudaMemcpyDeviceToHost.
 _DEVICE_TO_HOST = 2
 #: Windows whose edge ranges one device search finds (their bounds: 32 bytes each).
 WINDOW_BATCH = 1 << 16
+#: Share of the free device memory a stream's two batch buffers may take. A write
+#: launch walks every task (tasks go by owner, numbers by edge, so any window
+#: touches most tasks): a stream writes many chunks per launch and copies each
+#: out (R-MAT 21 in 4 Mi-row windows: 1.99 s one launch per window, H100). Chosen,
+#: not measured.
+BATCH_MEMORY_SHARE = 0.25
 
 
 class GpuLister:
@@ -48,13 +61,14 @@ class GpuLister:
     ``labels``: None to write compact ids, else an int64 array (NumPy or
     CuPy) of the id written for each compact vertex. ``shape``: the hash
     method's launch shape (:class:`~tricount.gpu.plan.HashShape`; None: the
-    count's own for this size). Construction plans, runs the count and the
-    prefix sum, and synchronizes.
+    count's own for this size, lists of :data:`LONG_LIST` or more read by a
+    warp). Construction plans, runs the count and the prefix sum, and
+    synchronizes.
     """
 
     def __init__(self, oriented, labels=None, *, shape: HashShape | None = None):
         cp = cupy()
-        self.shape = (shape or HashShape()).resolve(oriented.n_edges)
+        self.shape = (shape or HashShape(long_list=LONG_LIST)).resolve(oriented.n_edges)
         self.n_edges = oriented.n_edges
         self.labels = None if labels is None else cp.asarray(labels, dtype=cp.int64)
         self.offsets = cp.zeros(self.n_edges + 1, dtype=cp.int64)
@@ -132,6 +146,14 @@ def _lister(oriented, labels, tunables) -> GpuLister:
     return oriented if isinstance(oriented, GpuLister) else GpuLister(oriented, labels, **tunables)
 
 
+def batch_rows(n_triangles: int, chunk_size: int, free_bytes: int) -> int:
+    """Rows one write launch of a stream fills: a multiple of ``chunk_size``, two
+    batches of 24-byte rows within :data:`BATCH_MEMORY_SHARE` of ``free_bytes``, at
+    least one chunk and no more chunks than all the rows need."""
+    chunks = max(1, int(free_bytes * BATCH_MEMORY_SHARE) // (2 * 24 * chunk_size))
+    return min(chunks, -(-n_triangles // chunk_size)) * chunk_size
+
+
 def iter_columns_gpu(oriented, labels, chunk_size: int, **tunables):
     """Yield every triangle once as ``(3, k)`` int64 NumPy views of pinned memory.
 
@@ -143,40 +165,62 @@ def iter_columns_gpu(oriented, labels, chunk_size: int, **tunables):
 
     cp = cupy()
     lister = _lister(oriented, labels, tunables)
-    if lister.n_triangles == 0:
+    n = lister.n_triangles
+    if n == 0:
         return
-    windows = lister.windows(chunk_size)
-    capacity = 3 * min(chunk_size, lister.n_triangles)
-    slots = 1 if chunk_size >= lister.n_triangles else 2
-    device = [cp.empty(capacity, dtype=cp.int64) for _ in range(slots)]
-    host = [cupyx.empty_pinned(capacity, dtype=np.int64) for _ in range(slots)]
+    batch = batch_rows(n, chunk_size, free_device_bytes())
+    device = [cp.empty(3 * min(batch, n), dtype=cp.int64) for _ in range(min(2, -(-n // batch)))]
+    host = [cupyx.empty_pinned(3 * min(chunk_size, n), dtype=np.int64)
+            for _ in range(1 if chunk_size >= n else 2)]
     compute, copier = cp.cuda.Stream(), cp.cuda.Stream()
-    copied = [None] * slots
+    written, freed = [None] * len(device), [None] * len(device)
+    copied = [None] * len(host)
 
-    def start(i, window):
-        slot = i % slots
-        k = window[1] - window[0]
+    def write(b, window):
+        slot = b % len(device)
         with compute:
-            if copied[slot] is not None:
-                compute.wait_event(copied[slot])  # the copy out of this buffer has finished
+            if freed[slot] is not None:
+                compute.wait_event(freed[slot])  # every copy out of this buffer has finished
             lister.write(window, device[slot])
-            written = compute.record()
-        copier.wait_event(written)
-        cp.cuda.runtime.memcpyAsync(host[slot].ctypes.data, device[slot].data.ptr, 3 * k * 8,
-                                    _DEVICE_TO_HOST, copier.ptr)
-        copied[slot] = copier.record()
+            written[slot] = compute.record()
+
+    def chunks():
+        """``(device slot, batch rows, first row, rows)`` of every chunk in order; each
+        batch is launched while the one before it is copied out."""
+        batches = lister.windows(batch)
+        current, b = next(batches), 0
+        write(0, current)
+        while current is not None:
+            following = next(batches, None)
+            if following is not None:
+                write(b + 1, following)
+            slot, rows = b % len(device), current[1] - current[0]
+            copier.wait_event(written[slot])
+            for first in range(0, rows, chunk_size):
+                yield slot, rows, first, min(chunk_size, rows - first)
+            freed[slot] = copier.record()  # after the batch's last copy was queued
+            current, b = following, b + 1
+
+    def copy(i, chunk):
+        """Queue chunk i's three column pieces into host buffer i % 2 (one 2-D copy)."""
+        slot, rows, first, k = chunk
+        h = i % len(host)
+        cp.cuda.runtime.memcpy2DAsync(host[h].ctypes.data, k * 8,
+                                      device[slot].data.ptr + first * 8, rows * 8, k * 8, 3,
+                                      _DEVICE_TO_HOST, copier.ptr)
+        copied[h] = copier.record()
         return k
 
     try:
-        i, window = 0, next(windows)
-        k = start(0, window)
+        order = chunks()
+        i, k = 0, copy(0, next(order))
         while True:
-            following = next(windows, None)
+            following = next(order, None)
             if following is not None:
-                # Its host buffer held window i - 1, which the caller is done with.
-                k_next = start(i + 1, following)
-            copied[i % slots].synchronize()
-            yield host[i % slots][: 3 * k].reshape(3, k)
+                # Its host buffer held chunk i - 1, which the caller is done with.
+                k_next = copy(i + 1, following)
+            copied[i % len(host)].synchronize()
+            yield host[i % len(host)][: 3 * k].reshape(3, k)
             if following is None:
                 return
             i, k = i + 1, k_next
