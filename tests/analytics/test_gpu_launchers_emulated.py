@@ -68,14 +68,13 @@ def _fake_cupy():
 
 
 def _visits(indptr, rows, cols, e_begin, e_end):
-    """(e, u, v, pu, pv, rank) for each triangle, as triangle_visit.cuh hands them out."""
+    """(e, u, v, pu, pv) for each triangle, as triangle_visit.cuh hands them out."""
     for e in range(int(e_begin), int(e_end)):
         u, v = rows[e], cols[e]
         in_u = {cols[p]: p for p in range(indptr[u], indptr[u + 1])}
-        hits = [(in_u[cols[pv]], pv) for pv in range(indptr[v], indptr[v + 1])
-                if cols[pv] in in_u]
-        for rank, (pu, pv) in enumerate(hits):
-            yield e, u, v, pu, pv, rank
+        for pv in range(indptr[v], indptr[v + 1]):
+            if cols[pv] in in_u:
+                yield e, u, v, in_u[cols[pv]], pv
 
 
 def _null(pointer):
@@ -86,7 +85,7 @@ def _launch(kernel, n_edges, args, **tunables):
     """The kernels of directed.cu and weighted.cu, by their signatures."""
     if kernel == "tc_directed":
         indptr, rows, cols, omask, n_edges, n, per_vertex, codes = args
-        for _e, u, v, pu, pv, _ in _visits(indptr, rows, cols, 0, n_edges):
+        for _e, u, v, pu, pv in _visits(indptr, rows, cols, 0, n_edges):
             m_ab, m_ac, m_bc = int(omask[_e]), int(omask[pu]), int(omask[pv])
             codes[m_ab | m_ac << 2 | m_bc << 4] += 1
             if not _null(per_vertex):
@@ -96,7 +95,7 @@ def _launch(kernel, n_edges, args, **tunables):
                         per_vertex[row * n + x] += count
     elif kernel == "tc_weighted":
         indptr, rows, cols, ow, n_edges, sums = args
-        for e, u, v, pu, pv, _ in _visits(indptr, rows, cols, 0, n_edges):
+        for e, u, v, pu, pv in _visits(indptr, rows, cols, 0, n_edges):
             for x in (u, v, cols[pu]):
                 sums[x] += ow[e] * ow[pu] * ow[pv]
     else:
