@@ -32,6 +32,9 @@ from tricount.gpu.listing import GpuLister, iter_columns_gpu, list_triangles_gpu
 from tricount.gpu.plan import HashShape  # noqa: E402
 from tricount.prep.orient import OrientedCSR  # noqa: E402
 
+# tests/ is on the path (pyproject.toml): the graph builders of the older GPU listing tests.
+from analytics.test_analytics_gpu import complete, fan, graph_of  # noqa: E402
+
 SHAPES = {
     "default": None,
     "warp-lists": HashShape(long_list=1),
@@ -41,23 +44,6 @@ SHAPES = {
     "wide": HashShape(block_size=1024, warp_slots=64, unroll=2, spread=2),
     "by-owner": HashShape(by_owner=True, unroll=8),
 }
-
-
-def graph_of(pairs):
-    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    return tricount.Graph.from_edges(pairs[:, 0], pairs[:, 1])
-
-
-def complete(n):
-    i, j = np.triu_indices(n, 1)
-    return graph_of(np.stack([i, j], axis=1))
-
-
-def fan(n_rim):
-    leaves = np.arange(1, n_rim + 1)
-    spokes = np.stack([np.zeros_like(leaves), leaves], axis=1)
-    rim = np.stack([leaves[:-1], leaves[1:]], axis=1)
-    return graph_of(np.concatenate([spokes, rim]))
 
 
 GRAPHS = {f"K{n}": complete(n) for n in (3, 9, 40)} | {"fan300": fan(300)} | \

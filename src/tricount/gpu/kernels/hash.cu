@@ -42,32 +42,8 @@
 #define TC_BLOCK_SIZE 256
 #endif
 
-#ifndef TC_WARP_SLOTS
-#define TC_WARP_SLOTS 1024  // slots of a warp's table: owners with spread * d+ <= slots
-#endif
-
-#ifndef TC_LONG_LIST
-#define TC_LONG_LIST 32  // partner lists this long are read by a whole warp
-#endif
-
-#ifndef TC_WARP_CLAIM
-#define TC_WARP_CLAIM 1  // warp tasks taken per atomic
-#endif
-
-#ifndef TC_LONG_UNROLL
-#define TC_LONG_UNROLL 4  // loads in flight per lane on long lists
-#endif
-
 #ifndef TC_BATCH_BOUNDS
 #define TC_BATCH_BOUNDS 1  // a warp fetches 32 partner lists' bounds at once (0: one by one)
-#endif
-
-#ifndef TC_MIN_BLOCKS
-#define TC_MIN_BLOCKS 6  // __launch_bounds__ minimum resident blocks (caps registers)
-#endif
-
-#ifndef TC_TABLE_SPREAD
-#define TC_TABLE_SPREAD 4  // table slots >= TC_TABLE_SPREAD * d+(x): load <= 1/spread
 #endif
 
 #include "hash_table.cuh"
@@ -117,17 +93,12 @@ __device__ count_t tc_task_count(vertex_t x, edge_t pb, edge_t pe, int t, vertex
                                  offset_t slots, const edge_t* __restrict__ indptr,
                                  const vertex_t* __restrict__ cols,
                                  const vertex_t* __restrict__ partners) {
-    const edge_t xb = indptr[x], xe = indptr[x + 1];
-    const int bits = tc_table_bits(xe - xb);
-    const bool on_chip = ((offset_t)1 << bits) <= slots;  // uniform across the group
-    const int shift = 32 - bits;
-    const unsigned mask = (1u << bits) - 1u;
-    if (on_chip) {
-        for (edge_t i = xb + t; i < xe; i += GROUP) tc_table_insert(table, cols[i], shift, mask);
-        tc_group_sync<GROUP>();
-    }
-    const vertex_t* own = cols + xb;
-    const edge_t own_n = xe - xb;
+    const tc_owner_set set = tc_owner_set_build<GROUP>(x, t, table, slots, indptr, cols);
+    const bool on_chip = set.on_chip;  // uniform across the group
+    const int shift = set.shift;
+    const unsigned mask = set.mask;
+    const vertex_t* own = set.own;
+    const edge_t own_n = set.own_n;
     count_t found = 0;
     // Long lists: one warp per list, lanes read consecutive elements, each lane
     // with TC_LONG_UNROLL loads in flight before it probes. With
@@ -181,11 +152,7 @@ __device__ count_t tc_task_count(vertex_t x, edge_t pb, edge_t pe, int t, vertex
             found += on_chip ? tc_table_has(table, w, shift, mask) : tc_list_has(own, own_n, w);
         }
     }
-    if (on_chip) {
-        tc_group_sync<GROUP>();  // every probe done before the slots are emptied
-        for (edge_t i = t; i <= (edge_t)mask; i += GROUP) table[i] = TC_EMPTY;
-        tc_group_sync<GROUP>();
-    }
+    tc_owner_set_clear<GROUP>(set, t);
     return found;
 }
 

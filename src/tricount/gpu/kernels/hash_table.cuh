@@ -10,10 +10,34 @@
 // takes warp tasks (TC_WARP_CLAIM per atomic). Task k is owner task_owner[k]
 // with partners task_begin[k] .. task_end[k] (prep/partners.py); the launcher
 // puts block tasks first. A warp task's owner fits TC_WARP_SLOTS slots.
-// The includer defines TC_TABLE_SPREAD, TC_WARP_SLOTS, TC_WARP_CLAIM and TC_EDGE_T.
 
 #ifndef TRICOUNT_HASH_TABLE_CUH
 #define TRICOUNT_HASH_TABLE_CUH
+
+// The tunables both includers share (each includer sets TC_BLOCK_SIZE first).
+#ifndef TC_WARP_SLOTS
+#define TC_WARP_SLOTS 1024  // slots of a warp's table: owners with spread * d+ <= slots
+#endif
+
+#ifndef TC_LONG_LIST
+#define TC_LONG_LIST 32  // partner lists this long are read by a whole warp
+#endif
+
+#ifndef TC_WARP_CLAIM
+#define TC_WARP_CLAIM 1  // warp tasks taken per atomic
+#endif
+
+#ifndef TC_LONG_UNROLL
+#define TC_LONG_UNROLL 4  // loads in flight per lane on long lists
+#endif
+
+#ifndef TC_MIN_BLOCKS
+#define TC_MIN_BLOCKS 6  // __launch_bounds__ minimum resident blocks (caps registers)
+#endif
+
+#ifndef TC_TABLE_SPREAD
+#define TC_TABLE_SPREAD 4  // table slots >= TC_TABLE_SPREAD * d+(x): load <= 1/spread
+#endif
 
 #include "common.cuh"
 
@@ -92,6 +116,46 @@ __device__ __forceinline__ unsigned tc_owner_has(vertex_t w, const vertex_t* tab
 template <int GROUP>
 __device__ __forceinline__ void tc_group_sync() {
     if (GROUP == TC_WARP) __syncwarp(); else __syncthreads();
+}
+
+// Owner x's set for one task: its table in `table` when 2^k slots fit `slots`
+// (on_chip, uniform across the group), else its sorted list own[0 .. own_n).
+struct tc_owner_set {
+    vertex_t* table;
+    int shift;
+    unsigned mask;
+    bool on_chip;
+    const vertex_t* own;
+    edge_t own_n;
+};
+
+// Build x's set on a group of GROUP threads (t: the caller's place); the table
+// holds `slots` slots, all TC_EMPTY on entry.
+template <int GROUP>
+__device__ __forceinline__ tc_owner_set tc_owner_set_build(vertex_t x, int t, vertex_t* table,
+                                                           offset_t slots,
+                                                           const edge_t* __restrict__ indptr,
+                                                           const vertex_t* __restrict__ cols) {
+    const edge_t xb = indptr[x], xe = indptr[x + 1];
+    const int bits = tc_table_bits(xe - xb);
+    const tc_owner_set set = {table, 32 - bits, (1u << bits) - 1u,
+                              ((offset_t)1 << bits) <= slots, cols + xb, xe - xb};
+    if (set.on_chip) {
+        for (edge_t i = xb + t; i < xe; i += GROUP)
+            tc_table_insert(table, cols[i], set.shift, set.mask);
+        tc_group_sync<GROUP>();
+    }
+    return set;
+}
+
+// Every slot of the set's table back to TC_EMPTY, after every probe of the group.
+template <int GROUP>
+__device__ __forceinline__ void tc_owner_set_clear(const tc_owner_set& set, int t) {
+    if (set.on_chip) {
+        tc_group_sync<GROUP>();  // every probe done before the slots are emptied
+        for (edge_t i = t; i <= (edge_t)set.mask; i += GROUP) set.table[i] = TC_EMPTY;
+        tc_group_sync<GROUP>();
+    }
 }
 
 // A group's size as a type, so that one generic task body serves blocks and warps.

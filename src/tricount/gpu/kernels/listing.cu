@@ -36,30 +36,6 @@
 #define TC_BLOCK_SIZE 256
 #endif
 
-#ifndef TC_WARP_SLOTS
-#define TC_WARP_SLOTS 1024  // slots of a warp's table: owners with spread * d+ <= slots
-#endif
-
-#ifndef TC_LONG_LIST
-#define TC_LONG_LIST 32  // partner lists this long are read by a whole warp
-#endif
-
-#ifndef TC_WARP_CLAIM
-#define TC_WARP_CLAIM 1  // warp tasks taken per atomic
-#endif
-
-#ifndef TC_LONG_UNROLL
-#define TC_LONG_UNROLL 4  // loads in flight per lane on long lists
-#endif
-
-#ifndef TC_MIN_BLOCKS
-#define TC_MIN_BLOCKS 6  // __launch_bounds__ minimum resident blocks (caps registers)
-#endif
-
-#ifndef TC_TABLE_SPREAD
-#define TC_TABLE_SPREAD 4  // table slots >= TC_TABLE_SPREAD * d+(x): load <= 1/spread
-#endif
-
 #include "hash_table.cuh"
 
 // Where the oriented edge between owner x and partner y sits in cols: y in
@@ -94,19 +70,10 @@ __device__ __forceinline__ void tc_task_visit(vertex_t x, edge_t pb, edge_t pe, 
                                               const vertex_t* __restrict__ cols,
                                               const vertex_t* __restrict__ partners,
                                               Expect expect, Visit visit, Done done) {
-    const edge_t xb = indptr[x], xe = indptr[x + 1];
-    const int bits = tc_table_bits(xe - xb);
-    const bool on_chip = ((offset_t)1 << bits) <= slots;  // uniform across the group
-    const int shift = 32 - bits;
-    const unsigned mask = (1u << bits) - 1u;
-    if (on_chip) {
-        for (edge_t i = xb + t; i < xe; i += GROUP) tc_table_insert(table, cols[i], shift, mask);
-        tc_group_sync<GROUP>();
-    }
-    const vertex_t* own = cols + xb;
-    const edge_t own_n = xe - xb;
+    const tc_owner_set set = tc_owner_set_build<GROUP>(x, t, table, slots, indptr, cols);
     auto has = [&](vertex_t w) {
-        return on_chip ? tc_table_has(table, w, shift, mask) : tc_list_has(own, own_n, w);
+        return set.on_chip ? tc_table_has(table, w, set.shift, set.mask)
+                           : tc_list_has(set.own, set.own_n, w);
     };
     const int lane = t % TC_WARP, team = t / TC_WARP;
     const unsigned lanes_below = (1u << lane) - 1u;
@@ -177,11 +144,7 @@ __device__ __forceinline__ void tc_task_visit(vertex_t x, edge_t pb, edge_t pe, 
         }
         done(e, found);
     }
-    if (on_chip) {
-        tc_group_sync<GROUP>();  // every probe done before the slots are emptied
-        for (edge_t i = t; i <= (edge_t)mask; i += GROUP) table[i] = TC_EMPTY;
-        tc_group_sync<GROUP>();
-    }
+    tc_owner_set_clear<GROUP>(set, t);
 }
 
 // a <= b <= c after the call (three compare-exchanges).
