@@ -3,7 +3,8 @@
     graph ──inputs.as_graph──▶ CSRGraph ──backend.list_triangles──▶ cpu | gpu | reference
     cpu:  degree-oriented CSR ─▶ one pass, chunk by chunk (no total asked for; small
           graphs or few threads) | count per edge ─▶ prefix sum ─▶ write window by window
-    gpu:  the same on the card, windows streamed to pinned host memory, copies overlapped
+    gpu:  the same on the card (hash sets per owner), batches of windows written, each
+          window streamed to pinned host memory, copies overlapped with the next batch
     rows ─▶ (k, 3) int64 arrays | Parquet (one row group per chunk) | TSV
 
 A row is one triangle ``(u, v, w)`` with ``u < v < w`` in the graph's vertex
@@ -12,12 +13,15 @@ built from edge arrays or read from a file, node order for a graph from
 NetworkX (the order in which ``nx.all_triangles`` yields each triangle). The
 order of the rows is fixed by the graph (by degree-oriented edge, then by the
 third vertex), the same on the CPU and the GPU and for every chunk size.
-Memory is bounded by the chunk size and the graph, whatever the number of
-triangles: the chunks stream, and a file is written chunk by chunk.
+Host memory is bounded by the chunk size and the graph, whatever the number
+of triangles (the GPU's batches take at most a quarter of its free memory):
+the chunks stream, and a file is written chunk by chunk, through pyarrow's own
+file for Parquet.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import numpy as np
@@ -157,9 +161,9 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
     n_triangles, columns = engine.list_triangles(g, chunk_size=chunk_size, labels=labels,
                                                  columns=True, count_first=progress is not None)
     columns = _reporting(columns, n_triangles, progress)
-    with atomic_output(path) as (f, _tmp):
+    with atomic_output(path) as (f, tmp):
         if fmt == "parquet":
-            return _write_parquet(columns, f, names, compression)
+            return _write_parquet(columns, f if tmp is None else tmp, names, compression)
         return _write_tsv(columns, f, names)
 
 
@@ -234,19 +238,24 @@ def _named(names, ids):
     return names.take(pa.array(ids))
 
 
-def _write_parquet(columns, f, names, compression: str) -> int:
+def _write_parquet(columns, where, names, compression: str) -> int:
+    """The chunks as Parquet into ``where``: the temporary's path (written through
+    pyarrow's own file, with no Python call per write) or a file object."""
     pa, pq = _pyarrow()
     if names is not None:
         names = pa.array(names)
     kind = pa.int64() if names is None else names.type
     schema = pa.schema([("u", kind), ("v", kind), ("w", kind)])
-    # Dictionary pages only for names (repeated strings), never for ids.
-    writer = pq.ParquetWriter(f, schema, use_dictionary=names is not None,
-                              compression=compression, **PARQUET_OPTIONS)
     written = 0
-    with writer:
+    with contextlib.ExitStack() as stack:
+        sink = stack.enter_context(pa.OSFile(where, "wb")) if isinstance(where, str) else where
+        # Dictionary pages only for names (repeated strings), never for ids.
+        writer = stack.enter_context(pq.ParquetWriter(
+            sink, schema, use_dictionary=names is not None, compression=compression,
+            **PARQUET_OPTIONS))
         for chunk in columns:
             k = chunk.shape[1]
+            # Zero-copy views of the chunk; pyarrow encodes and writes without the GIL.
             arrays = [pa.array(c) if names is None else _named(names, c) for c in chunk]
             writer.write_table(pa.Table.from_arrays(arrays, schema=schema), row_group_size=k)
             written += k

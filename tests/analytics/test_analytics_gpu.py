@@ -4,9 +4,10 @@ The CPU twins are judged against NetworkX and the oracles in this folder; here
 every GPU result must equal the CPU's exactly (listing: the same rows in the
 same order; directed: the same counts), or within 1e-12 for the float sums of
 weighted clustering. Sizes straddle the group (8), warp (32) and block (256)
-boundaries; one run uses the tiniest launch (one block of one warp, one lane
-per edge), one forces 64-bit vertex ids, and the stream is cut at chunk sizes
-1, 2 and exact multiples and closed early.
+boundaries; one run of directed and weighted uses the tiniest launch (one block
+of one warp, one lane per edge; the listing's shapes are swept in
+tests/gpu/test_listing_hash.py), one forces 64-bit vertex ids, and the stream
+is cut at chunk sizes 1, 2 and exact multiples and closed early.
 """
 
 from __future__ import annotations
@@ -85,11 +86,14 @@ def with_wide_ids(oriented):
 
 
 class TestListing:
-    def test_same_rows_in_the_same_order(self, case):
-        g, cpu, gpu, tuning = case
+    @pytest.mark.parametrize("name", sorted(GRAPHS))
+    def test_same_rows_in_the_same_order(self, name):
+        # The listing's launch shapes are swept in tests/gpu/test_listing_hash.py.
+        g = GRAPHS[name]
+        cpu, gpu = oriented_pair(g)
         labels = np.arange(g.n_vertices, dtype=np.int64) * 7 + 3
         want = np.concatenate(list(list_triangles_cpu(cpu, labels, 1 << 20)))
-        got = np.concatenate(list(list_triangles_gpu(gpu, labels, 1 << 20, **tuning)))
+        got = np.concatenate(list(list_triangles_gpu(gpu, labels, 1 << 20)))
         assert np.array_equal(got, want)
 
     def test_chunk_boundaries(self):

@@ -4,7 +4,8 @@ What this checks: the windows and their edge ranges, the double-buffered
 stream (every window once, in order, each chunk a copy that outlives its
 buffer), early closing, and the arguments each launcher passes, read the way
 the kernels' signatures declare them. The emulated kernels visit each
-triangle from its edge a -> b like ``triangle_visit.cuh`` and are judged by the
+triangle from its edge a -> b like ``triangle_visit.cuh`` (the listing's: from
+the pairs of the hash plan's tasks, like ``listing.cu``) and are judged by the
 CPU twins. What it cannot check: the CUDA itself (tests/analytics/test_analytics_gpu.py
 on the GPU machine does).
 """
@@ -49,26 +50,31 @@ class _DeviceArray(np.ndarray):
         return types.SimpleNamespace(ptr=self.ctypes.data)
 
 
+def _memcpy_2d(dst, dpitch, src, spitch, width, height, kind, stream):
+    for row in range(height):
+        ctypes.memmove(dst + row * dpitch, src + row * spitch, width)
+
+
 def _fake_cupy():
     cp = types.SimpleNamespace(**{name: getattr(np, name) for name in (
-        "zeros", "cumsum", "searchsorted", "asarray", "ascontiguousarray", "int64", "uint64",
-        "uint32", "uint8", "float64")})
+        "zeros", "full", "diff", "cumsum", "searchsorted", "asarray", "ascontiguousarray",
+        "int64", "uint64", "uint32", "uint8", "float64")})
     cp.empty = lambda n, dtype: np.empty(n, dtype=dtype).view(_DeviceArray)
     cp.asnumpy = np.asarray
     cp.cuda = types.SimpleNamespace(Stream=_Stream, runtime=types.SimpleNamespace(
-        memcpyAsync=lambda dst, src, size, kind, stream: ctypes.memmove(dst, src, size)))
+        memcpyAsync=lambda dst, src, size, kind, stream: ctypes.memmove(dst, src, size),
+        memcpy2DAsync=_memcpy_2d))
     return cp
 
 
 def _visits(indptr, rows, cols, e_begin, e_end):
-    """(e, u, v, pu, pv, rank) for each triangle, as triangle_visit.cuh hands them out."""
+    """(e, u, v, pu, pv) for each triangle, as triangle_visit.cuh hands them out."""
     for e in range(int(e_begin), int(e_end)):
         u, v = rows[e], cols[e]
         in_u = {cols[p]: p for p in range(indptr[u], indptr[u + 1])}
-        hits = [(in_u[cols[pv]], pv) for pv in range(indptr[v], indptr[v + 1])
-                if cols[pv] in in_u]
-        for rank, (pu, pv) in enumerate(hits):
-            yield e, u, v, pu, pv, rank
+        for pv in range(indptr[v], indptr[v + 1]):
+            if cols[pv] in in_u:
+                yield e, u, v, in_u[cols[pv]], pv
 
 
 def _null(pointer):
@@ -76,23 +82,10 @@ def _null(pointer):
 
 
 def _launch(kernel, n_edges, args, **tunables):
-    """The kernels of listing.cu, directed.cu and weighted.cu, by their signatures."""
-    if kernel == "tc_list_count":
-        indptr, rows, cols, n, counts = args
-        counts[:] = 0
-        for e, *_ in _visits(indptr, rows, cols, 0, n):
-            counts[e] += 1
-    elif kernel == "tc_list_write":
-        indptr, rows, cols, offsets, labels, e_begin, e_end, t_begin, t_end, out = args
-        k = int(t_end - t_begin)
-        for e, u, v, pu, _pv, rank in _visits(indptr, rows, cols, e_begin, e_end):
-            t = offsets[e] + rank
-            if t_begin <= t < t_end:
-                for column, x in enumerate(sorted((u, v, cols[pu]))):
-                    out[column * k + t - t_begin] = x if _null(labels) else labels[x]
-    elif kernel == "tc_directed":
+    """The kernels of directed.cu and weighted.cu, by their signatures."""
+    if kernel == "tc_directed":
         indptr, rows, cols, omask, n_edges, n, per_vertex, codes = args
-        for _e, u, v, pu, pv, _ in _visits(indptr, rows, cols, 0, n_edges):
+        for _e, u, v, pu, pv in _visits(indptr, rows, cols, 0, n_edges):
             m_ab, m_ac, m_bc = int(omask[_e]), int(omask[pu]), int(omask[pv])
             codes[m_ab | m_ac << 2 | m_bc << 4] += 1
             if not _null(per_vertex):
@@ -102,11 +95,55 @@ def _launch(kernel, n_edges, args, **tunables):
                         per_vertex[row * n + x] += count
     elif kernel == "tc_weighted":
         indptr, rows, cols, ow, n_edges, sums = args
-        for e, u, v, pu, pv, _ in _visits(indptr, rows, cols, 0, n_edges):
+        for e, u, v, pu, pv in _visits(indptr, rows, cols, 0, n_edges):
             for x in (u, v, cols[pu]):
                 sums[x] += ow[e] * ow[pu] * ow[pv]
     else:
         raise AssertionError(kernel)
+
+
+def _pair_hits(indptr, cols, x, y):
+    """(e, hits) of the pair (owner x, partner y): the oriented edge between them and the
+    common out-neighbours in y's list order, as listing.cu's tc_task_visit finds them."""
+    row_x = cols[indptr[x]:indptr[x + 1]].tolist()
+    row_y = cols[indptr[y]:indptr[y + 1]].tolist()
+    e = indptr[x] + row_x.index(y) if y in row_x else indptr[y] + row_y.index(x)
+    return int(e), [w for w in row_y if w in set(row_x)]
+
+
+def _launch_tasks(kernel, grid, block, args, shared_bytes=0):
+    """The kernels of listing.cu (tasks of the hash plan), by their signatures."""
+    indptr, cols, partners, owner, begin, end, _n_block, n_tasks, _slots, _next, *tail = args
+    for k in range(int(n_tasks)):
+        pairs = range(int(begin[k]), int(end[k]))
+        if kernel == "tc_list_count":
+            counts, first, last = tail
+            for q in pairs:
+                e, hits = _pair_hits(indptr, cols, owner[k], partners[q])
+                if hits:
+                    counts[e] = len(hits)
+                    first[k], last[k] = min(int(first[k]), e), max(int(last[k]), e)
+            continue
+        assert kernel == "tc_list_write", kernel
+        first, last, offsets, labels, e_begin, e_end, t_begin, t_end, out = tail
+        if last[k] < e_begin or first[k] >= e_end:
+            continue
+        n = int(t_end - t_begin)
+        for q in pairs:
+            e, hits = _pair_hits(indptr, cols, owner[k], partners[q])
+            for rank, c in enumerate(hits):
+                t = offsets[e] + rank
+                if e_begin <= e < e_end and t_begin <= t < t_end:
+                    for column, x in enumerate(sorted((owner[k], partners[q], c))):
+                        out[column * n + t - t_begin] = x if _null(labels) else labels[x]
+
+
+def _plan_tasks(shape, plan, owner_degree, owner_ids, edge_dtype):
+    """Tasks of at most 3 probes, in pair order, all for warps."""
+    from tricount.prep.partners import split_tasks
+
+    tasks = split_tasks(plan, owner_degree, 3)
+    return tasks.owner, tasks.begin, tasks.end, 0
 
 
 @pytest.fixture
@@ -119,12 +156,23 @@ def gpu(monkeypatch):
     cp = _fake_cupy()
     monkeypatch.setitem(__import__("sys").modules, "cupyx",
                         types.SimpleNamespace(empty_pinned=lambda n, dtype: np.empty(n, dtype)))
+    from tricount.prep.partners import plan_partners
+
     for module in (listing, directed, weighted):
         monkeypatch.setattr(module, "cupy", lambda: cp)
         monkeypatch.setattr(module, "kernel_arrays",
                             lambda o: (o.indptr, o.rows, o.indices, "int"))
+    for module in (directed, weighted):
         monkeypatch.setattr(module, "get_triangle_kernel", lambda stem, name, oriented, **d: name)
         monkeypatch.setattr(module, "launch_edge_range", _launch)
+    monkeypatch.setattr(listing, "plan_partners", plan_partners)
+    monkeypatch.setattr(listing, "plan_tasks", _plan_tasks)
+    monkeypatch.setattr(listing, "hash_kernel", lambda shape, cols, m, degree, *, stem, name:
+                        (name, np.int64, 32, 0))
+    monkeypatch.setattr(listing, "task_grid", lambda *args: 1)
+    monkeypatch.setattr(listing, "launch", _launch_tasks)
+    # Batches of 1 to 52 chunks: 2,500 bytes for the two batches of 24-byte rows.
+    monkeypatch.setattr(listing, "free_device_bytes", lambda: 10_000)
     return types.SimpleNamespace(listing=listing, directed=directed, weighted=weighted)
 
 
@@ -162,3 +210,12 @@ def test_directed_and_weighted(gpu, oriented):
     factors = np.random.default_rng(2).uniform(0.1, 1.0, oriented.n_edges)
     assert np.allclose(gpu.weighted.weighted_triangle_sums_gpu(oriented, factors),
                        weighted_triangle_sums_cpu(oriented, factors), rtol=1e-12)
+
+
+def test_batches_hold_whole_chunks():
+    from tricount.gpu.listing import BATCH_MEMORY_SHARE, batch_rows
+
+    assert batch_rows(100, 7, 0) == 7
+    assert batch_rows(100, 7, 10**12) == 105  # every row, in whole chunks
+    free = int(2 * 24 * 7 * 3 / BATCH_MEMORY_SHARE)  # room for two batches of three chunks
+    assert batch_rows(100, 7, free) == 21

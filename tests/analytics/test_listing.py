@@ -348,6 +348,21 @@ class TestWriters:
         assert path.read_bytes() == b"old"  # the old file stands, no temporary is left
         assert os.listdir(tmp_path) == ["t.parquet"]
 
+    def test_parquet_stopped_midway_leaves_nothing(self, graph, tmp_path):
+        # Two row groups are in the temporary (pyarrow's own file) when the stream fails.
+        pytest.importorskip("pyarrow")
+        seen = []
+
+        def progress(done, total):
+            seen.append(done)
+            if done >= 200:
+                raise RuntimeError("stop")
+
+        with pytest.raises(RuntimeError, match="stop"):
+            write_triangles(graph, tmp_path / "t.parquet", backend="cpu", chunk_size=100,
+                            progress=progress)
+        assert seen == [0, 100, 200] and os.listdir(tmp_path) == []
+
     def test_unknown_format(self, graph, tmp_path):
         with pytest.raises(TricountError, match="parquet, tsv"):
             write_triangles(graph, tmp_path / "x", backend="cpu", format="csv")

@@ -1,9 +1,9 @@
 """What the GPU launchers of triangles as data share: their kernels and their launch.
 
-The kernels of ``kernels/listing.cu``, ``kernels/directed.cu`` and
-``kernels/weighted.cu`` all run the schedule of ``kernels/triangle_visit.cuh``
-(built on ``local.cuh``): a group of lanes per oriented edge over a range of
-edges, grid stride. They are listed in :data:`tricount.gpu._module.ENTRY_POINTS`
+The kernels of ``kernels/directed.cu`` and ``kernels/weighted.cu`` run the
+schedule of ``kernels/triangle_visit.cuh`` (built on ``local.cuh``): a group of
+lanes per oriented edge over a range of edges, grid stride. (The listing's
+kernels run the hash method's tasks: :mod:`tricount.gpu.listing`.) They are listed in :data:`tricount.gpu._module.ENTRY_POINTS`
 and compiled by :func:`tricount.gpu._module.get_kernel` (memoized per device
 and defines), with every define of the file passed from here. Nothing here
 imports CuPy at module import.

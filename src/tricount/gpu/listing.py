@@ -3,63 +3,115 @@
 Lists: each triangle as a row of three vertex ids sorted by compact id; the
 same rows in the same order as :mod:`tricount.cpu.listing`. Input: a
 degree-oriented COO+CSR of CuPy arrays.
-Steps: ``tc_list_count`` stores the triangles every oriented edge closes, a
-prefix sum numbers them (int64), and ``tc_list_write`` fills one window of
-numbers at a time into a device buffer, column by column.
-Streaming: two device buffers and two pinned host buffers alternate. Window
-i + 1 is written on the compute stream while window i is copied to pinned
-memory on the copy stream and then handed to the caller; a buffer is written
-again only after the event that ends its copy. So the card holds two windows,
-the host two pinned windows, and the number of triangles is bounded by what
-the caller does with them (a file: the disk), not by the card.
+Steps: the hash method's plan (:mod:`tricount.prep.partners`: every edge that
+can close a triangle given to the end with the longer out-list, the owners cut
+into tasks and ordered as :mod:`tricount.gpu.methods.hash` orders them for the
+count); ``tc_list_count`` stores the triangles every oriented edge closes and
+each task's range of such edges, a prefix sum numbers them (int64), and
+``tc_list_write`` walks the same tasks again to fill one window of numbers at
+a time into a device buffer, column by column, skipping the tasks whose edge
+range misses the window.
+Streaming: one write launch fills a batch of many windows (as many as two
+batches fit in a quarter of the free device memory: every launch walks every
+task), and each window is copied out of it on its own. Two device batch
+buffers and two pinned host buffers alternate: batch b + 1 is written on the
+compute stream while batch b is copied out on the copy stream, window by
+window, each handed to the caller when its copy ends; a buffer is written
+again only after the event that ends its last copy. So the card holds two
+batches, the host two pinned windows, and the number of triangles is bounded
+by what the caller does with them (a file: the disk), not by the card.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tricount.gpu._triangles import (BLOCK_SIZE, GROUP_SIZE, default_defines,
-                                     get_triangle_kernel, launch_edge_range)
-from tricount.gpu.device import cupy, kernel_arrays
+from tricount.gpu.device import cupy, free_device_bytes, kernel_arrays, launch
+from tricount.gpu.methods.hash import DEFAULT_DEFINES as HASH_DEFINES
+from tricount.gpu.methods.hash import hash_kernel, plan_tasks, task_grid
+from tricount.gpu.plan import HashShape
+from tricount.gpu.prepare import plan_partners
 
-__all__ = ["GpuLister", "iter_columns_gpu", "list_triangles_gpu"]
+__all__ = ["GpuLister", "batch_rows", "iter_columns_gpu", "list_triangles_gpu"]
 
-#: The ``#ifndef`` defaults of ``kernels/listing.cu`` (tests/gpu/test_kernel_defines.py).
-DEFAULT_DEFINES = default_defines("listing")
+#: The ``#ifndef`` defaults of ``kernels/listing.cu`` (tests/gpu/test_kernel_defines.py):
+#: hash.cu's, less the batched bounds the listing does not use.
+DEFAULT_DEFINES = {"listing": {k: v for k, v in HASH_DEFINES["hash"].items()
+                               if k != "batch_bounds"}}
 
+#: Partner lists a warp reads (shorter: one thread each) by default: the count's 16 at
+#: 10^7 edges and more, 32 below; 32 listed R-MAT 21 in 55.1 ms against 56.0 and
+#: R-MAT 20 in 25.9 against 27.0 (H100, device run 2 of 2026-11-26, no labels).
+LONG_LIST = 32
 #: cudaMemcpyDeviceToHost.
 _DEVICE_TO_HOST = 2
 #: Windows whose edge ranges one device search finds (their bounds: 32 bytes each).
 WINDOW_BATCH = 1 << 16
+#: Share of the free device memory a stream's two batch buffers may take. A write
+#: launch walks every task (tasks go by owner, numbers by edge, so any window
+#: touches most tasks): a stream writes many chunks per launch and copies each
+#: out (R-MAT 21 in 4 Mi-row windows: 1.99 s one launch per window, H100). Chosen,
+#: not measured.
+BATCH_MEMORY_SHARE = 0.25
 
 
 class GpuLister:
     """Counted and numbered triangles of one oriented graph on the GPU.
 
     ``labels``: None to write compact ids, else an int64 array (NumPy or
-    CuPy) of the id written for each compact vertex. Construction runs the
-    count and the prefix sum and synchronizes.
+    CuPy) of the id written for each compact vertex. ``shape``: the hash
+    method's launch shape (:class:`~tricount.gpu.plan.HashShape`; None: the
+    count's own for this size, lists of :data:`LONG_LIST` or more read by a
+    warp). Construction plans, runs the count and the prefix sum, and
+    synchronizes.
     """
 
-    def __init__(self, oriented, labels=None, *, block_size: int = BLOCK_SIZE,
-                 group_size: int = GROUP_SIZE):
+    def __init__(self, oriented, labels=None, *, shape: HashShape | None = None):
         cp = cupy()
-        self.block_size, self.group_size = block_size, group_size
+        self.shape = (shape or HashShape(long_list=LONG_LIST)).resolve(oriented.n_edges)
         self.n_edges = oriented.n_edges
-        self.indptr, self.rows, self.cols, vertex = kernel_arrays(oriented)
         self.labels = None if labels is None else cp.asarray(labels, dtype=cp.int64)
-        self._shape = {"block_size": block_size, "group_size": group_size, "vertex_t": vertex}
-        self._oriented = oriented
         self.offsets = cp.zeros(self.n_edges + 1, dtype=cp.int64)
+        self.n_tasks = 0
         if self.n_edges:
-            counts = cp.empty(self.n_edges, dtype=cp.uint32)  # < 2^31 each (one out-list)
-            kernel = get_triangle_kernel("listing", "tc_list_count", oriented, **self._shape)
-            launch_edge_range(kernel, self.n_edges,
-                              (self.indptr, self.rows, self.cols, np.int64(self.n_edges), counts),
-                              block_size=block_size, group_size=group_size)
-            cp.cumsum(counts, dtype=cp.int64, out=self.offsets[1:])
-            del counts
+            self._count(oriented)
         self.n_triangles = int(self.offsets[-1])  # synchronizes
+
+    def _count(self, oriented) -> None:
+        """Plan, order the tasks, count per edge and per task, and number by a prefix sum."""
+        cp = cupy()
+        shape, m = self.shape, self.n_edges
+        indptr, _rows, cols, _vertex = kernel_arrays(oriented)
+        plan = plan_partners(oriented)
+        if plan.n_pairs == 0:
+            return
+        kernel, edge_dtype, self.block_slots, self.shared_bytes = hash_kernel(
+            shape, cols, m, oriented.max_out_degree, stem="listing", name="tc_list_count")
+        self._writer = hash_kernel(shape, cols, m, oriented.max_out_degree, stem="listing",
+                                   name="tc_list_write")[0]
+        # tc_list_write stages (unroll + 1) * 32 ids per warp after the tables.
+        self.write_shared_bytes = self.shared_bytes + (
+            shape.block_size // 32 * (shape.unroll + 1) * 32 * cols.dtype.itemsize)
+        self._tasks = plan_tasks(shape, plan, cp.diff(indptr), 0, edge_dtype)
+        self.n_tasks, self.n_block = int(self._tasks[0].shape[0]), self._tasks[3]
+        self._lists = (indptr.astype(edge_dtype, copy=False), cols, plan.partners)
+        del plan
+        # Each task's first and last edge that closes a triangle (none: first > last).
+        self.task_first = cp.full(self.n_tasks, np.uint64(2**64 - 1), dtype=cp.uint64)
+        self.task_last = cp.zeros(self.n_tasks, dtype=cp.uint64)
+        counts = cp.zeros(m, dtype=cp.uint32)  # < 2^31 each (one out-list)
+        self._launch(kernel, self.shared_bytes, (counts, self.task_first, self.task_last))
+        cp.cumsum(counts, dtype=cp.int64, out=self.offsets[1:])
+
+    def _launch(self, kernel, shared_bytes: int, tail: tuple) -> None:
+        """One launch over every task: the lists and the task schedule, then ``tail``."""
+        cp = cupy()
+        owner, begin, end, n_block = self._tasks
+        grid = task_grid(kernel, self.shape, self.n_tasks, n_block, shared_bytes)
+        next_task = cp.zeros(2, dtype=cp.uint64)
+        launch(kernel, grid, self.shape.block_size,
+               (*self._lists, owner, begin, end, np.int64(n_block), np.int64(self.n_tasks),
+                np.int64(self.block_slots), next_task, *tail), shared_bytes)
 
     def windows(self, chunk_size: int):
         """``(t_begin, t_end, e_begin, e_end)`` of every window of ``chunk_size`` triangles,
@@ -82,18 +134,24 @@ class GpuLister:
         """Launch the write of ``window`` into the device int64 array ``out`` (3 k entries:
         the u, v and w columns) on the current stream."""
         t_begin, t_end, e_begin, e_end = window
-        kernel = get_triangle_kernel("listing", "tc_list_write", self._oriented,
-                                     **self._shape)
+        if t_end <= t_begin:
+            return
         labels = self.labels if self.labels is not None else np.uint64(0)  # null: compact ids
-        launch_edge_range(kernel, e_end - e_begin,
-                          (self.indptr, self.rows, self.cols, self.offsets, labels,
-                           np.int64(e_begin), np.int64(e_end), np.int64(t_begin),
-                           np.int64(t_end), out),
-                          block_size=self.block_size, group_size=self.group_size)
+        self._launch(self._writer, self.write_shared_bytes,
+                     (self.task_first, self.task_last, self.offsets, labels, np.int64(e_begin),
+                      np.int64(e_end), np.int64(t_begin), np.int64(t_end), out))
 
 
 def _lister(oriented, labels, tunables) -> GpuLister:
     return oriented if isinstance(oriented, GpuLister) else GpuLister(oriented, labels, **tunables)
+
+
+def batch_rows(n_triangles: int, chunk_size: int, free_bytes: int) -> int:
+    """Rows one write launch of a stream fills: a multiple of ``chunk_size``, two
+    batches of 24-byte rows within :data:`BATCH_MEMORY_SHARE` of ``free_bytes``, at
+    least one chunk and no more chunks than all the rows need."""
+    chunks = max(1, int(free_bytes * BATCH_MEMORY_SHARE) // (2 * 24 * chunk_size))
+    return min(chunks, -(-n_triangles // chunk_size)) * chunk_size
 
 
 def iter_columns_gpu(oriented, labels, chunk_size: int, **tunables):
@@ -107,40 +165,62 @@ def iter_columns_gpu(oriented, labels, chunk_size: int, **tunables):
 
     cp = cupy()
     lister = _lister(oriented, labels, tunables)
-    if lister.n_triangles == 0:
+    n = lister.n_triangles
+    if n == 0:
         return
-    windows = lister.windows(chunk_size)
-    capacity = 3 * min(chunk_size, lister.n_triangles)
-    slots = 1 if chunk_size >= lister.n_triangles else 2
-    device = [cp.empty(capacity, dtype=cp.int64) for _ in range(slots)]
-    host = [cupyx.empty_pinned(capacity, dtype=np.int64) for _ in range(slots)]
+    batch = batch_rows(n, chunk_size, free_device_bytes())
+    device = [cp.empty(3 * min(batch, n), dtype=cp.int64) for _ in range(min(2, -(-n // batch)))]
+    host = [cupyx.empty_pinned(3 * min(chunk_size, n), dtype=np.int64)
+            for _ in range(1 if chunk_size >= n else 2)]
     compute, copier = cp.cuda.Stream(), cp.cuda.Stream()
-    copied = [None] * slots
+    written, freed = [None] * len(device), [None] * len(device)
+    copied = [None] * len(host)
 
-    def start(i, window):
-        slot = i % slots
-        k = window[1] - window[0]
+    def write(b, window):
+        slot = b % len(device)
         with compute:
-            if copied[slot] is not None:
-                compute.wait_event(copied[slot])  # the copy out of this buffer has finished
+            if freed[slot] is not None:
+                compute.wait_event(freed[slot])  # every copy out of this buffer has finished
             lister.write(window, device[slot])
-            written = compute.record()
-        copier.wait_event(written)
-        cp.cuda.runtime.memcpyAsync(host[slot].ctypes.data, device[slot].data.ptr, 3 * k * 8,
-                                    _DEVICE_TO_HOST, copier.ptr)
-        copied[slot] = copier.record()
+            written[slot] = compute.record()
+
+    def chunks():
+        """``(device slot, batch rows, first row, rows)`` of every chunk in order; each
+        batch is launched while the one before it is copied out."""
+        batches = lister.windows(batch)
+        current, b = next(batches), 0
+        write(0, current)
+        while current is not None:
+            following = next(batches, None)
+            if following is not None:
+                write(b + 1, following)
+            slot, rows = b % len(device), current[1] - current[0]
+            copier.wait_event(written[slot])
+            for first in range(0, rows, chunk_size):
+                yield slot, rows, first, min(chunk_size, rows - first)
+            freed[slot] = copier.record()  # after the batch's last copy was queued
+            current, b = following, b + 1
+
+    def copy(i, chunk):
+        """Queue chunk i's three column pieces into host buffer i % 2 (one 2-D copy)."""
+        slot, rows, first, k = chunk
+        h = i % len(host)
+        cp.cuda.runtime.memcpy2DAsync(host[h].ctypes.data, k * 8,
+                                      device[slot].data.ptr + first * 8, rows * 8, k * 8, 3,
+                                      _DEVICE_TO_HOST, copier.ptr)
+        copied[h] = copier.record()
         return k
 
     try:
-        i, window = 0, next(windows)
-        k = start(0, window)
+        order = chunks()
+        i, k = 0, copy(0, next(order))
         while True:
-            following = next(windows, None)
+            following = next(order, None)
             if following is not None:
-                # Its host buffer held window i - 1, which the caller is done with.
-                k_next = start(i + 1, following)
-            copied[i % slots].synchronize()
-            yield host[i % slots][: 3 * k].reshape(3, k)
+                # Its host buffer held chunk i - 1, which the caller is done with.
+                k_next = copy(i + 1, following)
+            copied[i % len(host)].synchronize()
+            yield host[i % len(host)][: 3 * k].reshape(3, k)
             if following is None:
                 return
             i, k = i + 1, k_next

@@ -45,9 +45,9 @@ tc_directed(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ ro
     __shared__ count_t block_codes[TC_N_CODES];
     for (int i = threadIdx.x; i < TC_N_CODES; i += TC_BLOCK_SIZE) block_codes[i] = 0;
     __syncthreads();
-    tc_visit_triangles<false>(
+    tc_visit_triangles(
         indptr, rows, cols, 0, n_edges,
-        [&](offset_t e, vertex_t u, vertex_t v, offset_t pu, offset_t pv, count_t) {
+        [&](offset_t e, vertex_t u, vertex_t v, offset_t pu, offset_t pv) {
             const unsigned m_ab = omask[e], m_ac = omask[pu], m_bc = omask[pv];
             atomicAdd(block_codes + (m_ab | (m_ac << 2) | (m_bc << 4)), 1ull);
             if (per_vertex == nullptr) return;
@@ -61,8 +61,7 @@ tc_directed(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ ro
                             (ab & bc & ac) + (cb & ba & ca), (ab & cb) * n_ac);
             tc_credit_roles(per_vertex, n_vertices, cols[pu], cycles, (ca & cb) * n_ab,
                             (ac & cb & ab) + (bc & ca & ba), (ac & bc) * n_ab);
-        },
-        [&](offset_t, vertex_t, vertex_t, count_t) {});
+        });
     __syncthreads();
     for (int i = threadIdx.x; i < TC_N_CODES; i += TC_BLOCK_SIZE)
         if (block_codes[i]) atomicAdd(codes + i, block_codes[i]);

@@ -32,6 +32,8 @@
 // caps registers so that 48 or 64 warps fit a multiprocessor.
 // Work per probe: one load of w (from L1/L2) and one or two shared loads.
 // Probes in all: Σ over edges of min(d+(u), d+(v)) (prep/partners.py).
+// The set, its fallback and the task schedule: hash_table.cuh (listing.cu
+// lists triangles with the same three).
 // Sources: the on-chip set per anchor of TRUST (Pandey et al., TPDS 2021) and
 // the heavy/light split into block and warp groups of GroupTC; giving each
 // edge to the end with the longer list is what makes the probes the minimum.
@@ -40,107 +42,11 @@
 #define TC_BLOCK_SIZE 256
 #endif
 
-#ifndef TC_WARP_SLOTS
-#define TC_WARP_SLOTS 1024  // slots of a warp's table: owners with spread * d+ <= slots
-#endif
-
-#ifndef TC_LONG_LIST
-#define TC_LONG_LIST 32  // partner lists this long are read by a whole warp
-#endif
-
-#ifndef TC_WARP_CLAIM
-#define TC_WARP_CLAIM 1  // warp tasks taken per atomic
-#endif
-
-#ifndef TC_LONG_UNROLL
-#define TC_LONG_UNROLL 4  // loads in flight per lane on long lists
-#endif
-
 #ifndef TC_BATCH_BOUNDS
 #define TC_BATCH_BOUNDS 1  // a warp fetches 32 partner lists' bounds at once (0: one by one)
 #endif
 
-#ifndef TC_MIN_BLOCKS
-#define TC_MIN_BLOCKS 6  // __launch_bounds__ minimum resident blocks (caps registers)
-#endif
-
-#ifndef TC_TABLE_SPREAD
-#define TC_TABLE_SPREAD 4  // table slots >= TC_TABLE_SPREAD * d+(x): load <= 1/spread
-#endif
-
-#include "common.cuh"
-
-// Edge positions inside the kernel (indptr values, pair positions): 32-bit
-// unsigned when the launcher knows every one is below 2^31 (fewer registers,
-// so more resident warps), else 64-bit.
-#ifndef TC_EDGE_T
-#define TC_EDGE_T long long
-#endif
-typedef TC_EDGE_T edge_t;
-
-#if (TC_WARP_SLOTS & (TC_WARP_SLOTS - 1)) != 0 || TC_WARP_SLOTS < 32
-#error "TC_WARP_SLOTS must be a power of two >= 32"
-#endif
-
-#define TC_EMPTY ((vertex_t)-1)
-
-// Fibonacci hashing: the top `bits` bits of the product (shift = 32 - bits).
-// 32-bit ids hash alone (two instructions: the probe loop is issue-bound);
-// 64-bit ids fold their high half in first.
-__device__ __forceinline__ unsigned tc_hash_slot(int w, int shift) {
-    return ((unsigned)w * 2654435761u) >> shift;
-}
-__device__ __forceinline__ unsigned tc_hash_slot(long long w, int shift) {
-    const unsigned long long x = (unsigned long long)w;
-    return ((unsigned)(x ^ (x >> 32)) * 2654435761u) >> shift;
-}
-
-// log2 of the table size for an out-list of `degree` keys.
-__device__ __forceinline__ int tc_table_bits(offset_t degree) {
-    int bits = 5;
-    while (((offset_t)1 << bits) < TC_TABLE_SPREAD * degree) ++bits;
-    return bits;
-}
-
-// Claim an empty slot for w; false when another key holds it.
-__device__ __forceinline__ bool tc_claim_slot(int* slot, int w) {
-    return atomicCAS(slot, -1, w) == -1;
-}
-__device__ __forceinline__ bool tc_claim_slot(long long* slot, long long w) {
-    return atomicCAS((unsigned long long*)slot, ~0ull, (unsigned long long)w) == ~0ull;
-}
-
-__device__ __forceinline__ void tc_table_insert(vertex_t* table, vertex_t w, int shift,
-                                                unsigned mask) {
-    unsigned s = tc_hash_slot(w, shift);
-    while (!tc_claim_slot(table + s, w)) s = (s + 1) & mask;
-}
-
-// 1 when w is in the table. Terminates: at most half the slots are taken.
-__device__ __forceinline__ unsigned tc_table_has(const vertex_t* table, vertex_t w, int shift,
-                                                unsigned mask) {
-    unsigned s = tc_hash_slot(w, shift);
-    for (;;) {
-        const vertex_t key = table[s];
-        if (key == w) return 1;
-        if (key == TC_EMPTY) return 0;
-        s = (s + 1) & mask;
-    }
-}
-
-// 1 when w is in the sorted list (the fallback for a table that does not fit).
-__device__ __forceinline__ unsigned tc_list_has(const vertex_t* __restrict__ list, offset_t n,
-                                               vertex_t w) {
-    return tc_sorted_has(list, 0, n, w);
-}
-
-// 1 when w is in the owner's set: its table, or (ON_CHIP false) its sorted list.
-template <bool ON_CHIP>
-__device__ __forceinline__ unsigned tc_owner_has(vertex_t w, const vertex_t* table, int shift,
-                                                 unsigned mask, const vertex_t* __restrict__ own,
-                                                 edge_t own_n) {
-    return ON_CHIP ? tc_table_has(table, w, shift, mask) : tc_list_has(own, own_n, w);
-}
+#include "hash_table.cuh"
 
 // This lane's share of probing cols[yb .. ye) (a warp reads the list together).
 // The count is 32-bit: it is at most the list's length.
@@ -179,11 +85,6 @@ __device__ __forceinline__ unsigned tc_warp_probe(bool on_chip, const vertex_t* 
         : tc_warp_probe_list<false>(cols, yb, ye, lane, table, shift, mask, own, own_n);
 }
 
-template <int GROUP>
-__device__ __forceinline__ void tc_group_sync() {
-    if (GROUP == TC_WARP) __syncwarp(); else __syncthreads();
-}
-
 // The triangles owner x closes with partners[pb .. pe), as seen by thread t
 // of a group of GROUP threads (the caller sums over the group). `table` holds
 // `slots` slots, all TC_EMPTY on entry and on return.
@@ -192,17 +93,12 @@ __device__ count_t tc_task_count(vertex_t x, edge_t pb, edge_t pe, int t, vertex
                                  offset_t slots, const edge_t* __restrict__ indptr,
                                  const vertex_t* __restrict__ cols,
                                  const vertex_t* __restrict__ partners) {
-    const edge_t xb = indptr[x], xe = indptr[x + 1];
-    const int bits = tc_table_bits(xe - xb);
-    const bool on_chip = ((offset_t)1 << bits) <= slots;  // uniform across the group
-    const int shift = 32 - bits;
-    const unsigned mask = (1u << bits) - 1u;
-    if (on_chip) {
-        for (edge_t i = xb + t; i < xe; i += GROUP) tc_table_insert(table, cols[i], shift, mask);
-        tc_group_sync<GROUP>();
-    }
-    const vertex_t* own = cols + xb;
-    const edge_t own_n = xe - xb;
+    const tc_owner_set set = tc_owner_set_build<GROUP>(x, t, table, slots, indptr, cols);
+    const bool on_chip = set.on_chip;  // uniform across the group
+    const int shift = set.shift;
+    const unsigned mask = set.mask;
+    const vertex_t* own = set.own;
+    const edge_t own_n = set.own_n;
     count_t found = 0;
     // Long lists: one warp per list, lanes read consecutive elements, each lane
     // with TC_LONG_UNROLL loads in flight before it probes. With
@@ -256,19 +152,12 @@ __device__ count_t tc_task_count(vertex_t x, edge_t pb, edge_t pe, int t, vertex
             found += on_chip ? tc_table_has(table, w, shift, mask) : tc_list_has(own, own_n, w);
         }
     }
-    if (on_chip) {
-        tc_group_sync<GROUP>();  // every probe done before the slots are emptied
-        for (edge_t i = t; i <= (edge_t)mask; i += GROUP) table[i] = TC_EMPTY;
-        tc_group_sync<GROUP>();
-    }
+    tc_owner_set_clear<GROUP>(set, t);
     return found;
 }
 
-// One launch for the whole graph: every block first takes block tasks, one
-// at a time, until none is left, then each of its warps takes warp tasks.
-// Task k: owner task_owner[k], partners task_begin[k] .. task_end[k].
-// Dynamic shared memory: max(block_slots, TC_WARPS_PER_BLOCK * TC_WARP_SLOTS)
-// slots; a warp task's owner needs at most TC_WARP_SLOTS (the launcher's split).
+// One launch for the whole graph, tasks scheduled by tc_run_tasks
+// (hash_table.cuh); every thread's count is added into *result once.
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE, TC_MIN_BLOCKS)
 tc_hash(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ cols,
         const vertex_t* __restrict__ partners, const vertex_t* __restrict__ task_owner,
@@ -276,34 +165,12 @@ tc_hash(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ cols,
         offset_t n_block_tasks, offset_t n_tasks, offset_t block_slots,
         unsigned long long* __restrict__ next_task, count_t* __restrict__ result) {
     extern __shared__ __align__(8) unsigned char tc_hash_shared[];
-    vertex_t* table = (vertex_t*)tc_hash_shared;
-    const offset_t total_slots = tc_max(block_slots, (offset_t)TC_WARPS_PER_BLOCK * TC_WARP_SLOTS);
-    for (offset_t i = threadIdx.x; i < total_slots; i += TC_BLOCK_SIZE) table[i] = TC_EMPTY;
-    __syncthreads();
-    __shared__ offset_t claimed;
     count_t found = 0;
-    for (;;) {
-        if (threadIdx.x == 0) claimed = (offset_t)atomicAdd(next_task, 1ull);
-        __syncthreads();
-        const offset_t k = claimed;
-        __syncthreads();  // every thread has read `claimed` before it is rewritten
-        if (k >= n_block_tasks) break;  // uniform across the block
-        found += tc_task_count<TC_BLOCK_SIZE>(task_owner[k], task_begin[k], task_end[k],
-                                              threadIdx.x, table, block_slots, indptr, cols,
-                                              partners);
-    }
-    const int lane = threadIdx.x % TC_WARP, warp = threadIdx.x / TC_WARP;
-    vertex_t* warp_table = table + (offset_t)warp * TC_WARP_SLOTS;
-    for (;;) {
-        unsigned long long first = 0;
-        if (lane == 0) first = atomicAdd(next_task + 1, (unsigned long long)TC_WARP_CLAIM);
-        first = __shfl_sync(TC_FULL_MASK, first, 0);
-        const offset_t k0 = n_block_tasks + (offset_t)first;
-        if (k0 >= n_tasks) break;  // uniform across the warp
-        const offset_t k1 = tc_min(k0 + TC_WARP_CLAIM, n_tasks);
-        for (offset_t k = k0; k < k1; ++k)
-            found += tc_task_count<TC_WARP>(task_owner[k], task_begin[k], task_end[k], lane,
-                                            warp_table, TC_WARP_SLOTS, indptr, cols, partners);
-    }
+    tc_run_tasks(n_block_tasks, n_tasks, block_slots, next_task, (vertex_t*)tc_hash_shared,
+                 [&](offset_t k, auto group, int t, vertex_t* table, offset_t slots) {
+                     found += tc_task_count<decltype(group)::size>(
+                         task_owner[k], task_begin[k], task_end[k], t, table, slots, indptr,
+                         cols, partners);
+                 });
     tc_block_add(found, result);
 }

@@ -1,64 +1,237 @@
-// listing.cu: every triangle written once, window by window (count -> prefix sum -> write).
+// listing.cu: every triangle written once, window by window (count -> prefix sum
+// -> write), on the owner-centric hash sets of hash.cu.
 //
 // Lists: each triangle {a, b, c} as one row of three vertex ids, the row
 // sorted by compact id; rows are stored column by column (all u, then all v,
-// then all w) so that consecutive lanes write consecutive addresses and a
-// window is one contiguous block to copy to the host.
-// Preconditions: the DAG of common.cuh (COO+CSR, rows sorted, each undirected
-// edge once); the launcher passes the degree orientation.
-// Listed once: the triangle a < b < c (orientation order) is found only from
-// the edge a -> b, as the common out-neighbour c (triangle_visit.cuh).
-// Steps: tc_list_count stores, for every oriented edge, the triangles it
-// closes (< 2^31: at most the longer out-list); the launcher turns them into
-// int64 offsets by a prefix sum (offsets[e] numbers the first triangle of e);
-// tc_list_write then writes the triangles numbered t_begin .. t_end - 1, which
-// lie on the edges e_begin .. e_end - 1: triangle number offsets[e] + rank,
-// rank being c's place among e's hits in increasing id order, goes to row
-// number - t_begin. Every window is written by the same numbering, so the rows
-// and their order are the same for any window size, and the same as the CPU
-// lister's (tricount/cpu/listing.py).
-// Group: one oriented edge at a time (grid stride), lanes splitting the shorter
-// out-list (local.cuh); a ballot ranks the group's hits.
+// then all w) so that a window is one contiguous block to copy to the host.
+// Preconditions: the DAG of common.cuh and the owner/partner plan of
+// prep/partners.py cut into tasks, block tasks first (as hash.cu); the
+// launcher passes the degree orientation.
+// Listed once: the triangle a < b < c (orientation order) is closed only by the
+// edge a -> b, as the common out-neighbour c; that edge is one pair (owner x,
+// partner y) of one task, and c one hit of y's out-list in x's set.
+// Numbering: the rows are numbered by oriented edge, then by c. tc_list_count
+// stores, for every oriented edge e, the triangles it closes (counts[e] < 2^31:
+// at most one out-list), and for every task the first and last edge that
+// closes any; the launcher turns counts into int64 offsets by a prefix sum.
+// tc_list_write walks the same tasks again and writes triangle number
+// offsets[e] + rank, rank being c's place among e's hits (y's list is sorted,
+// so list order is c's increasing order), into row number - t_begin when it
+// lies in the window t_begin .. t_end - 1 (edges e_begin .. e_end - 1); tasks
+// whose edge range misses the window are skipped before their table is
+// built. The numbering does not depend on the schedule or the window, so the
+// rows and their order are the same for any window size and the same as the
+// CPU lister's (tricount/cpu/listing.py).
+// Group: a block or a warp per task (tc_run_tasks, hash_table.cuh); it puts
+// N+(x) in its shared-memory set (or, too long for the block's table, probes
+// x's sorted list by binary search), then probes each partner list: lists of
+// TC_LONG_LIST or more by a whole warp, TC_LONG_UNROLL loads of 32 in flight,
+// a ballot per load ranking the warp's hits; shorter lists by one thread, in
+// order. Each pair finds its edge e by binary search (y in N+(x), else x in
+// N+(y)): one search per pair against min(d+(x), d+(y)) probes.
 // Source: the count-then-write pattern of stream compaction (prefix sum over
-// per-item counts, Blelloch 1990); the intersection of Pearson et al., HPEC 2019.
+// per-item counts, Blelloch 1990) over the sets of TRUST (Pandey et al., 2021).
 
 #ifndef TC_BLOCK_SIZE
 #define TC_BLOCK_SIZE 256
 #endif
 
-#include "triangle_visit.cuh"
+#include "hash_table.cuh"
 
-// counts[e] = the triangles oriented edge e closes, for every e < n_edges.
-extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE)
-tc_list_count(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
-              const vertex_t* __restrict__ cols, offset_t n_edges,
-              unsigned int* __restrict__ counts) {
-    tc_visit_triangles<false>(
-        indptr, rows, cols, 0, n_edges,
-        [&](offset_t, vertex_t, vertex_t, offset_t, offset_t, count_t) {},
-        [&](offset_t e, vertex_t, vertex_t, count_t found) { counts[e] = (unsigned int)found; });
+// Where the oriented edge between owner x and partner y sits in cols: y in
+// N+(x) when x is its source, else x in N+(y).
+__device__ __forceinline__ edge_t tc_pair_edge(const edge_t* __restrict__ indptr,
+                                               const vertex_t* __restrict__ cols, vertex_t x,
+                                               vertex_t y) {
+    const edge_t xe = indptr[x + 1];
+    const edge_t p = tc_lower_bound(cols, indptr[x], xe, y);
+    if (p < xe && cols[p] == y) return p;
+    return tc_lower_bound(cols, indptr[y], indptr[y + 1], x);
 }
 
-// Rows t_begin .. t_end - 1 into out[0 .. k), out[k .. 2k), out[2k .. 3k) with
-// k = t_end - t_begin: the u, v and w columns, each the id labels[x] of the
-// compact vertex x (x itself when labels is null).
-extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE)
-tc_list_write(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
-              const vertex_t* __restrict__ cols, const long long* __restrict__ offsets,
-              const long long* __restrict__ labels, offset_t e_begin, offset_t e_end,
-              long long t_begin, long long t_end, long long* __restrict__ out) {
-    const long long k = t_end - t_begin;
-    tc_visit_triangles<true>(
-        indptr, rows, cols, e_begin, e_end,
-        [&](offset_t e, vertex_t u, vertex_t v, offset_t pu, offset_t, count_t rank) {
-            const long long t = offsets[e] + (long long)rank;
-            if (t < t_begin || t >= t_end) return;  // the window cuts this edge
-            vertex_t a = u, b = v, c = cols[pu];
-            tc_sort3(a, b, c);
-            const long long row = t - t_begin;
-            out[row] = labels ? labels[a] : (long long)a;
-            out[k + row] = labels ? labels[b] : (long long)b;
-            out[2 * k + row] = labels ? labels[c] : (long long)c;
-        },
-        [&](offset_t, vertex_t, vertex_t, count_t) {});
+// Entries of a warp's staging area in tc_list_write: a round of a long list's hits
+// on top of fewer than 32 not yet written (flushed when 32 or more are staged).
+#define TC_LIST_STAGE ((TC_LONG_UNROLL + 1) * TC_WARP)
+
+// Owner x's task over partners[pb .. pe) on a group of GROUP threads (t: the
+// caller's place): for every pair, need = expect(e) of its edge e (uniform per
+// pair; 0: skip the pair, else stop after `need` hits), visit(e, x, y, c,
+// rank) for every hit c of y's list in x's set, rank its place among e's hits
+// when Ranked (else 0), then done(e, found) once per pair, by one thread.
+// Ranked, a warp's long-list hits are staged in `stage` (TC_LIST_STAGE entries
+// of this warp) and visited by consecutive lanes in rank order, so that
+// consecutive lanes write consecutive rows. `table` holds `slots` slots,
+// TC_EMPTY on entry and on return.
+template <int GROUP, bool Ranked, class Expect, class Visit, class Done>
+__device__ __forceinline__ void tc_task_visit(vertex_t x, edge_t pb, edge_t pe, int t,
+                                              vertex_t* table, offset_t slots,
+                                              vertex_t* stage,
+                                              const edge_t* __restrict__ indptr,
+                                              const vertex_t* __restrict__ cols,
+                                              const vertex_t* __restrict__ partners,
+                                              Expect expect, Visit visit, Done done) {
+    const tc_owner_set set = tc_owner_set_build<GROUP>(x, t, table, slots, indptr, cols);
+    auto has = [&](vertex_t w) {
+        return set.on_chip ? tc_table_has(table, w, set.shift, set.mask)
+                           : tc_list_has(set.own, set.own_n, w);
+    };
+    const int lane = t % TC_WARP, team = t / TC_WARP;
+    const unsigned lanes_below = (1u << lane) - 1u;
+    constexpr int TEAMS = GROUP / TC_WARP;
+    // Long lists: one warp per list; load k of a round holds positions
+    // base + 32 k + lane, so (round, k, lane) is list order.
+    for (edge_t p = pb + team; p < pe; p += TEAMS) {
+        const vertex_t y = partners[p];
+        const edge_t yb = indptr[y], ye = indptr[y + 1];
+        if (ye - yb < TC_LONG_LIST) break;  // uniform in the warp; the rest are shorter
+        const edge_t e = tc_pair_edge(indptr, cols, x, y);
+        const unsigned need = expect(e);  // uniform: one edge per warp
+        if (need == 0) continue;
+        unsigned found = 0, staged = 0;  // ranked: warp-uniform, found = visited + staged
+        auto flush = [&]() {
+            __syncwarp();
+            for (unsigned i = lane; i < staged; i += TC_WARP)
+                visit(e, x, y, stage[i], found - staged + i);
+            __syncwarp();  // read before the next round overwrites
+            staged = 0;
+        };
+        for (edge_t base = yb; base < ye && (!Ranked || found < need);
+             base += TC_LONG_UNROLL * TC_WARP) {
+            vertex_t w[TC_LONG_UNROLL];
+#pragma unroll
+            for (int k = 0; k < TC_LONG_UNROLL; ++k) {
+                const edge_t j = base + (edge_t)(k * TC_WARP + lane);
+                w[k] = j < ye ? cols[j] : TC_EMPTY;
+            }
+#pragma unroll
+            for (int k = 0; k < TC_LONG_UNROLL; ++k) {
+                const bool hit = w[k] != TC_EMPTY && has(w[k]);
+                if (Ranked) {
+                    const unsigned hits = __ballot_sync(TC_FULL_MASK, hit);
+                    if (hit) stage[staged + __popc(hits & lanes_below)] = w[k];
+                    staged += __popc(hits);
+                    found += __popc(hits);
+                } else {
+                    found += hit;
+                }
+            }
+            if (Ranked && staged > TC_LIST_STAGE - TC_LONG_UNROLL * TC_WARP) flush();
+        }
+        if (Ranked) flush();
+        if (!Ranked) found = (unsigned)tc_warp_sum(found);  // ranked: every lane has the total
+        if (lane == 0) done(e, found);
+    }
+    // Short lists: one thread per list, four loads in flight, hits in list order.
+    for (edge_t q = pb + t; q < pe; q += GROUP) {
+        const vertex_t y = partners[q];
+        const edge_t yb = indptr[y], ye = indptr[y + 1];
+        if (ye - yb >= TC_LONG_LIST) continue;  // read by a warp above
+        const edge_t e = tc_pair_edge(indptr, cols, x, y);
+        const unsigned need = expect(e);
+        if (need == 0) continue;
+        unsigned found = 0;
+        for (edge_t j = yb; j < ye && found < need; j += 4) {
+            vertex_t w[4];
+#pragma unroll
+            for (int k = 0; k < 4; ++k) w[k] = j + k < ye ? cols[j + k] : TC_EMPTY;
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                if (w[k] != TC_EMPTY && has(w[k])) {
+                    visit(e, x, y, w[k], found);
+                    ++found;
+                }
+            }
+        }
+        done(e, found);
+    }
+    tc_owner_set_clear<GROUP>(set, t);
+}
+
+// a <= b <= c after the call (three compare-exchanges).
+__device__ __forceinline__ void tc_sort3(vertex_t& a, vertex_t& b, vertex_t& c) {
+    vertex_t s;
+    if (a > b) { s = a; a = b; b = s; }
+    if (b > c) { s = b; b = c; c = s; }
+    if (a > b) { s = a; a = b; b = s; }
+}
+
+// counts[e] = the triangles oriented edge e closes, for every e that closes any
+// (the caller zeroes counts); task k's first and last such edge into
+// task_first[k] and task_last[k] (the caller sets them to ~0 and 0, so a task
+// that closes nothing keeps first > last).
+extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE, TC_MIN_BLOCKS)
+tc_list_count(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ cols,
+              const vertex_t* __restrict__ partners, const vertex_t* __restrict__ task_owner,
+              const edge_t* __restrict__ task_begin, const edge_t* __restrict__ task_end,
+              offset_t n_block_tasks, offset_t n_tasks, offset_t block_slots,
+              unsigned long long* __restrict__ next_task, unsigned int* __restrict__ counts,
+              unsigned long long* __restrict__ task_first,
+              unsigned long long* __restrict__ task_last) {
+    extern __shared__ __align__(8) unsigned char tc_list_shared[];
+    tc_run_tasks(n_block_tasks, n_tasks, block_slots, next_task, (vertex_t*)tc_list_shared,
+                 [&](offset_t k, auto group, int t, vertex_t* table, offset_t slots) {
+        unsigned long long first = ~0ull, last = 0;  // this thread's edges that close any
+        tc_task_visit<decltype(group)::size, false>(
+            task_owner[k], task_begin[k], task_end[k], t, table, slots, nullptr, indptr, cols,
+            partners, [](edge_t) { return ~0u; },
+            [](edge_t, vertex_t, vertex_t, vertex_t, unsigned) {},
+            [&](edge_t e, unsigned found) {
+                if (found == 0) return;
+                counts[e] = found;
+                first = first < (unsigned long long)e ? first : (unsigned long long)e;
+                last = last > (unsigned long long)e ? last : (unsigned long long)e;
+            });
+        if (first <= last) {
+            atomicMin(task_first + k, first);
+            atomicMax(task_last + k, last);
+        }
+    });
+}
+
+// Rows t_begin .. t_end - 1 (on edges e_begin .. e_end - 1) into out[0 .. n),
+// out[n .. 2n), out[2n .. 3n) with n = t_end - t_begin: the u, v and w
+// columns, each the id labels[x] of the compact vertex x (x itself when labels
+// is null). Dynamic shared memory: tc_run_tasks' tables, then TC_LIST_STAGE
+// entries per warp.
+extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE, TC_MIN_BLOCKS)
+tc_list_write(const edge_t* __restrict__ indptr, const vertex_t* __restrict__ cols,
+              const vertex_t* __restrict__ partners, const vertex_t* __restrict__ task_owner,
+              const edge_t* __restrict__ task_begin, const edge_t* __restrict__ task_end,
+              offset_t n_block_tasks, offset_t n_tasks, offset_t block_slots,
+              unsigned long long* __restrict__ next_task,
+              const unsigned long long* __restrict__ task_first,
+              const unsigned long long* __restrict__ task_last,
+              const long long* __restrict__ offsets, const long long* __restrict__ labels,
+              offset_t e_begin, offset_t e_end, long long t_begin, long long t_end,
+              long long* __restrict__ out) {
+    extern __shared__ __align__(8) unsigned char tc_list_shared[];
+    // Each warp's staging area follows the tables (the launcher adds its bytes).
+    vertex_t* stage = (vertex_t*)tc_list_shared
+        + tc_max(block_slots, (offset_t)TC_WARPS_PER_BLOCK * TC_WARP_SLOTS)
+        + (offset_t)(threadIdx.x / TC_WARP) * TC_LIST_STAGE;
+    const long long n = t_end - t_begin;
+    tc_run_tasks(n_block_tasks, n_tasks, block_slots, next_task, (vertex_t*)tc_list_shared,
+                 [&](offset_t k, auto group, int t, vertex_t* table, offset_t slots) {
+        // Uniform across the group: a task that closes nothing in the window is skipped.
+        if (task_last[k] < (unsigned long long)e_begin ||
+            task_first[k] >= (unsigned long long)e_end) return;
+        tc_task_visit<decltype(group)::size, true>(
+            task_owner[k], task_begin[k], task_end[k], t, table, slots, stage, indptr, cols,
+            partners,
+            [&](edge_t e) {  // e's triangles, 0 outside the window
+                if ((offset_t)e < e_begin || (offset_t)e >= e_end) return 0u;
+                return (unsigned)(offsets[e + 1] - offsets[e]);
+            },
+            [&](edge_t e, vertex_t x, vertex_t y, vertex_t c, unsigned rank) {
+                const long long number = offsets[e] + (long long)rank;
+                if (number < t_begin || number >= t_end) return;  // the window cuts this edge
+                vertex_t a = x, b = y;
+                tc_sort3(a, b, c);
+                const long long row = number - t_begin;
+                out[row] = labels ? labels[a] : (long long)a;
+                out[n + row] = labels ? labels[b] : (long long)b;
+                out[2 * n + row] = labels ? labels[c] : (long long)c;
+            },
+            [](edge_t, unsigned) {});
+    });
 }

@@ -1,5 +1,5 @@
 // local.cuh: what the per-vertex, edge-support and truss kernels share, and
-// the edge loop under triangle_visit.cuh's listing, directed and weighted ones.
+// the edge loop under triangle_visit.cuh's directed and weighted ones.
 //
 // The schedule: a *group* of TC_GROUP_SIZE lanes (a power of two, at most a
 // warp) takes one edge at a time, striding over the edges of the grid. The

@@ -25,13 +25,12 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE)
 tc_weighted(const offset_t* __restrict__ indptr, const vertex_t* __restrict__ rows,
             const vertex_t* __restrict__ cols, const double* __restrict__ ow, offset_t n_edges,
             double* __restrict__ sums) {
-    tc_visit_triangles<false>(
+    tc_visit_triangles(
         indptr, rows, cols, 0, n_edges,
-        [&](offset_t e, vertex_t u, vertex_t v, offset_t pu, offset_t pv, count_t) {
+        [&](offset_t e, vertex_t u, vertex_t v, offset_t pu, offset_t pv) {
             const double term = ow[e] * ow[pu] * ow[pv];
             atomicAdd(sums + u, term);
             atomicAdd(sums + v, term);
             atomicAdd(sums + cols[pu], term);
-        },
-        [&](offset_t, vertex_t, vertex_t, count_t) {});
+        });
 }

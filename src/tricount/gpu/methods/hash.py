@@ -26,8 +26,8 @@ from tricount.gpu.device import (c_type, cupy, device_facts, kernel_arrays, laun
 from tricount.gpu.plan import HashShape, task_cap
 from tricount.gpu.prepare import plan_partners, split_tasks
 
-__all__ = ["count_hash", "hash_kernel", "launch_plan", "order_tasks", "kernel_defines",
-           "DEFAULT_DEFINES"]
+__all__ = ["count_hash", "hash_kernel", "launch_plan", "plan_tasks", "task_grid", "order_tasks",
+           "kernel_defines", "DEFAULT_DEFINES"]
 
 
 def kernel_defines(shape: HashShape, *, vertex_t: str, edge_t: str) -> dict:
@@ -64,31 +64,33 @@ def order_tasks(tasks, out_degree, *, block_work: int, warp_slots: int, spread: 
             int(cp.count_nonzero(is_block)))
 
 
-def hash_kernel(shape: HashShape, cols, n_edges: int, max_out_degree: int):
+def hash_kernel(shape: HashShape, cols, n_edges: int, max_out_degree: int, *,
+                stem: str = "hash", name: str = "tc_hash"):
     """``(kernel, edge_dtype, block_slots, shared_bytes)`` for lists ``cols`` of
-    ``n_edges`` entries, the longest ``max_out_degree`` long."""
+    ``n_edges`` entries, the longest ``max_out_degree`` long: ``name`` of
+    ``kernels/<stem>.cu`` (the count, or listing.cu's kernels on the same sets)."""
     cp = cupy()
     block_slots, shared_bytes = shape.tables(max_out_degree, cols.dtype.itemsize)
     # Every edge position (indptr values, pair positions) below 2^31: 32-bit inside
     # the kernel, which frees registers (more resident warps). A plan never holds
     # more pairs than the graph has edges.
     edge32 = shape.edge32 and n_edges < 2**31
-    kernel = get_kernel("hash", "tc_hash", kernel_defines(
-        shape, vertex_t=c_type(cols.dtype), edge_t="unsigned int" if edge32 else "long long"))
+    defines = kernel_defines(shape, vertex_t=c_type(cols.dtype),
+                             edge_t="unsigned int" if edge32 else "long long")
+    if stem != "hash":
+        del defines["batch_bounds"]  # listing.cu reads each list's bounds alone
+    kernel = get_kernel(stem, name, defines)
     return kernel, cp.uint32 if edge32 else cp.int64, block_slots, shared_bytes
 
 
-def launch_plan(launch_args, shape: HashShape, plan, owner_degree, owner_ids, result,
-                timed) -> None:
-    """Count one plan of pairs into ``result``: its owners cut into tasks, ordered, one launch.
+def plan_tasks(shape: HashShape, plan, owner_degree, owner_ids, edge_dtype):
+    """``(owner, begin, end, n_block_tasks)``: one plan's owners cut into tasks and
+    ordered for launch (block tasks first); ``begin`` and ``end`` as ``edge_dtype``.
 
-    ``launch_args`` is :func:`hash_kernel`'s answer and the lists
-    ``(kernel_indptr, cols)``; the plan's owners are numbered ``0 ..``, with
-    lengths ``owner_degree``, and ``owner_ids`` names them in the lists: an int
-    (the first owner of a slice of consecutive owners) or an array.
+    The plan's owners are numbered ``0 ..``, with lengths ``owner_degree``, and
+    ``owner_ids`` names them in the lists: an int (the first owner of a slice of
+    consecutive owners) or an array.
     """
-    cp = cupy()
-    (kernel, edge_dtype, block_slots, shared_bytes), (kernel_indptr, cols) = launch_args
     probes = shape.max_task
     if probes is None:
         probes = task_cap(int(plan.work.sum()), device_facts().sm_count, shape.min_task,
@@ -103,19 +105,37 @@ def launch_plan(launch_args, shape: HashShape, plan, owner_degree, owner_ids, re
             owner += owner_ids
     else:
         owner = owner_ids[owner]
-    block_size = shape.block_size
+    return (owner, begin.astype(edge_dtype, copy=False), end.astype(edge_dtype, copy=False),
+            n_block)
+
+
+def task_grid(kernel, shape: HashShape, n_tasks: int, n_block: int, shared_bytes: int) -> int:
+    """Blocks of one launch: the shape's grid, else those that fill the device once
+    (no more than the tasks can use)."""
+    if shape.grid_size is not None:
+        return shape.grid_size
+    warp_task_blocks = -(-(n_tasks - n_block) // (shape.block_size // 32))
+    return resident_grid(kernel, shape.block_size, shared_bytes,
+                         work_blocks=n_block + warp_task_blocks)
+
+
+def launch_plan(launch_args, shape: HashShape, plan, owner_degree, owner_ids, result,
+                timed) -> None:
+    """Count one plan of pairs into ``result``: its owners cut into tasks, ordered, one launch.
+
+    ``launch_args`` is :func:`hash_kernel`'s answer and the lists
+    ``(kernel_indptr, cols)``; ``owner_degree`` and ``owner_ids`` as :func:`plan_tasks`.
+    """
+    cp = cupy()
+    (kernel, edge_dtype, block_slots, shared_bytes), (kernel_indptr, cols) = launch_args
+    owner, begin, end, n_block = plan_tasks(shape, plan, owner_degree, owner_ids, edge_dtype)
     n_tasks = int(owner.shape[0])
-    grid = shape.grid_size
-    if grid is None:
-        warp_task_blocks = -(-(n_tasks - n_block) // (block_size // 32))
-        grid = resident_grid(kernel, block_size, shared_bytes,
-                             work_blocks=n_block + warp_task_blocks)
+    grid = task_grid(kernel, shape, n_tasks, n_block, shared_bytes)
     next_task = cp.zeros(2, dtype=cp.uint64)
-    args = (kernel_indptr, cols, plan.partners, owner,
-            begin.astype(edge_dtype, copy=False), end.astype(edge_dtype, copy=False),
-            np.int64(n_block), np.int64(n_tasks), np.int64(block_slots), next_task, result)
+    args = (kernel_indptr, cols, plan.partners, owner, begin, end, np.int64(n_block),
+            np.int64(n_tasks), np.int64(block_slots), next_task, result)
     with timed():
-        launch(kernel, grid, block_size, args, shared_bytes)
+        launch(kernel, grid, shape.block_size, args, shared_bytes)
 
 
 def count_hash(oriented, shape: HashShape, timed) -> int:
