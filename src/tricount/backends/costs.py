@@ -119,7 +119,10 @@ took 1.6-1.9 ms on graphs under 20,000 edges (wedge), and copies ran at 7-9 GB/s
 GPU's short route (gpu/small.py, graphs of at most 2^21 edges and 2^18 vertices):
 benchmarks/results/gpu_small_route_h100.md, 0.12-0.26 ms from a built graph on fresh arrays
 for 88,000-406,000 edges (0.1 ms + 0.35 ns an edge); a host graph's copy adds about 50 us of
-calls to the bytes.
+calls to the bytes. Device run 13 (auto against every method, benchmarks/results/
+auto_vs_best_h100.md): through tricount.count from a host graph the short route took
+0.26-0.27 ms on jazz and power (0.15 of it the public call's own work), merge 0.16-0.28 ms
+on the graphs under 700 edges: the short route's fixed cost is 0.2 ms, merge's call 0.16.
 GPU: issue 25's measurements on the H100 machine (CUDA 13.2, CuPy 14.2.0): import cupy +
 first op 1.12 s; a second run of soc-Epinions1 spent 0.42 + 0.04 s in preparation and
 count for 0.4 ms of GPU work (per-process kernel loads from CuPy's disk cache); the first
@@ -144,13 +147,13 @@ COSTS = Costs(
     spgemm_s_per_edge=6.7e-07, spgemm_s_per_edge_per_degree=3e-08,
     numpy_count_s_per_edge=7.9e-07, numpy_count_s_per_edge_per_degree=2.3e-08,
     # One count, whatever the graph; threads past cpu_threads.
-    bitmap_call_s=5.5e-4, merge_call_s=1.0e-4, spgemm_call_s=1.5e-4, numpy_call_s=3e-5,
+    bitmap_call_s=5.5e-4, merge_call_s=1.6e-4, spgemm_call_s=1.5e-4, numpy_call_s=3e-5,
     parallel_efficiency=0.4,
     # The GPU.
     gpu_start_s=1.12, gpu_first_use_s=0.45, gpu_compile_s=5.0,
     gpu_copy_s_per_byte=1 / 8e9, gpu_build_s_per_entry=0.13e-9,
     gpu_count_fixed_s=1.6e-3, gpu_count_s_per_edge=0.65e-9,
-    gpu_short_fixed_s=1.0e-4, gpu_short_s_per_edge=0.35e-9, gpu_copy_call_s=5e-5,
+    gpu_short_fixed_s=2.0e-4, gpu_short_s_per_edge=0.35e-9, gpu_copy_call_s=5e-5,
 )
 
 
