@@ -266,7 +266,7 @@ class TestKernelStateMemo:
 
 
 @pytest.mark.slow  # a fresh process compiling kernels: .ci/run runs it after the suite
-def test_numba_caches_per_user_when_the_package_folder_is_not_writable(tmp_path):
+def test_numba_caches_per_user_when_the_package_folder_is_not_writable(tmp_path, monkeypatch):
     # A package whose folder cannot hold __pycache__ (here a file of that name: root can
     # write anywhere, so permissions would not stop it): Numba falls back to the user-wide
     # cache, where the facts look for it, and a second process loads instead of compiling.
@@ -283,17 +283,12 @@ def test_numba_caches_per_user_when_the_package_folder_is_not_writable(tmp_path)
                            text=True, timeout=120) for _ in range(2)]
     assert [r.stdout.split()[-1] for r in runs] == ["42", "42"]
     assert "data saved" in runs[0].stdout and "data loaded" in runs[1].stdout
+    # This process looks where the child wrote: its environment, not the suite's (the
+    # GPU machine's suite sets NUMBA_CACHE_DIR, which the child did not have).
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     folder = facts.numba_cache_dir(package / "kern.py")
-    old = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
-    try:
-        folder = facts.numba_cache_dir(package / "kern.py")
-        assert facts._on_disk(package / "kern.py", "twice", {})
-    finally:
-        if old is None:
-            del os.environ["XDG_CACHE_HOME"]
-        else:
-            os.environ["XDG_CACHE_HOME"] = old
+    assert facts._on_disk(package / "kern.py", "twice", {})
     assert folder.is_relative_to(tmp_path / "xdg" / "numba")
 
 

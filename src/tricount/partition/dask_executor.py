@@ -30,17 +30,15 @@ its graph across the count's tasks:
   piece pays no read, no copy and no orientation. The driver releases it at the end of
   the count, finished or failed (a release task per worker); a task that raises releases
   it on its worker; a worker process that dies takes its memory with it.
-- **Assign**: a plan of one range (the graph kept whole on every worker, the usual case)
-  hands its pieces out as the workers free up, heaviest first (task priorities, the
-  workers of the count only): the balance is the measured one, not the estimate's (run 12,
-  two H200s, R-MAT 26: pieces of equal estimated work took 0.61 s on one worker and 0.45
-  s on the other when placed up front). A plan of several ranges places its pieces
-  (:func:`assign_pieces`): heaviest piece first to the worker with the least estimated
-  work, then each worker's pieces in range order (a block built once per range) as task
-  priorities, on their worker (``workers=[address]``, with ``allow_other_workers`` so a
-  lost worker's pieces still run elsewhere, and a piece the scheduler steals is counted on
-  the thief's kept graph: every worker prepared it). The releases go to every worker of
-  the cluster.
+- **Assign** (:func:`assign_pieces`): heaviest piece first to the worker with the least
+  estimated work, then each worker's pieces in range order (a block built once per range)
+  as task priorities. Pieces are placed on their worker (``workers=[address]``, with
+  ``allow_other_workers`` so a lost worker's pieces still run elsewhere, and a piece the
+  scheduler steals is counted on the thief's kept graph: every worker prepared it). The
+  releases go to every worker of the cluster. Handing one range's pieces out as workers
+  free up was tried (run 14b, two H200s, R-MAT 26) and lost: Dask places a task restricted
+  to a set of workers when it is submitted, on the least busy one, and the planning worker
+  was the free one then: it took 7 of the 8 pieces (0.91 s against 0.61 s placed).
 
 What travels: a ``.tcsr`` path as a string (the same file on every worker: a shared
 filesystem, or one machine), the plan and the pieces (small), the counts. A graph in
@@ -229,24 +227,13 @@ class ClusterCount(contextlib.AbstractContextManager):
             planned.release()
 
     def count(self, pieces) -> list[dict]:
-        """Count ``pieces`` (handed out as workers free up when they share one range, else
-        placed by :func:`assign_pieces`); the results in the pieces' order."""
+        """Count ``pieces`` (:func:`assign_pieces` over the workers); results in their order."""
         futures = {}
-        if len({(p.apex_lo, p.apex_hi) for p in pieces}) == 1:
-            heaviest = sorted(pieces, key=lambda s: (-s.work, s.row_lo))
-            for order, piece in enumerate(heaviest):
+        for address, mine in zip(self.addresses, assign_pieces(pieces, len(self.addresses))):
+            for order, piece in enumerate(mine):
                 futures[piece] = self._submit(
-                    _count_task, self.source, self.token, self.options, piece,
-                    address=self.addresses, pinned=True,
-                    name=f"piece-{piece.index}-{piece.row_lo}", priority=len(heaviest) - order)
-        else:
-            placed = zip(self.addresses, assign_pieces(pieces, len(self.addresses)))
-            for address, mine in placed:
-                for order, piece in enumerate(mine):
-                    futures[piece] = self._submit(
-                        _count_task, self.source, self.token, self.options, piece,
-                        address=address, name=f"piece-{piece.index}-{piece.row_lo}",
-                        priority=len(mine) - order)
+                    _count_task, self.source, self.token, self.options, piece, address=address,
+                    name=f"piece-{piece.index}-{piece.row_lo}", priority=len(mine) - order)
         try:
             return self.client.gather([futures[p] for p in pieces])
         except BaseException:
