@@ -142,7 +142,7 @@ def markdown(records, *, notes=(), errors=(), mismatches=(), title="tricount ben
     if records and not mismatches and all(r["verified"] for r in records):
         lines.append(f"- verification: **all {n_counts} counts verified**; the expected count is "
                      "the reference oracle's up to its size limit, beyond it the agreement of two "
-                     "CPU methods (see the graphs table).")
+                     "methods (CPU, or GPU past 2^25 edges; see the graphs table).")
     else:
         bad = sum(not r["verified"] for r in records)
         lines.append(f"- verification: **FAILED**, {bad} of {n_counts} counts wrong or unverified")

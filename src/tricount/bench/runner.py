@@ -10,7 +10,9 @@ STYLE §22. For each graph:
 3. **verify**: the expected count comes from the Python oracle
    (:mod:`tricount.reference`, on the raw edge list) while the graph has at most
    ``reference_max_edges`` edges; above that, from the agreement of two CPU
-   methods with different kernels (:data:`AGREEMENT_METHODS`). Timed: ``verify_s``;
+   methods with different kernels (:data:`AGREEMENT_METHODS`), or past
+   :data:`GPU_AGREEMENT_MIN_EDGES` with the GPU among the backends of two GPU
+   methods (:data:`GPU_AGREEMENT_METHODS`). Timed: ``verify_s``;
 4. for every (backend, method): one untimed **warm-up** (JIT and CUDA
    compilation, allocator pools), then ``trials`` timed runs, each on a fresh
    copy of the prepared graph so that the orientation is redone and timed
