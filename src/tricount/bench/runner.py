@@ -363,16 +363,23 @@ def _run_method(result, progress, config, base, graph_info, backend, prepared, h
         _keep(result, rows, rec, label, trial, out.n_triangles, graph_info)
         progress.advance(1, label)
 
+    _trials(result, progress, label, rows, "count_s", count, config.trials,
+            setup=lambda: fresh_graph(prepared), synchronize=lambda: _synchronize(backend),
+            each=keep)
+
+
+def _trials(result, progress, label, rows, phase, call, n, **loop) -> None:
+    """One side's :func:`trial_loop` (``loop``: its keywords, ``each`` filling ``rows``),
+    then its stderr line; a side that raises is reported and the run goes on (one failing
+    method must not hide the rest)."""
     try:
-        trial_loop(count, config.trials,
-                   setup=lambda: fresh_graph(prepared), synchronize=lambda: _synchronize(backend),
-                   each=keep)
+        trial_loop(call, n, **loop)
         progress.advance(1, label)  # the warm-up
-    except Exception as exc:  # report and go on: one failing method must not hide the rest
+    except Exception as exc:
         result.errors.append(f"{label}: {type(exc).__name__}: {exc}")
         progress.note(f"{label}: FAILED: {type(exc).__name__}: {exc}")
         return
-    _note_side(progress, rows, label, "count_s")
+    _note_side(progress, rows, label, phase)
 
 
 def _run_auto(result, progress, config, base, graph_info, graph):
@@ -405,15 +412,8 @@ def _run_auto(result, progress, config, base, graph_info, graph):
         _keep(result, rows, rec, label, trial, out.n_triangles, graph_info)
         progress.advance(1, label)
 
-    try:
-        trial_loop(public_count, config.trials, setup=lambda: fresh_graph(graph),
-                   synchronize=lambda: None, each=keep)
-        progress.advance(1, label)  # the warm-up
-    except Exception as exc:
-        result.errors.append(f"{label}: {type(exc).__name__}: {exc}")
-        progress.note(f"{label}: FAILED: {type(exc).__name__}: {exc}")
-        return
-    _note_side(progress, rows, label, "count_s")
+    _trials(result, progress, label, rows, "count_s", public_count, config.trials,
+            setup=lambda: fresh_graph(graph), each=keep)
 
 
 def _device_facts(result, backend: str) -> dict:
@@ -456,14 +456,8 @@ def _run_peer(result, progress, config, base, graph_info, peer, src, dst):
         _keep(result, rows, rec, label, trial, run.value, graph_info)
         progress.advance(1, label)
 
-    try:
-        trial_loop(lambda _: peer.count(src, dst), config.trials, each=keep)
-        progress.advance(1, label)  # the warm-up
-    except Exception as exc:
-        result.errors.append(f"{label}: {type(exc).__name__}: {exc}")
-        progress.note(f"{label}: FAILED: {type(exc).__name__}: {exc}")
-        return
-    _note_side(progress, rows, label, "from_edges_s")
+    _trials(result, progress, label, rows, "from_edges_s", lambda _: peer.count(src, dst),
+            config.trials, each=keep)
 
 
 def _note_side(progress, rows, label, phase) -> None:
