@@ -47,6 +47,8 @@ __all__ = ["Workload", "Costs", "Route", "COSTS", "PROVENANCE", "routes", "candi
 #: machine, 2026-11-26): on graphs of mean degree about 10 it beat bitmap (email-Enron
 #: 5.8 against 8.1 ms), and on tiny graphs its call costs 0.5 ms less.
 CPU_COUNTERS = ("bitmap", "merge", "spgemm", "numpy")
+
+
 @dataclass(frozen=True)
 class Costs:
     """The constants (seconds; rates per byte, line or edge). CPU rates were measured
