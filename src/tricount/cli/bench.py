@@ -43,7 +43,9 @@ def add_arguments(bench) -> None:
                             f"{', '.join(GENERATORS)} (e.g. rmat:scale=18,ef=16,seed=1)")
     bench.add_argument("--backend", "--backends", dest="backends", action="append",
                        metavar="LIST", help="comma-separated backends: cpu, gpu, reference, auto "
-                                            "(default cpu)")
+                                            "(default cpu); auto is tricount.count's own choice "
+                                            "per graph, timed after the other sides and set "
+                                            "against the fastest of them")
     bench.add_argument("--methods", "--method", dest="methods", action="append", metavar="LIST",
                        help="comma-separated methods, 'all' (default: every method of each "
                             "backend) or 'auto'; BACKEND/NAME limits one to a backend, e.g. "
