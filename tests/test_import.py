@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 
 def test_import_loads_neither_cupy_nor_numba():
     code = (
@@ -23,3 +25,25 @@ def test_documented_submodules_load_on_first_use():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split()[-2:] == ["True", "True"]
+
+
+def test_without_cupy_the_probe_answers_from_one_lookup(monkeypatch):
+    # A failed import searches every path again (0.1 ms of every small listing): the
+    # probe asks importlib once per process instead.
+    import builtins
+
+    import tricount.gpu
+
+    if tricount.gpu.cupy_installed():
+        pytest.skip("CuPy is installed here")
+    tried = []
+    real_import = builtins.__import__
+
+    def spy(name, *args, **kwargs):
+        if name == "cupy":
+            tried.append(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", spy)
+    usable, why = tricount.gpu.probe()
+    assert not usable and "CuPy is not installed" in why and tried == []

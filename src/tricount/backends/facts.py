@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tricount._threads import numba_started, thread_count
+from tricount.gpu import cupy_installed
 
 __all__ = ["Workload", "Warmth", "KERNEL_GROUPS", "KINDS", "workload_of", "observe",
            "numba_cache_dir", "kernel_state", "group_state", "gpu_presence"]
@@ -297,12 +298,6 @@ def group_state(group: str, listings: dict | None = None) -> tuple[int, int, int
 # -- the GPU, without CuPy ------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=1)
-def _cupy_installed() -> bool:
-    """Whether CuPy can be imported (looked up once per process)."""
-    return importlib.util.find_spec("cupy") is not None
-
-
 def gpu_presence() -> tuple[str, str]:
     """``(state, why)``: "unknown" when CuPy is installed and a device node exists (only a
     probe, which imports CuPy, can tell more), "present" once this process has used the
@@ -313,7 +308,7 @@ def gpu_presence() -> tuple[str, str]:
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None and visible.strip() in ("", "-1"):
         return "absent", f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU"
-    if "cupy" not in sys.modules and not _cupy_installed():
+    if not cupy_installed():
         return "absent", ('CuPy is not installed (pip install ".[cuda13]" or ".[cuda12]" '
                           "from a tricount clone)")
     if not (os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/dxg")):

@@ -10,27 +10,42 @@ kernel in ``kernels/``) counts it. ``per_vertex``, ``edge_support`` and
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import sys
+
 from tricount.gpu.device import device_facts
 from tricount.gpu.plan import GPU_METHODS
 from tricount.prep import accel
 
-__all__ = ["probe", "GPU_METHODS"]
+__all__ = ["probe", "cupy_installed", "GPU_METHODS"]
 
 
 # CuPy arrays get the GPU's fused preparation steps (imported only when first asked for).
 accel.register("cupy", "tricount.gpu.prepare")
 
 
+@functools.lru_cache(maxsize=1)
+def cupy_installed() -> bool:
+    """Whether CuPy can be imported here, looked up once per process (no import)."""
+    return "cupy" in sys.modules or importlib.util.find_spec("cupy") is not None
+
+
 def probe() -> tuple[bool, str]:
     """Say whether a GPU is usable here, and why not when it is not.
 
-    Imports CuPy (only when called) and asks the CUDA runtime for devices.
+    Imports CuPy (only when called) and asks the CUDA runtime for devices. Without
+    CuPy the answer is :func:`cupy_installed`'s: a failed ``import`` searches every
+    path again, which cost every listing of a small graph about 0.1 ms.
     """
+    missing = (False, 'CuPy is not installed (from a tricount clone: pip install ".[cuda13]" '
+                      'or ".[cuda12]")')
+    if not cupy_installed():
+        return missing
     try:
         import cupy
     except ImportError:
-        return False, ('CuPy is not installed (from a tricount clone: pip install ".[cuda13]" '
-                       'or ".[cuda12]")')
+        return missing
     except Exception as exc:  # a broken CuPy install fails in many ways
         return False, f"CuPy failed to import: {exc}"
     try:
