@@ -211,17 +211,11 @@ def _count_short(graph, reason: str, timer) -> EngineResult:
         n_triangles = count_small(indptr, indices, graph.n_vertices, graph.n_edges, regions,
                                   replay=timer is None)
     t2 = time.perf_counter()
-    if not _SHORT_MARKED:
-        warm.mark_compiled(warm.route_name(SHORT_ROUTE_METHOD, "degree"))
-        _SHORT_MARKED.append(True)
+    warm.mark_compiled(warm.route_name(SHORT_ROUTE_METHOD, "degree"))
     timings = {"transfer_s": t1 - t0, "count_s": t2 - t1, "gpu_s": t2 - t0}
     if timer is not None:
         timings["kernel_s"] = regions.seconds
     return EngineResult(n_triangles, SHORT_ROUTE_METHOD, reason, timings)
-
-
-#: Whether this process has left the short route's compiled marker (once is enough).
-_SHORT_MARKED: list = []
 
 
 def count_oriented(oriented, *, method: str = "auto", plan: Plan | None = None,

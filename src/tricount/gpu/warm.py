@@ -8,7 +8,7 @@ loads the binary instead of compiling (a few milliseconds against about a second
 per file). Whether a route's binaries are there cannot be asked without CuPy, so
 after a count succeeds the engine leaves a marker named by the route (method and
 orientation) and by what the binaries depend on: the kernel sources and the CuPy
-installation. :mod:`tricount.backends.warmth` reads the markers, without importing
+installation. :mod:`tricount.backends.facts` reads the markers, without importing
 CuPy, to predict whether a count will compile.
 
 Imports no CuPy. A marker that cannot be written is skipped (a wrong guess later,
@@ -59,8 +59,16 @@ def route_name(method: str, orientation: str) -> str:
     return f"{method}-{orientation}"
 
 
+#: Routes this process has marked already: every count asks, and the disk needs telling once.
+_MARKED: set = set()
+
+
 def mark_compiled(route: str) -> None:
-    """Leave the marker of ``route`` (after a count that compiled or loaded its kernels)."""
+    """Leave the marker of ``route`` (after a count that compiled or loaded its kernels),
+    once per process."""
+    if route in _MARKED:
+        return
+    _MARKED.add(route)
     folder = cupy_cache_dir() / MARKERS
     marker = folder / f"{_identity()}-{route}"
     if marker.exists():
