@@ -152,8 +152,23 @@ class FakeArray(np.ndarray):
     def device(self):
         return Device(0)
 
+    @property
+    def data(self):
+        return _Pointer(self)
+
 
 FakeArray.__module__ = "cupy._fake"
+
+
+class _Pointer:
+    """What ``ndarray.data`` gives for a copy between devices (CuPy's MemoryPointer)."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def copy_from_device_async(self, src, size, stream=None):
+        dst = self.array.reshape(-1).view(np.uint8)
+        dst[:size] = src.array.reshape(-1).view(np.uint8)[:size]
 
 
 def _wrap(value):
@@ -317,6 +332,8 @@ def make_modules(device_count: int = 1):
         runtime=types.SimpleNamespace(getDeviceCount=lambda: device_count,
                                       memGetInfo=_mem_get_info,
                                       getDeviceProperties=lambda d: {"name": b"fake GPU"},
+                                      deviceCanAccessPeer=lambda d, p: 1,
+                                      deviceEnablePeerAccess=lambda p: None,
                                       CUDARuntimeError=RuntimeError),
         driver=types.SimpleNamespace(),  # no occupancy query: resident_grid falls back
         compiler=types.SimpleNamespace(CompileException=RuntimeError))

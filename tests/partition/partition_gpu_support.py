@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import tricount
+import tricount.partition.gpu  # noqa: F401  (binds device_plan's sizes before shrink() patches them)
 from tricount import reference
 from tricount.generate import rmat
 

@@ -133,6 +133,63 @@ def test_two_workers_on_one_device(fake_gpu):
         ["gpu:0", "gpu:0#1"]
 
 
+@pytest.mark.parametrize("workers", [2, 3, 4])
+def test_workers_share_the_preparation(fake_gpu, monkeypatch, workers):
+    """Several workers copy a share of a host graph each and orient a share of its ranks, and
+    count exactly: the bytes copied from the host add up to the graph once, not once per
+    worker. Small orientation slices (several per share) and passes of few entries."""
+    from tricount.partition import device_plan, shared_prep
+
+    monkeypatch.setattr(device_plan, "DEVICE_PASS_ENTRIES", 100)
+    monkeypatch.setattr(device_plan, "ORIENT_KEY_BYTES", 20_000)
+    shared = []
+    real = shared_prep.prepare
+    monkeypatch.setattr(shared_prep, "prepare", lambda *a, **k: shared.append(1) or real(*a, **k))
+    graph = rmat_graph(scale=10, seed=workers)
+    expected = oracle(graph)
+    for k in (None, 2, 5):
+        n, report = gpu_count(graph, devices=[0] * workers, partitions=k)
+        assert n == expected, k
+    assert len(shared) == 3
+    copied = sum(d["bytes_copied"] for d in report.devices)
+    alone = gpu_count(graph, devices=[0])[1].devices[0]["bytes_copied"]
+    assert alone >= 4 * graph.n_edges and copied < 1.5 * alone  # not `workers` times
+
+
+def test_workers_compare_their_oriented_graphs(fake_gpu, monkeypatch):
+    """A peer copy of the orientation that went wrong (here: zeros) stops the count."""
+    from tricount.errors import TricountError
+    from tricount.gpu import peers
+
+    calls = []
+    real = peers.copy_from_peer
+
+    def copy(dst, src, stream):
+        calls.append(1)
+        if len(calls) == 5:  # the first copy of step 4 (steps 2: two arrays for each worker)
+            dst[...] = 0
+        else:
+            real(dst, src, stream)
+
+    monkeypatch.setattr(peers, "copy_from_peer", copy)
+    with pytest.raises(TricountError, match="copies of the oriented graph differ"):
+        gpu_count(rmat_graph(scale=9, seed=4), devices=[0, 0])
+
+
+def test_workers_share_a_ranked_file(fake_gpu, tmp_path, monkeypatch):
+    from tricount.partition import prepare_ranked, shared_prep
+
+    shared = []
+    real = shared_prep.prepare
+    monkeypatch.setattr(shared_prep, "prepare", lambda *a, **k: shared.append(1) or real(*a, **k))
+    graph = rmat_graph(scale=9, seed=8)
+    ranked = tmp_path / "ranked.tcsr"
+    prepare_ranked(graph, ranked)
+    n, report = gpu_count(str(ranked), devices=[0, 0, 0])
+    assert n == oracle(graph) and shared == [1]
+    assert sum(d["items"] for d in report.devices) == len(report.subproblems)
+
+
 def test_two_workers_streamed(fake_gpu, tiny):
     graph = rmat_graph(seed=11)
     n, report = gpu_count(graph, devices=[0, 0], max_memory=1 << 20)

@@ -113,12 +113,14 @@ def in_degrees(deg, out_degree, rank=None):
 
 
 def orient(csr, n: int, m: int, rank, out_degree, *, slice_keys: int, max_entries: int,
-           out=None):
+           out=None, ranks=None):
     """The rank-ordered CSR of an upper CSR: ``(indptr, indices)``, each row sorted.
 
     Built one slice of sources at a time, at most ``slice_keys`` keys each (one
     pass over ``csr`` per slice). ``out`` is a pair of host arrays to write into
     (``indptr`` of ``n + 1``, ``indices`` of ``m``); by default device arrays.
+    ``ranks = (first, end)`` writes only the rows of those ranks (``indptr`` is
+    whole): several devices each orient a share and exchange them.
     """
     cp = cupy()
     idx = rank.dtype
@@ -126,7 +128,9 @@ def orient(csr, n: int, m: int, rank, out_degree, *, slice_keys: int, max_entrie
     indptr = offsets(out_degree)
     cols = cp.empty(m, dtype=idx) if out is None else out[1]
     layout = rank_layout(n)
-    slices = slice_bounds(indptr, slice_keys) if m else []
+    lo, hi = (0, n) if ranks is None else (int(ranks[0]), int(ranks[1]))
+    slices = ([(lo + a, lo + b) for a, b in slice_bounds(indptr[lo:hi + 1], slice_keys)]
+              if m and hi > lo else [])
     for first, end in slices:
         begin, stop = int(indptr[first]), int(indptr[end])
         chunk_args = ((c.n_entries, (c.rows(idx), c.cols, rank, np.int64(c.n_entries),
@@ -303,19 +307,21 @@ def _launch_pairs(keys, layout: KeyLayout, first: int, block: Block, idx, prepar
     launch_plan((prepared, lists), shape, plan, owner_length, owner_ids, result, timed)
 
 
-def anchor_work(csr, out_degree, n: int, max_entries: int):
+def anchor_work(csr, out_degree, n: int, max_entries: int, rows=None):
     """Per anchor a (int64, on the device): Σ over its edges a -> b of min(d+(a), d+(b)), the
     hash probes of the whole graph's sub-problem, plus d+(a) (a's table): what cuts a range's
-    anchors into pieces of about equal work for several devices."""
+    anchors into pieces of about equal work for several devices. ``rows = (first, end)``:
+    those anchors' only (``end - first`` values)."""
     cp = cupy()
-    work = cp.zeros(n, dtype=cp.int64)
-    for chunk in csr.chunks(0, n, max_entries):
-        rows = chunk.rows(chunk.cols.dtype)
-        probes = cp.minimum(out_degree[rows], out_degree[chunk.cols]).astype(cp.int64)
+    first, end = (0, n) if rows is None else (int(rows[0]), int(rows[1]))
+    work = cp.zeros(end - first, dtype=cp.int64)
+    for chunk in csr.chunks(first, end, max_entries):
+        rows_of = chunk.rows(chunk.cols.dtype)
+        probes = cp.minimum(out_degree[rows_of], out_degree[chunk.cols]).astype(cp.int64)
         running = cp.zeros(chunk.n_entries + 1, dtype=cp.int64)
         cp.cumsum(probes, out=running[1:])
         local = chunk.local_indptr()
-        work[chunk.r0:chunk.r1] += running[local[1:]] - running[local[:-1]]
-        del rows, probes, running, local
-    work += out_degree
+        work[chunk.r0 - first:chunk.r1 - first] += running[local[1:]] - running[local[:-1]]
+        del rows_of, probes, running, local
+    work += out_degree[first:end]
     return work

@@ -10,6 +10,8 @@ each on a GPU, and adds the counts as Python integers.
     graph (host arrays, one device's arrays, a .tcsr read into host memory)
       ─ degrees, (degree, id) rank, out- and in-degrees ──────▶ statistics (1-2 passes)
       ─ orientation in slices ─▶ the rank-ordered CSR, on each device or on the host
+      (several devices keeping it: each copies and orients a share, and the devices
+      exchange their shares over NVLink or PCIe, :mod:`tricount.partition.shared_prep`)
     plan_partitions(in-degrees, a block's budget) ─▶ k apex ranges
       (k = 1 when the rank-ordered CSR stays on the device: its block is the CSR itself)
       several devices: each range cut into pieces of about equal anchor work
@@ -50,6 +52,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tricount.errors import InvalidArgumentError, TricountError, UnsupportedGraphError
+from tricount.partition import shared_prep
 from tricount.partition.device_plan import (BLOCK_ENTRY_BYTES, PAIR_ENTRY_BYTES,
                                             WHOLE_BLOCK_VERTEX_BYTES, DevicePlan, csr_bytes,
                                             plan_device, size)
@@ -61,10 +64,13 @@ __all__ = ["count_gpu", "count_subproblem", "rank_on_gpu", "resolve_devices", "f
 #: With several devices, each apex range is cut into this many pieces per device, handed out
 #: heaviest first: a device that finishes early takes another piece, so the slowest device
 #: waits at most about one piece (a quarter of its share) for the others. The pieces' work is
-#: an estimate: on two H100s at R-MAT 25 and 26, 4 per device split 5 / 3 with the slowest
-#: kernel 1.11x the mean, and 16 per device balanced to 1.05x but every piece's launch and
-#: pass cost more than that won (slowest kernel 0.434 -> 0.459 s at R-MAT 26). With the graph
-#: streamed from the host each piece costs a pass over its rows only (ranked CSR).
+#: an estimate (hash probes): on two H100s at R-MAT 25 and 26, 4 per device split 5 / 3 with
+#: the slowest kernel 1.11x the mean, and 16 per device balanced to 1.05x but every piece's
+#: launch and pass cost more than that won (slowest kernel 0.434 -> 0.459 s at R-MAT 26).
+#: Pieces shrinking geometrically (the first 16 times the last) balanced four H200s' kernels
+#: better (1.03x against 1.07x at R-MAT 26) but not their busy time (1.20x against 1.02x): the
+#: pair stream's cost per piece follows its entries, which the estimate leaves out.
+#: With the graph streamed from the host each piece costs a pass over its rows only.
 PIECES_PER_DEVICE = 4
 #: The anchors' work is read back at about this many ranks (a piece's bounds fall on them):
 #: 8 MiB, where every rank's would be 2 GiB at R-MAT 28.
@@ -221,6 +227,7 @@ class DeviceWorker:
         self.max_degree = None
         self._block, self._block_key, self._block_bytes = None, None, 0
         self._stream = self._hook = None
+        self.oriented_shares = None  # [((first, end) ranks, (begin, stop) entries)] when shared
         self.held_bytes = 0
         self.stats = {"device": label, "items": 0, "busy_s": 0.0, "kernel_s": None,
                       "bytes_copied": 0, "peak_bytes": 0, "prepare_s": 0.0}
@@ -292,7 +299,7 @@ class DeviceWorker:
         out = apex.oriented_degrees(reader, n, rank, dp.pass_entries)
         return False, out, apex.in_degrees(deg, out, rank), rank
 
-    def _orient(self, reader, source: GraphSource, rank, out, host: bool):
+    def _orient(self, reader, source: GraphSource, rank, out, host: bool, ranks=None):
         from tricount.gpu import apex
 
         dp = self.dplan
@@ -305,7 +312,7 @@ class DeviceWorker:
         target = (np.empty(n + 1, dtype=np.int64),
                   np.empty(m, dtype=source.indices.dtype)) if host else None
         return apex.orient(reader, n, m, rank, out, slice_keys=dp.orient_slice_keys,
-                           max_entries=dp.pass_entries, out=target)
+                           max_entries=dp.pass_entries, out=target, ranks=ranks)
 
     @on_device("orienting the graph by rank into host memory")
     def orient_to_host(self, source: GraphSource, *, keep_rank: bool = False) -> GraphSource:
@@ -330,16 +337,22 @@ class DeviceWorker:
                            in_degree=in_degree, summary=summary, rank=rank)
 
     @on_device("preparing the graph")
-    def prepare(self, source: GraphSource, *, keep_in_degree: bool = True) -> None:
+    def prepare(self, source: GraphSource, *, keep_in_degree: bool = True, reader=None,
+                orient_share=None) -> None:
         """Statistics, orientation and residency: afterwards ``csr`` reads the rank-ordered
         CSR (from this device or the host), with ``out_degree`` (int32) and, when
-        ``keep_in_degree``, ``in_degree`` (int64, for the plan)."""
+        ``keep_in_degree``, ``in_degree`` (int64, for the plan).
+
+        Several devices preparing together (:mod:`tricount.partition.shared_prep`) give
+        the ``reader`` of the graph on this device and ``orient_share = (i, d)``: only the
+        i-th of d shares of the ranks is oriented, and ``oriented_shares`` says which
+        ranks and entries each share holds."""
         from tricount.gpu.chunks import DeviceCSR, HostCSR
 
         dp = self.dplan
         self.n_vertices = source.n_vertices
         t0 = time.perf_counter()
-        reader = self._reader(source)
+        reader = self._reader(source) if reader is None else reader
         try:
             ranked, out, in_degree, rank = self._statistics(reader, source)
             if not keep_in_degree:
@@ -353,7 +366,14 @@ class DeviceWorker:
                     raise TricountError("partitioned count: a device that does not keep the "
                                         "rank-ordered CSR must be given it (orient_to_host)")
                 reader = self._for_orientation(reader, source)
-                indptr, indices = self._orient(reader, source, rank, out, host=False)
+                ranks = None
+                if orient_share is not None:
+                    from tricount.partition.shared_prep import oriented_shares
+
+                    self.oriented_shares = oriented_shares(out, orient_share[1])
+                    ranks = self.oriented_shares[orient_share[0]][0]
+                indptr, indices = self._orient(reader, source, rank, out, host=False,
+                                               ranks=ranks)
                 del rank
                 self.csr = DeviceCSR(indptr, indices)
         finally:
@@ -391,20 +411,31 @@ class DeviceWorker:
         return in_degree
 
     @on_device("estimating the anchors' work")
-    def anchor_prefix(self, samples: int) -> tuple[np.ndarray, np.ndarray]:
+    def anchor_prefix(self, samples: int, rows=None) -> tuple[np.ndarray, np.ndarray]:
         """``(positions, work)`` (host int64): the anchors' estimated hash work summed below
         every ``stride``-th rank (and below ``n``), ``stride`` keeping at most about
-        ``samples`` of them: what cuts ranges into pieces, without copying n values."""
+        ``samples`` of them: what cuts ranges into pieces, without copying n values.
+        ``rows = (first, end)``: those anchors only (positions from ``first`` to ``end``,
+        work summed from ``first``)."""
         from tricount.gpu import apex
 
         cp = _cupy()
         n = self.n_vertices
+        first, end = (0, n) if rows is None else (int(rows[0]), int(rows[1]))
         stride = max(1, -(-n // samples))
-        work = apex.anchor_work(self.csr, self.out_degree, n, self.dplan.pass_entries)
+        work = apex.anchor_work(self.csr, self.out_degree, n, self.dplan.pass_entries,
+                                rows=(first, end))
         running = apex.offsets(work)
         del work
-        positions = np.append(np.arange(0, n, stride, dtype=np.int64), n)
-        return positions, cp.asnumpy(running[cp.asarray(positions)])
+        positions = np.append(np.arange(first, end, stride, dtype=np.int64), end)
+        return positions, cp.asnumpy(running[cp.asarray(positions - first)])
+
+    @on_device("cutting the ranks into equal shares")
+    def rank_shares(self, parts: int) -> list[tuple[int, int]]:
+        """``parts`` rank ranges of about equal entries of the rank-ordered CSR."""
+        from tricount.partition.shared_prep import row_shares
+
+        return row_shares(self.csr.indptr, parts)
 
     @on_device("copying a column block")
     def use_block(self, block) -> None:
@@ -714,12 +745,16 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
             source = threads.run(0, lambda w: w.orient_to_host(source))
             dplans = [w.plan_memory(source, free[w.device_id], max_memory) for w in workers]
         whole = whole_range(dplans, partitions)
-        threads.each(lambda w: w.prepare(source, keep_in_degree=w is workers[0] and not whole))
+        keep = [i == 0 and not whole for i in range(len(workers))]
+        if shared_prep.can_share(workers, source, dplans):
+            shared_prep.prepare(threads, source, keep_in_degree=keep)
+        else:
+            threads.each(lambda w: w.prepare(source, keep_in_degree=w is workers[0] and not whole))
         t_prepare = time.perf_counter()
         plan, items = plan_pieces(
             source.n_vertices, source.n_edges, partitions, dplans,
             in_degree=lambda: threads.run(0, lambda w: w.host_in_degree()),
-            anchor_prefix=lambda samples: threads.run(0, lambda w: w.anchor_prefix(samples)),
+            anchor_prefix=lambda samples: shared_anchor_prefix(threads, samples),
             pieces=len(workers) * PIECES_PER_DEVICE if len(workers) > 1 else 1)
         t_plan = time.perf_counter()
         results = _drain_all(threads, items)
@@ -739,6 +774,24 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
                              results, timings, devices=[dict(w.stats) for w in workers],
                              graph=summary)
     return n_triangles, report
+
+
+def shared_anchor_prefix(threads: DeviceThreads, samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`DeviceWorker.anchor_prefix` of the whole graph, each device estimating the work
+    of a share of the anchors (rank ranges of equal entries) and the host joining the sums."""
+    workers = threads.workers
+    if len(workers) == 1:
+        return threads.run(0, lambda w: w.anchor_prefix(samples))
+    shares = threads.run(0, lambda w: w.rank_shares(len(workers)))
+    index = {id(w): i for i, w in enumerate(workers)}
+    parts = threads.each(lambda w: w.anchor_prefix(samples, rows=shares[index[id(w)]]))
+    positions, work, below = [], [], 0
+    for i, (p, wk) in enumerate(parts):
+        keep = slice(1 if i else 0, None)  # a share's first position is the last one's end
+        positions.append(p[keep])
+        work.append(wk[keep] + below)
+        below += int(wk[-1])
+    return np.concatenate(positions), np.concatenate(work)
 
 
 def _drain_all(threads: DeviceThreads, items) -> list[dict]:
