@@ -46,6 +46,23 @@ def test_chunks_never_split_a_line_end(name, ending, tmp_path):
         assert all(c.endswith(ending) for c in chunks[:-1]), size
 
 
+@pytest.mark.parametrize("tail", ["5 6", "5 6\n", ""])
+def test_a_small_compressed_input_is_read_without_a_reader_thread(tail, tmp_path, monkeypatch):
+    """Read whole while it was sniffed, it is cut into chunks in the caller's thread, with
+    the same bytes (a last line without its end included) as through the reader thread."""
+    text = "0 1\n1 2\n2 0\n" + tail
+    path = write_text(tmp_path / "g.txt.gz", text)
+
+    def refuse(thread):
+        raise AssertionError(f"thread {thread.name} started")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    with open_source(path) as source:
+        source.head()
+        assert b"".join(bytes(b) for b, _ in source.chunks(chunk_bytes=4)) == text.encode()
+    assert load_graph(path).n_edges == 3 + (tail != "")
+
+
 def test_line_end():
     assert line_end(b"a\nb\r\nc", 0, 6) == 5
     assert line_end(b"a\rb", 0, 3) == 2
