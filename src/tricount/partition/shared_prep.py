@@ -7,7 +7,8 @@ whole graph over its own PCIe link, the host staging every byte once per device,
 every edge: work that does not shrink with more devices (R-MAT 26 on four H200s: about
 0.8 s of a 1.14 s count, against 0.21 s of kernels). Here it is shared, in four steps with
 a barrier between each (:meth:`~tricount.partition.gpu.DeviceThreads.each`: every step
-ends with its device's stream synchronized, so a peer only ever reads finished arrays):
+ends with its device's stream synchronized, by the one wrapper that runs every step, so a
+peer only ever reads finished arrays):
 
 1. device i copies rows ``[r_i, r_{i+1})`` of the host CSR (about m/d entries,
    :func:`row_shares`) into arrays of the whole graph's size;
@@ -100,7 +101,6 @@ def _upload_share(worker, source, rows: tuple[int, int]):
     finally:
         worker._close_reader(reader)
     worker.stats["bytes_copied"] += 8 * (r1 - r0 + 1)
-    cp.cuda.get_current_stream().synchronize()
     return indptr, cols
 
 
@@ -118,7 +118,6 @@ def _gather(worker, mine, peers, pieces) -> None:
             continue
         for dst, src, (lo, hi) in zip(mine, theirs, ranges):
             copy_from_peer(dst[lo:hi], src[lo:hi], stream)
-    stream.synchronize()
 
 
 def prepare(threads, source, *, keep_in_degree: list[bool]) -> None:
@@ -137,6 +136,9 @@ def prepare(threads, source, *, keep_in_degree: list[bool]) -> None:
         t0 = time.perf_counter()
         with worker.context(what):
             out = fn()
+            # A step ends when its work is done, not launched: the next step's peers read
+            # what it wrote, and nothing else orders their streams after this one.
+            _cupy().cuda.get_current_stream().synchronize()
         worker.stats["prepare_s"] += time.perf_counter() - t0
         return out
 
@@ -160,9 +162,8 @@ def prepare(threads, source, *, keep_in_degree: list[bool]) -> None:
         w.prepare(source, keep_in_degree=keep_in_degree[i], reader=readers[i],
                   orient_share=(i, d))
         # Its last kernels may still be writing the oriented rows that step 4 reads from
-        # the other devices: the barrier must follow their end, not their launch.
-        timed(w, "orienting a share of the graph",
-              lambda: _cupy().cuda.get_current_stream().synchronize())
+        # the other devices: the barrier must follow their end (timed waits for it).
+        timed(w, "orienting a share of the graph", lambda: None)
 
     threads.each(prepare_share)
     readers.clear()
