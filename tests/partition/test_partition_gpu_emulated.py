@@ -138,19 +138,23 @@ def test_workers_share_the_preparation(fake_gpu, monkeypatch, workers):
     """Several workers copy a share of a host graph each and orient a share of its ranks, and
     count exactly: the bytes copied from the host add up to the graph once, not once per
     worker. Small orientation slices (several per share) and passes of few entries."""
+    from tricount.gpu import apex
     from tricount.partition import device_plan, shared_prep
 
     monkeypatch.setattr(device_plan, "DEVICE_PASS_ENTRIES", 100)
-    monkeypatch.setattr(device_plan, "ORIENT_KEY_BYTES", 20_000)
-    shared = []
+    monkeypatch.setattr(device_plan, "ORIENT_KEY_BYTES", 400_000)  # 500-1100 keys a slice
+    shared, slices = [], []
     real = shared_prep.prepare
     monkeypatch.setattr(shared_prep, "prepare", lambda *a, **k: shared.append(1) or real(*a, **k))
+    bounds = apex.slice_bounds
+    monkeypatch.setattr(apex, "slice_bounds",
+                        lambda *a: slices.append(len(bounds(*a))) or bounds(*a))
     graph = rmat_graph(scale=10, seed=workers)
     expected = oracle(graph)
     for k in (None, 2, 5):
         n, report = gpu_count(graph, devices=[0] * workers, partitions=k)
         assert n == expected, k
-    assert len(shared) == 3
+    assert len(shared) == 3 and min(slices) > 1  # every share oriented in several slices
     copied = sum(d["bytes_copied"] for d in report.devices)
     alone = gpu_count(graph, devices=[0])[1].devices[0]["bytes_copied"]
     assert alone >= 4 * graph.n_edges and copied < 1.5 * alone  # not `workers` times
