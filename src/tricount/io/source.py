@@ -413,7 +413,9 @@ class Source:
     def _fill_to(self, stop: int) -> None:
         """Keep decompressed bytes up to offset ``stop`` (or to the end) in ``_buf``."""
         while self._base + len(self._buf) < stop and not self._eof:
-            want = min(max(stop - self._base - len(self._buf), READ_BYTES), CHUNK_BYTES)
+            # At least a sniff's worth, not READ_BYTES: a zeroed 1 MiB piece per peek was
+            # a third of a small file's load (karate.txt.gz, 2026-11-26).
+            want = min(max(stop - self._base - len(self._buf), SNIFF_BYTES), CHUNK_BYTES)
             piece = bytearray(want)
             got = self._read_stream(memoryview(piece))
             if not got:
