@@ -24,7 +24,8 @@ peer only ever reads finished arrays):
 The graph's own arrays are let go after step 3: no device reads a peer's graph after
 step 2. A graph already in rank order skips the orientation (steps 1-2 only). Every
 device ends with what :meth:`~tricount.partition.gpu.DeviceWorker.prepare` alone gives it,
-so the count that follows is unchanged; the GPU tests compare both.
+so the count that follows is unchanged; the GPU tests and the emulated ones (2-4 workers,
+several slices a share, a ranked file, a corrupted copy) hold it to the reference.
 """
 
 from __future__ import annotations
