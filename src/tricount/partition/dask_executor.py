@@ -22,8 +22,8 @@ its graph across the count's tasks:
   plans (one range whose block is the CSR itself when the device keeps it, else the least
   k whose blocks fit, from the in-degrees read back), on the CPU the probes per apex
   (:func:`tricount.partition.plan_graph`: the plan the driver would make). With several
-  workers each range is cut into :data:`PIECES_PER_WORKER` × workers pieces of about
-  equal anchor work.
+  workers each range is cut into as many pieces of about equal anchor work as
+  ``count_gpu`` cuts for as many devices (:func:`tricount.partition.gpu.pieces_per_range`).
 - **Keep**: each worker process holds the graph it prepared
   (:data:`tricount.partition.worker_cache.PREPARED`: one graph per process, keyed by the
   count's token and the file's path, size and modification time), so its second, third…
@@ -58,12 +58,8 @@ import uuid
 from tricount.errors import BackendUnavailableError
 from tricount.partition.plan import SubProblem
 
-__all__ = ["ClusterCount", "assign_pieces", "default_client", "PIECES_PER_WORKER"]
+__all__ = ["ClusterCount", "assign_pieces", "default_client"]
 
-#: Pieces per worker of each range: ``count_gpu``'s ``PIECES_PER_DEVICE`` (measured there on
-#: two H100s, 2026-11-25), so that a worker's share is about even without a piece per task
-#: costing more than it balances.
-PIECES_PER_WORKER = 4
 #: Seconds the driver waits for the release tasks of a count before giving up on a worker
 #: (one that died has freed its memory with it).
 RELEASE_TIMEOUT_S = 60
@@ -204,9 +200,10 @@ class ClusterCount(contextlib.AbstractContextManager):
 
     @property
     def pieces_per_range(self) -> int:
-        """Pieces each range is cut into: one per worker's share, or 1 on one worker."""
-        n = len(self.addresses)
-        return PIECES_PER_WORKER * n if n > 1 else 1
+        """Pieces each range is cut into: as ``count_gpu`` cuts it for as many devices."""
+        from tricount.partition.gpu import pieces_per_range
+
+        return pieces_per_range(len(self.addresses))
 
     def _submit(self, fn, *args, address=None, pinned=False, name, **kwargs):
         """Submit a task on ``address`` (a worker, or a list of them; None: any)."""

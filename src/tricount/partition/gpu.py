@@ -59,7 +59,8 @@ from tricount.partition.device_plan import (BLOCK_ENTRY_BYTES, PAIR_ENTRY_BYTES,
 from tricount.partition.plan import PartitionPlan, SubProblem, cut_by_work, plan_partitions
 
 __all__ = ["count_gpu", "count_subproblem", "rank_on_gpu", "resolve_devices", "fits_in_memory",
-           "graph_source", "GraphSource", "PIECES_PER_DEVICE", "plan_pieces", "whole_range"]
+           "graph_source", "GraphSource", "PIECES_PER_DEVICE", "pieces_per_range", "plan_pieces",
+           "whole_range"]
 
 #: With several devices, each apex range is cut into this many pieces per device, handed out
 #: heaviest first: a device that finishes early takes another piece, so the slowest device
@@ -72,6 +73,13 @@ __all__ = ["count_gpu", "count_subproblem", "rank_on_gpu", "resolve_devices", "f
 #: pair stream's cost per piece follows its entries, which the estimate leaves out.
 #: With the graph streamed from the host each piece costs a pass over its rows only.
 PIECES_PER_DEVICE = 4
+
+
+def pieces_per_range(workers: int) -> int:
+    """Pieces each apex range is cut into for ``workers`` devices or Dask workers: one
+    range whole for one, else :data:`PIECES_PER_DEVICE` for each."""
+    return PIECES_PER_DEVICE * workers if workers > 1 else 1
+
 #: The anchors' work is read back at about this many ranks (a piece's bounds fall on them):
 #: 8 MiB, where every rank's would be 2 GiB at R-MAT 28.
 ANCHOR_SAMPLES = 1 << 20
@@ -755,7 +763,7 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
             source.n_vertices, source.n_edges, partitions, dplans,
             in_degree=lambda: threads.run(0, lambda w: w.host_in_degree()),
             anchor_prefix=lambda samples: shared_anchor_prefix(threads, samples),
-            pieces=len(workers) * PIECES_PER_DEVICE if len(workers) > 1 else 1)
+            pieces=pieces_per_range(len(workers)))
         t_plan = time.perf_counter()
         results = _drain_all(threads, items)
         t_count = time.perf_counter()
