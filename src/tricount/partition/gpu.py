@@ -837,26 +837,23 @@ def count_subproblem(source, sub: SubProblem, *, block=None) -> dict:
     ``block``, a host :class:`~tricount.partition.blocks.ColumnBlock` of the
     sub-problem's range, is used instead of building it. Returns the CPU
     counter's keys (:func:`tricount.partition.cpu.count_subproblem`), ``where``
-    naming the device (``"gpu:0"``). Every call copies and checks the graph again:
-    the Dask executor keeps a :class:`~tricount.partition.device_graph.DeviceGraph`
-    per worker instead, which pays that once per count.
+    naming the device (``"gpu:0"``). It is a
+    :class:`~tricount.partition.device_graph.DeviceGraph` made for one sub-problem: every
+    call copies and checks the graph again, where the Dask executor keeps one per worker
+    and pays that once per count.
     """
     from tricount.partition.blocks import open_source
+    from tricount.partition.device_graph import DeviceGraph
 
     ranked = open_source(source)
-    src = graph_source(ranked)
     sub.check(ranked.n_vertices)
     if block is not None and (block.lo, block.hi) != (sub.apex_lo, sub.apex_hi):
         raise TricountError(f"sub-problem {sub.index} counts apexes {sub.apex_lo}.."
                             f"{sub.apex_hi}; the block given holds {block.lo}..{block.hi}")
-    device = _cupy().cuda.Device().id
-    worker = DeviceWorker(device, f"gpu:{device}")
-    with DeviceThreads([worker]):
-        worker.plan_memory(src, _free_bytes([device])[device], None)
-        worker.prepare(src, keep_in_degree=False)
+    graph = DeviceGraph.prepare(ranked)
+    try:
         if block is not None:
-            worker.use_block(block)
-        with worker.context("counting a sub-problem"):
-            out = worker.count(sub)
-    return {key: out[key] for key in ("n_triangles", "index", "rows", "block_s", "count_s",
-                                      "where")}
+            graph.worker.use_block(block)
+        return graph.count(sub)
+    finally:
+        graph.close()
