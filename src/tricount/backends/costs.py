@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from tricount.backends.facts import Warmth, Workload
 from tricount.cpu import CPU_METHODS
-from tricount.gpu.plan import SHORT_ROUTE_MAX_EDGES, SHORT_ROUTE_MAX_VERTICES
+from tricount.gpu.plan import fits_short_route
 from tricount.prep.orient import PARALLEL_MIN_EDGES, PARALLEL_STARTED_MIN_EDGES
 
 __all__ = ["Workload", "Costs", "Route", "COSTS", "PROVENANCE", "routes", "candidates",
@@ -312,7 +312,7 @@ def _gpu_route(w: Workload, warmth: Warmth, c: Costs) -> Route:
         steps.add("build", c.gpu_build_s_per_entry * 2 * m)
     if w.kind in ("host", "edges", "binary", "text"):
         steps.add("copy calls", c.gpu_copy_call_s)
-    if 0 < m <= SHORT_ROUTE_MAX_EDGES and w.n_vertices <= SHORT_ROUTE_MAX_VERTICES:
+    if fits_short_route(w.n_vertices, m):
         steps.add("count (short route)", c.gpu_short_fixed_s + c.gpu_short_s_per_edge * m)
     else:
         steps.add("count", c.gpu_count_fixed_s + c.gpu_count_s_per_edge * m)

@@ -55,6 +55,7 @@ __all__ = [
     "HashShape", "WedgeShape", "BitwedgeShape", "request", "plan_memory", "plan_orientation",
     "plan_method", "make_plan", "make_shape", "tuned", "choose_method", "choose_id_order",
     "wants_id_order_degree", "small_work", "slice_capacity", "task_cap", "choose_short_route",
+    "fits_short_route",
     "SHORT_ROUTE_METHOD",
 ]
 
@@ -709,11 +710,24 @@ def choose_short_route(n_vertices: int, n_edges: int, *, method: str = "auto",
     if method != "auto" or orientation != "auto" or plan is not None or max_memory is not None:
         return None
     n, m = int(n_vertices), int(n_edges)
-    if m == 0 or n > SHORT_ROUTE_MAX_VERTICES or m > SHORT_ROUTE_MAX_EDGES:
+    if not fits_short_route(n, m):
         return None
     return (f"auto: short route: {n} vertices <= {SHORT_ROUTE_MAX_VERTICES} and {m} edges <= "
             f"{SHORT_ROUTE_MAX_EDGES}: small, so degrees, the (degree, id) orientation and a "
             "hash-set count in six launches, with no host synchronisation before the count")
+
+
+def fits_short_route(n_vertices: int, n_edges: int) -> bool:
+    """Whether a graph is within the short route's bounds: at least one edge, at most
+    :data:`SHORT_ROUTE_MAX_VERTICES` vertices and :data:`SHORT_ROUTE_MAX_EDGES` edges (the
+    engine's choice and the cost model's prediction both ask here).
+
+    >>> fits_short_route(34, 78), fits_short_route(34, 0)
+    (True, False)
+    >>> fits_short_route(1, SHORT_ROUTE_MAX_EDGES + 1)
+    False
+    """
+    return 0 < n_edges <= SHORT_ROUTE_MAX_EDGES and n_vertices <= SHORT_ROUTE_MAX_VERTICES
 
 
 def wants_id_order_degree(plan: Plan, stats: GraphStats) -> bool:
