@@ -35,7 +35,8 @@ import threading
 import numpy as np
 
 from tricount.gpu._module import get_kernel
-from tricount.gpu.device import SYNC_EACH_LAUNCH, ceil_div, cupy, device_facts, launch
+from tricount.gpu.device import (SYNC_EACH_LAUNCH, c_type, ceil_div, cupy, device_facts,
+                                  launch)
 
 __all__ = ["count_small", "launches", "workspace_words", "zeroed_words", "offset_words",
            "max_tasks",
@@ -144,8 +145,7 @@ def _kernels(device_id: int, index_dtype) -> tuple:
     key = (device_id, index_dtype)
     kernels = _KERNELS.get(key)
     if kernels is None:
-        vertex_t = "int" if index_dtype == np.int32 else "long long"
-        defines = kernel_defines(vertex_t=vertex_t)
+        defines = kernel_defines(vertex_t=c_type(index_dtype))
         sm_count = device_facts().sm_count
         kernels = tuple(get_kernel("small", name, defines) for name in KERNELS) + (sm_count,)
         _KERNELS[key] = kernels
