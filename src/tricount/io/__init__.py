@@ -328,7 +328,8 @@ def read_edges(path, *, format: str = "auto", parser: str = "auto"):
 
 
 def _read_edges(source, format, parser):
-    from tricount.io._parse import EdgeText, concatenate
+    from tricount.io._parse import EdgeText
+    from tricount.prep.canonical import concatenate
 
     fmt = resolve_format(format, source)
     if fmt == "native" and source.peek(1):

@@ -220,11 +220,3 @@ def parse_chunks(path, chunks, out: EdgeText, *, id_min: int = 0,
 def id_dtype(max_id: int):
     """int32 while the ids fit: halves the memory the chunks hold."""
     return np.int32 if max_id <= np.iinfo(np.int32).max else np.int64
-
-
-def concatenate(chunks):
-    """All chunks as two int64 arrays."""
-    if not chunks:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return (np.concatenate([s for s, _ in chunks]).astype(np.int64, copy=False),
-            np.concatenate([d for _, d in chunks]).astype(np.int64, copy=False))

@@ -255,6 +255,14 @@ def canonical_edges(src, dst, *, n_vertices: int | None = None,
     return CanonicalEdges(lo, hi, vertex_ids, n, n_loops, n_lines - n_directed)
 
 
+def concatenate(chunks):
+    """All ``(src, dst)`` chunks as two int64 arrays."""
+    if not chunks:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return (np.concatenate([s for s, _ in chunks]).astype(np.int64, copy=False),
+            np.concatenate([d for _, d in chunks]).astype(np.int64, copy=False))
+
+
 def upper_csr_of_chunks(chunks, *, max_id: int, n_vertices: int | None = None,
                         id_base: int = 0, loops_dropped: int = 0,
                         duplicates_dropped: int = 0) -> UpperCSRBuild:
@@ -266,22 +274,17 @@ def upper_csr_of_chunks(chunks, *, max_id: int, n_vertices: int | None = None,
     every line at once (40-100 bytes a line), where ``build_upper_csr`` holds 12.
     ``max_id`` is not needed (the signature is ``build_upper_csr``'s).
     """
-    parts = list(chunks)
+    from tricount.prep.orient import row_starts
+
+    src, dst = concatenate(chunks)
     chunks.clear()
-    src = np.concatenate([s for s, _ in parts]).astype(np.int64, copy=False) if parts \
-        else np.zeros(0, dtype=np.int64)
-    dst = np.concatenate([d for _, d in parts]).astype(np.int64, copy=False) if parts \
-        else np.zeros(0, dtype=np.int64)
-    del parts
     if n_vertices is not None and id_base:
         src -= id_base  # owned: a concatenation is a new array
         dst -= id_base
     canon = canonical_edges(src, dst, n_vertices=n_vertices, fused=False)
     del src, dst
     n = canon.n_vertices
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    if canon.lo.shape[0]:
-        np.cumsum(np.bincount(canon.lo, minlength=n), out=indptr[1:])
+    indptr = row_starts(canon.lo, n)  # canon.lo is sorted
     vertex_ids = canon.vertex_ids if n_vertices is None else \
         np.arange(id_base, id_base + n, dtype=np.int64)
     return UpperCSRBuild(indptr, canon.hi, n, vertex_ids,
