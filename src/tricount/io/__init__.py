@@ -37,10 +37,10 @@ import numpy as np
 
 from tricount.errors import BackendUnavailableError, GraphFormatError, TricountError
 from tricount.graph import CSRGraph
+from tricount.io._grammar import NUMPY_PARSE_MAX_BYTES
 from tricount.io._limits import out_of_memory
 from tricount.io.detect import FORMATS, resolve_format, strip_compression
 from tricount.io.snap import write_snap
-from tricount.io.snap_numpy import NUMPY_PARSE_MAX_BYTES
 from tricount.io.source import open_source
 
 __all__ = ["load_graph", "read_graph", "read_edges", "write_graph", "write_snap",

@@ -4,7 +4,8 @@ The grammar itself is written out in :mod:`tricount.io._text` (the Numba
 parser) and read again, for SNAP edge lists, by :mod:`tricount.io.snap_numpy`
 (the NumPy parser). Its error codes (METIS's too) and value kinds live here so that the
 messages of :mod:`tricount.io._parse` and the NumPy parser can name them
-without importing Numba.
+without importing Numba; and the NumPy parser's cap, which ``import tricount`` reads
+(through :mod:`tricount.io`) without loading either parser.
 """
 
 from __future__ import annotations
@@ -33,3 +34,11 @@ VALUES_IGNORED, VALUES_NONE, VALUES_INTEGER, VALUES_REAL = 0, 1, 2, 3
 
 #: The largest vertex id a text may hold.
 MAX_ID = np.iinfo(np.int64).max
+
+#: Text read with NumPy at most (32 MiB); the rest goes to the Numba parser. Below it,
+#: holding every line for the NumPy build stays under about 300 MB (a line is 4 bytes at
+#: least, 10-12 in the shared graphs: 3 M lines at 100 bytes each), and the NumPy parse
+#: (16 ns a byte: 0.55 s at the cap) costs about what Numba's start (0.56 s) and load
+#: (6 kernels, 0.07 s) cost before its parse (6 ns a byte on two threads: 0.2 s); past it,
+#: Numba's parse is the faster once started (2-core machine, soc-Epinions1, 2026-11-26).
+NUMPY_PARSE_MAX_BYTES = 32 << 20

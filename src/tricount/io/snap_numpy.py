@@ -43,17 +43,11 @@ import itertools
 
 import numpy as np
 
+from tricount.io._grammar import NUMPY_PARSE_MAX_BYTES
 from tricount.io._parse import Declared, EdgeText, id_dtype
 
 __all__ = ["NUMPY_PARSE_MAX_BYTES", "read", "parse_block"]
 
-#: Text read with NumPy at most (32 MiB); the rest goes to the Numba parser. Below it,
-#: holding every line for the NumPy build stays under about 300 MB (a line is 4 bytes at
-#: least, 10-12 in the shared graphs: 3 M lines at 100 bytes each), and the NumPy parse
-#: (16 ns a byte: 0.55 s at the cap) costs about what Numba's start (0.56 s) and load
-#: (6 kernels, 0.07 s) cost before its parse (6 ns a byte on two threads: 0.2 s); past it,
-#: Numba's parse is the faster once started (2-core machine, soc-Epinions1, 2026-11-26).
-NUMPY_PARSE_MAX_BYTES = 32 << 20
 #: Bytes parsed per NumPy pass (whole lines): the temporaries, up to 40 bytes per byte
 #: of text, stay in the cache and under 3 MB (64 KiB: the fastest of 32 KiB - 16 MiB on
 #: soc-Epinions1, 2026-11-26).
