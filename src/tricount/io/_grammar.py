@@ -35,6 +35,21 @@ VALUES_IGNORED, VALUES_NONE, VALUES_INTEGER, VALUES_REAL = 0, 1, 2, 3
 #: The largest vertex id a text may hold.
 MAX_ID = np.iinfo(np.int64).max
 
+#: The bytes the grammar names.
+SPACE, TAB, LF, CR = 32, 9, 10, 13
+HASH, PERCENT, MINUS, ZERO, PLUS, DOT = 35, 37, 45, 48, 43, 46
+
+#: Eight text bytes as one little-endian 64-bit word, first byte lowest: the masks of the
+#: word-at-a-time digit tests and conversions (:mod:`tricount.io._swar`,
+#: :mod:`tricount.io.snap_numpy`).
+ASCII_ZEROS = np.uint64(0x3030303030303030)
+HIGH_NIBBLES = np.uint64(0xF0F0F0F0F0F0F0F0)
+LOW_NIBBLES = np.uint64(0x0F0F0F0F0F0F0F0F)
+SIXES = np.uint64(0x0606060606060606)
+BIT4 = np.uint64(0x1010101010101010)
+PAIRS = np.uint64(0x00FF00FF00FF00FF)
+QUADS = np.uint64(0x0000FFFF0000FFFF)
+
 #: Text read with NumPy at most (32 MiB); the rest goes to the Numba parser. Below it,
 #: holding every line for the NumPy build stays under about 300 MB (a line is 4 bytes at
 #: least, 10-12 in the shared graphs: 3 M lines at 100 bytes each), and the NumPy parse

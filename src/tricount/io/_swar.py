@@ -20,19 +20,19 @@ from __future__ import annotations
 import numpy as np
 
 from tricount._threads import load_numba
+from tricount.io._grammar import ASCII_ZEROS as _ASCII_ZEROS
+from tricount.io._grammar import BIT4 as _BIT4
+from tricount.io._grammar import HIGH_NIBBLES as _HIGH_NIBBLES
+from tricount.io._grammar import LOW_NIBBLES as _LOW_NIBBLES
+from tricount.io._grammar import PAIRS as _PAIRS
+from tricount.io._grammar import QUADS as _QUADS
+from tricount.io._grammar import SIXES as _SIXES
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 _U = np.uint64
-_LOW_NIBBLES = _U(0x0F0F0F0F0F0F0F0F)
-_HIGH_NIBBLES = _U(0xF0F0F0F0F0F0F0F0)
-_ASCII_ZEROS = _U(0x3030303030303030)
-_SIXES = _U(0x0606060606060606)
-_BIT4 = _U(0x1010101010101010)
 _LOW7 = _U(0x7F7F7F7F7F7F7F7F)
 _HIGH_BITS = _U(0x8080808080808080)
-_PAIRS = _U(0x00FF00FF00FF00FF)
-_QUADS = _U(0x0000FFFF0000FFFF)
 _OCTS = _U(0x00000000FFFFFFFF)
 
 if numba.config.DISABLE_JIT:

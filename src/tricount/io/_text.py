@@ -30,13 +30,13 @@ from tricount.io._grammar import (ERR_BAD_VALUE, ERR_EXTRA_COLUMN, ERR_MISSING_V
                                   ERR_NEGATIVE, ERR_NOT_A_NUMBER, ERR_ONE_COLUMN,
                                   ERR_OUT_OF_RANGE, ERR_TOO_LARGE, MAX_ID, OK, VALUES_IGNORED,
                                   VALUES_INTEGER, VALUES_NONE, VALUES_REAL)
+from tricount.io._grammar import CR as _CR, DOT as _DOT, HASH as _HASH, LF as _LF
+from tricount.io._grammar import MINUS as _MINUS, PERCENT as _PERCENT, PLUS as _PLUS
+from tricount.io._grammar import SPACE as _SPACE, TAB as _TAB, ZERO as _ZERO
 from tricount.io._swar import short_id
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
-_SPACE, _TAB, _LF, _CR = 32, 9, 10, 13
-_HASH, _PERCENT, _MINUS, _ZERO = 35, 37, 45, 48
-_PLUS, _DOT = 43, 46
 #: Pieces smaller than this are parsed by one thread (thread start-up costs more).
 MIN_PIECE_BYTES = 1 << 16
 

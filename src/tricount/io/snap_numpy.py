@@ -43,7 +43,11 @@ import itertools
 
 import numpy as np
 
-from tricount.io._grammar import NUMPY_PARSE_MAX_BYTES
+from tricount.io._grammar import (ASCII_ZEROS as _ZEROS, BIT4 as _BIT4, CR as _CR,
+                                  HASH as _HASH, HIGH_NIBBLES as _HIGH, LF as _LF,
+                                  LOW_NIBBLES as _LOW, NUMPY_PARSE_MAX_BYTES, PAIRS as _PAIRS,
+                                  PERCENT as _PERCENT, QUADS as _QUADS, SIXES as _SIXES,
+                                  SPACE as _SPACE, TAB as _TAB, ZERO as _ZERO)
 from tricount.io._parse import Declared, EdgeText, id_dtype
 
 __all__ = ["NUMPY_PARSE_MAX_BYTES", "read", "parse_block"]
@@ -56,14 +60,10 @@ BLOCK_BYTES = 1 << 16
 #: reads longer ones, up to 2**63 - 1).
 MAX_DIGITS = 18
 
-_TAB, _LF, _CR, _SPACE, _HASH, _PERCENT, _ZERO = 9, 10, 13, 32, 35, 37, 48
 _U = np.uint64
-#: Eight digit bytes as one little-endian word, first digit lowest: the masks of
-#: :mod:`tricount.io._swar`, and the multipliers that pair digits, then pairs, then quads
-#: in three multiply-shifts (each step's lanes never carry into the next lane).
-_ZEROS, _HIGH, _LOW = _U(0x3030303030303030), _U(0xF0F0F0F0F0F0F0F0), _U(0x0F0F0F0F0F0F0F0F)
-_SIXES, _BIT4 = _U(0x0606060606060606), _U(0x1010101010101010)
-_PAIRS, _QUADS = _U(0x00FF00FF00FF00FF), _U(0x0000FFFF0000FFFF)
+#: Eight digit bytes as one little-endian word, first digit lowest: with the masks the
+#: Numba parser uses (:mod:`tricount.io._grammar`), the multipliers that pair digits, then
+#: pairs, then quads in three multiply-shifts (each step's lanes never carry into the next).
 _TIMES_10, _TIMES_100, _TIMES_10000 = _U(10 << 8 | 1), _U(100 << 16 | 1), _U(10000 << 32 | 1)
 #: ``_KEEP[k]``: the top ``k`` bytes of a word, the last ``k`` of the text (``k`` = 0 .. 8).
 _KEEP = np.array([0] + [(2**64 - 1) << (8 * (8 - k)) & (2**64 - 1) for k in range(1, 9)],
