@@ -260,19 +260,19 @@ def _partitioned(graph, executor: str, backend_reason: str, why: str, parts: dic
                        f"partitioned ({why}): {report.reason}", summary, timings, partition)
 
 
-def _loaded(graph, engine: str, parser: str = ""):
+def _loaded(graph, engine: str, parser: str = "auto"):
     """``as_graph`` for ``engine``: a text file for the GPU is parsed onto the device (read on
     the host instead when it does not fit there); a ``.tcsr`` is read on the host, and copied
     by the engine, or counted in parts when the GPU's memory check says it must be. A text
     file read on the host is parsed by the chosen route's ``parser`` ("numba", "numpy", or
-    "" for io's own choice)."""
+    "auto" for io's own choice)."""
     if engine == "gpu" and isinstance(graph, (str, os.PathLike)) \
             and not os.fspath(graph).endswith(".tcsr"):
         try:
             return as_graph(graph, device="gpu")
         except UnsupportedGraphError:
             pass
-    return inputs.as_graph(graph, device="cpu", parser=parser or "auto")
+    return inputs.as_graph(graph, device="cpu", parser=parser)
 
 
 def count_triangles(graph, *, backend: str = "auto", method: str = "auto") -> int:

@@ -84,8 +84,9 @@ class Selection:
 
     @property
     def parser(self) -> str:
-        """The parser the route reads a text file with ("numba", "numpy" or "")."""
-        return self.route.parser if self.route is not None else ""
+        """The parser the route reads a text file with ("numba" or "numpy"), or "auto" (io's
+        own choice) when it reads none."""
+        return (self.route.parser if self.route is not None else "") or "auto"
 
     def method_for(self, requested: str) -> str:
         """The method to run: the route's CPU counter when ``auto`` was asked on the CPU."""

@@ -128,7 +128,7 @@ def route_parser(args) -> str:
         workload = workload_of(args.path, format=args.format)
     except TricountError:
         return "auto"  # the read reports it, with the same message
-    return select(args.backend, workload, method=args.method).parser or "auto"
+    return select(args.backend, workload, method=args.method).parser
 
 
 def dask_client(address: str):
