@@ -162,8 +162,6 @@ def _methods_for(backend: str, entries) -> list:
     an unqualified name the backend lacks is skipped (another backend has it).
     """
     known = backend_methods(backend)
-    if backend == "auto":
-        return ["auto"]
     wanted = []
     for entry in entries:
         owner, qualified, m = entry.rpartition("/")

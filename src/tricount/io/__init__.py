@@ -98,14 +98,18 @@ NUMPY_BUILD_MAX_LINES = NUMPY_PARSE_MAX_BYTES // 4
 _TEXT_SUFFIXES = (".txt", ".tsv", ".el", ".edges", ".edgelist", ".snap")
 
 
+def _check_parser(parser: str) -> None:
+    if parser not in PARSERS:
+        raise TricountError(f"unknown parser {parser!r}; choose 'auto', 'numba' or 'numpy'")
+
+
 def read_graph(path, *, format: str = "auto", progress=None, device: str = "cpu",
                parser: str = "auto") -> LoadedGraph:
     """Read ``path`` like :func:`load_graph`; also report format, compression, the parser
     and timings."""
     if device not in DEVICES:
         raise TricountError(f"unknown device {device!r}; choose 'cpu' or 'gpu'")
-    if parser not in PARSERS:
-        raise TricountError(f"unknown parser {parser!r}; choose 'auto', 'numba' or 'numpy'")
+    _check_parser(parser)
     t0 = time.perf_counter()
     with open_source(path) as source:
         try:
@@ -318,8 +322,7 @@ def read_edges(path, *, format: str = "auto", parser: str = "auto"):
     included); a native file gives each canonical edge once. ``parser`` as for
     :func:`load_graph`.
     """
-    if parser not in PARSERS:
-        raise TricountError(f"unknown parser {parser!r}; choose 'auto', 'numba' or 'numpy'")
+    _check_parser(parser)
     with open_source(path) as source:
         try:
             return _read_edges(source, format, parser)
