@@ -6,7 +6,8 @@ scale 21 has 948 M triangles), the graph built once on the GPU, then:
 - ``count``: ``tricount.count(g, backend="gpu")``, the count's time (wall,
   synchronized by its result; the engine's own ``count_s`` beside it);
 - ``list-device``: the listing's count pass, prefix sum and one write of every
-  triangle into one device array (3 × T int64), synchronized;
+  triangle into one device array (3 × T int64, column by column as
+  ``list_triangles_gpu(to_host=False)`` writes), synchronized;
 - ``list-pinned``: every window streamed to pinned host memory (two streams, the
   copies overlapped with the next window's kernel); the caller reads nothing;
 - ``list-host``: ``tricount.listing.list_triangles`` consumed to the end, every

@@ -11,8 +11,9 @@ A row is one triangle ``(u, v, w)`` with ``u < v < w`` in the graph's vertex
 order, the order of ``graph.vertex_ids``: increasing original id for a graph
 built from edge arrays or read from a file, node order for a graph from
 NetworkX (the order in which ``nx.all_triangles`` yields each triangle). The
-order of the rows is fixed by the graph (by degree-oriented edge, then by the
-third vertex), the same on the CPU and the GPU and for every chunk size.
+order of the rows is fixed by the graph and the backend, the same for every
+chunk size: on the CPU by degree-oriented edge, then third vertex; on the GPU
+by the hash plan's pairs, then third vertex (tricount.gpu.listing says why).
 Host memory is bounded by the chunk size and the graph, whatever the number
 of triangles (the GPU's batches take at most a quarter of its free memory):
 the chunks stream, and a file is written chunk by chunk, through pyarrow's own

@@ -1,6 +1,6 @@
 """The GPU launchers' host logic, run without a GPU: NumPy in CuPy's place, kernels in Python.
 
-What this checks: the windows and their edge ranges, the double-buffered
+What this checks: the windows and the tasks they skip, the double-buffered
 stream (every window once, in order, each chunk a copy that outlives its
 buffer), early closing, and the arguments each launcher passes, read the way
 the kernels' signatures declare them. The emulated kernels visit each
@@ -103,12 +103,10 @@ def _launch(kernel, n_edges, args, **tunables):
 
 
 def _pair_hits(indptr, cols, x, y):
-    """(e, hits) of the pair (owner x, partner y): the oriented edge between them and the
-    common out-neighbours in y's list order, as listing.cu's tc_task_visit finds them."""
-    row_x = cols[indptr[x]:indptr[x + 1]].tolist()
-    row_y = cols[indptr[y]:indptr[y + 1]].tolist()
-    e = indptr[x] + row_x.index(y) if y in row_x else indptr[y] + row_y.index(x)
-    return int(e), [w for w in row_y if w in set(row_x)]
+    """The common out-neighbours of the pair (owner x, partner y) in y's list order, as
+    listing.cu's tc_task_visit finds them."""
+    row_x = set(cols[indptr[x]:indptr[x + 1]].tolist())
+    return [w for w in cols[indptr[y]:indptr[y + 1]].tolist() if w in row_x]
 
 
 def _launch_tasks(kernel, grid, block, args, shared_bytes=0):
@@ -117,25 +115,22 @@ def _launch_tasks(kernel, grid, block, args, shared_bytes=0):
     for k in range(int(n_tasks)):
         pairs = range(int(begin[k]), int(end[k]))
         if kernel == "tc_list_count":
-            counts, first, last = tail
+            (counts,) = tail
             for q in pairs:
-                e, hits = _pair_hits(indptr, cols, owner[k], partners[q])
-                if hits:
-                    counts[e] = len(hits)
-                    first[k], last[k] = min(int(first[k]), e), max(int(last[k]), e)
+                counts[q] = len(_pair_hits(indptr, cols, owner[k], partners[q]))
             continue
         assert kernel == "tc_list_write", kernel
-        first, last, offsets, labels, e_begin, e_end, t_begin, t_end, out = tail
-        if last[k] < e_begin or first[k] >= e_end:
+        offsets, labels, t_begin, t_end, row_stride, column_stride, out = tail
+        if offsets[pairs.stop] <= t_begin or offsets[pairs.start] >= t_end:
             continue
-        n = int(t_end - t_begin)
+        flat = out.reshape(-1)  # the kernel's pointer: (k, 3) rows or 3 k column entries
         for q in pairs:
-            e, hits = _pair_hits(indptr, cols, owner[k], partners[q])
-            for rank, c in enumerate(hits):
-                t = offsets[e] + rank
-                if e_begin <= e < e_end and t_begin <= t < t_end:
+            for rank, c in enumerate(_pair_hits(indptr, cols, owner[k], partners[q])):
+                t = offsets[q] + rank
+                if t_begin <= t < t_end:
                     for column, x in enumerate(sorted((owner[k], partners[q], c))):
-                        out[column * n + t - t_begin] = x if _null(labels) else labels[x]
+                        flat[(t - t_begin) * row_stride + column * column_stride] = (
+                            x if _null(labels) else labels[x])
 
 
 def _plan_tasks(shape, plan, owner_degree, owner_ids, edge_dtype):
@@ -181,10 +176,17 @@ def oriented():
     return tricount.Graph.from_edges(*rmat(5, 8, seed=5)).oriented()  # 180 triangles
 
 
-def test_listing_stream(gpu, oriented, monkeypatch):
+def _sorted_rows(rows):
+    return rows[np.lexsort(rows.T[::-1])]
+
+
+def test_listing_stream(gpu, oriented):
+    # The GPU's rows are the CPU's in the hash plan's pair order, the same for every size.
     labels = np.arange(oriented.n_vertices) * 7 + 3
-    want = np.concatenate(list(list_triangles_cpu(oriented, labels, 1000)))
-    for size in (1, 7, 180, 1000):
+    cpu = np.concatenate(list(list_triangles_cpu(oriented, labels, 1000)))
+    want = np.concatenate(list(gpu.listing.list_triangles_gpu(oriented, labels, 1000)))
+    assert np.array_equal(_sorted_rows(want), _sorted_rows(cpu))
+    for size in (1, 5, 7, 180, 1000):
         chunks = list(gpu.listing.list_triangles_gpu(oriented, labels, size))
         assert all(c.shape == (size, 3) for c in chunks[:-1])
         assert np.array_equal(np.concatenate(chunks), want), size
@@ -192,9 +194,9 @@ def test_listing_stream(gpu, oriented, monkeypatch):
         assert np.array_equal(np.concatenate(device), want), size
     compact = np.concatenate(list(gpu.listing.list_triangles_gpu(oriented, None, 100)))
     assert np.array_equal(labels[compact], want)
-    monkeypatch.setattr(gpu.listing, "WINDOW_BATCH", 3)  # several device searches
-    assert np.array_equal(np.concatenate(list(gpu.listing.list_triangles_gpu(
-        oriented, labels, 5))), want)
+    for size in (7, 1000):  # Parquet's columns: the same rows, column by column
+        columns = [c.copy() for c in gpu.listing.iter_columns_gpu(oriented, labels, size)]
+        assert np.array_equal(np.concatenate(columns, axis=1).T, want), size
     stream = gpu.listing.iter_columns_gpu(oriented, None, 10)
     next(stream)
     stream.close()

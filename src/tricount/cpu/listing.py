@@ -8,8 +8,9 @@ Precondition: the degree-oriented CSR of :func:`tricount.prep.orient_by_degree`
 Listed once: a triangle a < b < c in (degree, id) order is found only from the
 edge a -> b, as c in both N+(a) and N+(b).
 Order: by oriented edge (anchor u, then v in N+(u)), then by increasing third
-vertex. Both routes below write that order, for every chunk size (and the GPU
-lister, :mod:`tricount.gpu.listing`, writes the same rows in the same order).
+vertex. Both routes below write that order, for every chunk size (the GPU
+lister, :mod:`tricount.gpu.listing`, writes the same rows in the order of its
+hash plan's pairs).
 
 *One pass* (:func:`stream_triangles_cpu`), when the caller needs no total up
 front and :func:`one_pass` holds (a graph under :data:`PARALLEL_MIN_EDGES`
