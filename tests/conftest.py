@@ -22,6 +22,16 @@ import tricount
 
 REPO = Path(__file__).resolve().parents[1]
 
+@pytest.fixture(autouse=True)
+def _fresh_warm_up_ledger():
+    """Every test starts with an empty ledger of warm-ups (tricount.backends.costs.WARM_UPS):
+    what earlier tests counted in this worker does not move auto's picks in the next."""
+    from tricount.backends import costs
+
+    costs.WARM_UPS.clear()
+    yield
+
+
 #: Real graphs up to this many edges run in the default suite; the others only with -m slow.
 SMALL_EDGES = 30_000
 

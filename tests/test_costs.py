@@ -304,3 +304,83 @@ def test_select_and_count_report_predicted_and_measured_times():
     assert auto.n_triangles == 1
     if auto.backend == "cpu":
         assert "predicted" in auto.backend_reason and "measured" in auto.backend_reason
+
+
+# -- many counts in one process: the warm-up ledger (ski rental) -------------------------
+
+#: A mid-size graph (email-Enron's size) and a process where NumPy's counter answers one
+#: count first but Numba's would answer each later one faster once started.
+ENRON = Workload("host", 36_692, 183_831)
+NUMBA_COLD = Warmth(threads=2, kernels=ALL_CACHED, gpu="absent")
+
+
+def _route(name, warm, warm_up):
+    steps = (("count", warm),) + ((("start", warm_up),) if warm_up else ())
+    return Route("cpu", name, "", steps, ("start",) if warm_up else ())
+
+
+class TestWarmUpLedger:
+    def test_a_warm_up_is_paid_once_the_counts_without_it_have_lost_its_cost(self):
+        ledger = costs.WarmUpLedger()
+        numpy, bitmap = _route("numpy", 0.125, 0), _route("bitmap", 0.0625, 0.25)
+        picks = [ledger.place((numpy, bitmap))[0][0].method for _ in range(5)]
+        # Each count loses 0.0625 s: the warm-up's 0.25 s is reached at the fourth.
+        assert picks == ["numpy"] * 3 + ["bitmap", "numpy"]
+        assert ledger.lost(bitmap) == 0.0625  # the account starts again
+
+    def test_nothing_is_recorded_when_no_warm_route_would_be_faster(self):
+        ledger = costs.WarmUpLedger()
+        numpy, bitmap = _route("numpy", 0.01, 0), _route("bitmap", 0.02, 0.40)
+        for _ in range(100):
+            assert ledger.place((numpy, bitmap)) == ((numpy, bitmap), "")
+        assert ledger.lost(bitmap) == 0
+
+    def test_the_loss_goes_to_the_fastest_warm_route(self):
+        ledger = costs.WarmUpLedger()
+        numpy = _route("numpy", 0.10, 0)
+        merge, bitmap = _route("merge", 0.05, 1.0), _route("bitmap", 0.02, 0.40)
+        ledger.place((numpy, merge, bitmap))
+        assert ledger.lost(bitmap) == pytest.approx(0.08) and ledger.lost(merge) == 0
+
+    @pytest.mark.parametrize("cold, warm, warm_up", [(0.1, 0.02, 0.4), (0.068, 0.018, 0.6),
+                                                     (1.0, 0.9, 0.05), (0.3, 0.0, 2.0)])
+    def test_never_more_than_twice_the_best_choice_in_hindsight(self, cold, warm, warm_up):
+        # Counts of the same graph: whatever their number, what the ledger's picks cost is
+        # within twice the cheaper of "never warm up" and "warm up at once" (plus one count).
+        for n_counts in (1, 2, 5, 20, 100, 1000):
+            ledger, spent, started = costs.WarmUpLedger(), 0.0, False
+            for _ in range(n_counts):
+                numpy = _route("numpy", cold, 0)
+                bitmap = _route("bitmap", warm, 0 if started else warm_up)
+                allowed = tuple(sorted((numpy, bitmap), key=lambda r: r.total))
+                pick = ledger.place(allowed)[0][0]
+                spent += pick.total
+                started = started or pick is bitmap
+            best = min(n_counts * cold, warm_up + n_counts * warm)
+            assert spent <= 2 * best + cold, (n_counts, spent, best)
+
+    def test_count_pays_numbas_warm_up_after_enough_numpy_counts(self, monkeypatch):
+        monkeypatch.setattr(facts, "observe", lambda: NUMBA_COLD)
+        first = select("auto", ENRON, warmth=NUMBA_COLD, remember=True)
+        assert first.route.method == "numpy" and "ski rental" not in first.reason
+        target = min((r for r in first.routes if r.warm_up), key=lambda r: r.warm_total)
+        assert target.method in ("bitmap", "merge") and "start Numba" in target.warm_up
+        lost = first.route.total - target.warm_total
+        counts = 1
+        while (chosen := select("auto", ENRON, warmth=NUMBA_COLD, remember=True)).route \
+                is not None and chosen.route.method == "numpy":
+            counts += 1
+        assert chosen.route.method == target.method
+        # The NumPy counts lost less than the warm-up; with this one's loss, at least it.
+        assert counts * lost < target.warm_up_s <= (counts + 1) * lost * (1 + 1e-9)
+        again = select("auto", ENRON, warmth=NUMBA_COLD)
+        assert again.route.method == "numpy"  # without remember, nothing moves
+
+    def test_the_reason_says_why(self):
+        for _ in range(200):
+            chosen = select("auto", ENRON, warmth=NUMBA_COLD, remember=True)
+            if chosen.route.method != "numpy":
+                break
+        assert "warmed up now" in chosen.reason and "ski rental" in chosen.reason
+        cpu = select("cpu", ENRON, warmth=NUMBA_COLD, remember=True)
+        assert cpu.reason == "requested"

@@ -125,7 +125,7 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
     graph, steps = _countable(graph)
     # devices= names GPUs: auto then means the GPU.
     requested = "gpu" if backend == "auto" and devices is not None else backend
-    chosen = select(requested, _workload(graph), method=method)
+    chosen = select(requested, _workload(graph), method=method, remember=True)
     engine, backend_reason = chosen.backend, chosen.reason
     forced = _forced_reason(engine.name, **parts)
     if forced is not None:

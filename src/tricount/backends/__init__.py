@@ -81,6 +81,7 @@ class Selection:
     reason: str
     route: object = None  # a tricount.backends.costs.Route
     routes: tuple = ()
+    warm_up_note: str = ""  # why a warm-up is paid now (costs.WarmUpLedger), or ''
 
     @property
     def parser(self) -> str:
@@ -101,13 +102,19 @@ class Selection:
             return engine_reason
         from tricount.backends.costs import explain
 
-        return "auto: " + explain(self.route, [r for r in self.routes if r.backend == "cpu"])
+        note = f"; {self.warm_up_note}" if self.warm_up_note else ""
+        return "auto: " + explain(self.route, [r for r in self.routes if r.backend == "cpu"]) + note
 
 
-def select(requested: str, workload, *, method: str = "auto", warmth=None) -> Selection:
+def select(requested: str, workload, *, method: str = "auto", warmth=None,
+           remember: bool = False) -> Selection:
     """The backend of a count of ``workload`` (a :class:`~tricount.backends.facts.Workload`),
     by predicted total time for ``auto``; ``warmth`` (a
     :class:`~tricount.backends.facts.Warmth`) defaults to what is observed now.
+    With ``remember`` (a count that will run: :func:`tricount.count`), the process's
+    :data:`~tricount.backends.costs.WARM_UPS` records what the pick loses to a route
+    not yet warm, and puts that route first once it has lost its warm-up's cost; the
+    note joins the reason.
 
     ``"cpu"`` and ``"reference"`` are taken as asked; ``"gpu"`` raises
     :class:`BackendUnavailableError` without a usable GPU. ``"auto"`` takes the
@@ -124,9 +131,13 @@ def select(requested: str, workload, *, method: str = "auto", warmth=None) -> Se
 
     warmth = warmth or observe()
     allowed = tuple(costs.candidates(workload, warmth, backend=requested, method=method))
+    warm_up = ""
+    if remember and requested != "gpu":
+        allowed, warm_up = costs.WARM_UPS.place(allowed)
+    note = f"; {warm_up}" if warm_up else ""
     best = allowed[0] if allowed else None
     if requested == "cpu":
-        return Selection(CPU, "requested", best, allowed)
+        return Selection(CPU, "requested", best, allowed, warm_up)
     if requested == "gpu":
         backend, reason = get_backend("gpu")
         return Selection(backend, reason, best, allowed)
@@ -134,15 +145,16 @@ def select(requested: str, workload, *, method: str = "auto", warmth=None) -> Se
     backends = costs.best_per_backend(allowed)
     for route in allowed:
         if route.backend == "cpu":
-            reason = f"auto: {skipped}{costs.explain(route, backends)}"
+            reason = f"auto: {skipped}{costs.explain(route, backends)}{note}"
             log.info(reason)
-            return Selection(CPU, reason, route, allowed)
+            return Selection(CPU, reason, route, allowed, warm_up)
         usable, why = gpu_engine.probe()
         if usable:
-            reason = f"auto: {why}; {costs.explain(route, backends)}"
+            reason = f"auto: {why}; {costs.explain(route, backends)}{note}"
             log.info(reason)
-            return Selection(GPU, reason, route, allowed)
+            return Selection(GPU, reason, route, allowed, warm_up)
         skipped = f"no usable GPU ({why}); "
+        note = warm_up = ""  # a GPU warm-up put first is not paid: the probe failed
         backends = [r for r in backends if r.backend != "gpu"]
     backend, reason = get_backend("auto")  # no route fits the method: the engine will say
     return Selection(backend, reason, None, allowed)

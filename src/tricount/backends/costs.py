@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import threading
 from dataclasses import dataclass
 
 from tricount.backends.facts import Warmth, Workload
@@ -41,7 +42,8 @@ from tricount.gpu.plan import fits_short_route
 from tricount.prep.orient import PARALLEL_MIN_EDGES, PARALLEL_STARTED_MIN_EDGES
 
 __all__ = ["Workload", "Costs", "Route", "COSTS", "PROVENANCE", "routes", "candidates",
-           "choose", "explain", "best_per_backend", "load_costs", "CPU_COUNTERS"]
+           "choose", "explain", "best_per_backend", "load_costs", "CPU_COUNTERS",
+           "WarmUpLedger", "WARM_UPS"]
 
 #: The CPU methods ``auto`` weighs. Merge joined them after run 11 (16 threads, H100
 #: machine, 2026-11-26): on graphs of mean degree about 10 it beat bitmap (email-Enron
@@ -181,10 +183,22 @@ class Route:
     method: str
     parser: str
     steps: tuple
+    #: The steps paid once per process (starting Numba or the GPU, loading or compiling
+    #: kernels, importing SciPy): a count after this one would not pay them again.
+    warm_up: tuple = ()
 
     @property
     def total(self) -> float:
         return float(sum(s for _, s in self.steps))
+
+    @property
+    def warm_up_s(self) -> float:
+        return float(sum(s for what, s in self.steps if what in self.warm_up))
+
+    @property
+    def warm_total(self) -> float:
+        """The predicted total once the warm-up is paid."""
+        return self.total - self.warm_up_s
 
     @property
     def name(self) -> str:
@@ -205,9 +219,18 @@ class _Steps:
 
     def __init__(self, warmth: Warmth, costs: Costs):
         self.warmth, self.costs, self.steps, self.groups = warmth, costs, [], set()
+        self.once = []  # the names of the steps paid once per process
 
     def add(self, what: str, seconds: float) -> None:
         self.steps.append((what, float(seconds)))
+
+    def add_once(self, what: str, seconds: float) -> None:
+        """A step this process pays once (a start, a kernel load or compile, an import)."""
+        self.add(what, seconds)
+        self.once.append(what)
+
+    def route(self, backend: str, method: str, parser: str) -> Route:
+        return Route(backend, method, parser, tuple(self.steps), tuple(self.once))
 
     def parallel(self, what: str, seconds_at_ref: float) -> None:
         """A parallel step measured with ``costs.cpu_threads`` threads."""
@@ -219,7 +242,7 @@ class _Steps:
     def kernels(self, *groups: str) -> None:
         """Start Numba (unless started) and load or compile the kernels of ``groups``."""
         if not self.warmth.numba_started and not any(w == "start Numba" for w, _ in self.steps):
-            self.add("start Numba", self.costs.numba_start_s)
+            self.add_once("start Numba", self.costs.numba_start_s)
         groups = [g for g in groups if g not in self.groups]
         self.groups.update(groups)
         cached = to_compile = 0
@@ -228,10 +251,10 @@ class _Steps:
             cached, to_compile = cached + more_cached, to_compile + more_to_compile
         label = "+".join(groups)
         if to_compile:
-            self.add(f"compile {to_compile} {label} kernels",
+            self.add_once(f"compile {to_compile} {label} kernels",
                      to_compile * self.costs.numba_compile_s)
         if cached:
-            self.add(f"load {cached} {label} kernels", cached * self.costs.numba_load_s)
+            self.add_once(f"load {cached} {label} kernels", cached * self.costs.numba_load_s)
 
 
 def _read(steps: _Steps, w: Workload, parser: str) -> None:
@@ -271,7 +294,7 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
             steps.add("orient", c.orient_numpy_s_per_edge * m)
         if method == "spgemm":
             if not warmth.scipy_sparse:
-                steps.add("import SciPy", c.scipy_sparse_s)
+                steps.add_once("import SciPy", c.scipy_sparse_s)
             steps.add("count", _count_rate(c.spgemm_s_per_edge, c.spgemm_s_per_edge_per_degree,
                                            w, c))
         else:
@@ -285,16 +308,16 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
         steps.parallel("count", _count_rate(c.bitmap_s_per_edge, c.bitmap_s_per_edge_per_degree,
                                             w, c) * ratio)
     steps.add("call", getattr(c, f"{method}_call_s"))
-    return Route("cpu", method, parser if w.kind == "text" else "", tuple(steps.steps))
+    return steps.route("cpu", method, parser if w.kind == "text" else "")
 
 
 def _gpu_route(w: Workload, warmth: Warmth, c: Costs) -> Route:
     steps = _Steps(warmth, c)
     if not warmth.gpu_used:
-        steps.add("start the GPU", c.gpu_start_s)
-        steps.add("load GPU kernels", c.gpu_first_use_s)
+        steps.add_once("start the GPU", c.gpu_start_s)
+        steps.add_once("load GPU kernels", c.gpu_first_use_s)
         if not warmth.gpu_compiled:
-            steps.add("compile GPU kernels", c.gpu_compile_s)
+            steps.add_once("compile GPU kernels", c.gpu_compile_s)
     m = w.n_edges
     if w.kind == "text":  # parsed on the host (Numba), streamed to the device, built there
         if w.compressed:
@@ -316,7 +339,7 @@ def _gpu_route(w: Workload, warmth: Warmth, c: Costs) -> Route:
         steps.add("count (short route)", c.gpu_short_fixed_s + c.gpu_short_s_per_edge * m)
     else:
         steps.add("count", c.gpu_count_fixed_s + c.gpu_count_s_per_edge * m)
-    return Route("gpu", "auto", "", tuple(steps.steps))
+    return steps.route("gpu", "auto", "")
 
 
 def _parsers(w: Workload, warmth: Warmth) -> tuple:
@@ -384,3 +407,62 @@ def best_per_backend(allowed) -> list:
             seen.add(route.backend)
             out.append(route)
     return out
+
+
+# -- many counts in one process: when to pay a warm-up ----------------------------------
+
+
+class WarmUpLedger:
+    """When a process that counts many graphs pays a warm-up: the break-even rule of ski
+    rental (rent until the rent paid equals the price, then buy; Karlin, Manasse,
+    McGeoch and Owicki 1988).
+
+    Each count is placed by its own predicted total, so a warm-up (Numba's start and
+    kernels, SciPy, the GPU's start and kernels) is paid only when it pays back within
+    that one count. A process that counts many mid-size graphs would then never pay it
+    and lose the same margin on every count (email-Enron on two cores: NumPy's counter
+    68 ms a count, Numba's bitmap 18 ms once started). The ledger keeps, per route, the
+    time this process has lost by not having that route warm: each count whose pick is
+    slower than another route's warm part adds the difference to that route's account
+    (the route with the fastest warm part, when several are). When an account holds
+    the route's warm-up cost, that route is taken and its warm-up paid, and the account
+    is emptied. Whatever counts follow, the process then spends at most about twice
+    what the best choices in hindsight would (the rule's guarantee, up to the model's
+    error). Thread-safe; :data:`WARM_UPS` is the process's ledger.
+    """
+
+    def __init__(self):
+        self._lost: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def lost(self, route: Route) -> float:
+        """Seconds this process has lost by not having ``route`` warm."""
+        return self._lost.get(route.name, 0.0)
+
+    def place(self, allowed) -> tuple[tuple, str]:
+        """``allowed`` (routes fastest first) in the order to try, and a note for the
+        reason ('' when the order stands); records what the pick loses."""
+        if not allowed:
+            return tuple(allowed), ""
+        best = allowed[0]
+        warm = [r for r in allowed if r.warm_up and r.warm_total < best.total]
+        if not warm:
+            return tuple(allowed), ""
+        target = min(warm, key=lambda r: r.warm_total)
+        with self._lock:
+            lost = self._lost.get(target.name, 0.0) + best.total - target.warm_total
+            if lost < target.warm_up_s:
+                self._lost[target.name] = lost
+                return tuple(allowed), ""
+            self._lost.pop(target.name, None)
+        note = (f"{target.name} warmed up now: this process had lost {lost:.3f} s to counts "
+                f"without it, past its warm-up's {target.warm_up_s:.3f} s (ski rental)")
+        return (target,) + tuple(r for r in allowed if r is not target), note
+
+    def clear(self) -> None:
+        with self._lock:
+            self._lost.clear()
+
+
+#: The process's ledger, used by :func:`tricount.count` (:func:`tricount.backends.select`).
+WARM_UPS = WarmUpLedger()
