@@ -139,10 +139,19 @@ class TestChoose:
 def test_every_kernel_of_the_model_exists():
     # A renamed or moved kernel would read as never cached: the model would keep
     # predicting its compilation.
+    from tricount._threads import SERIAL_TWIN_SUFFIX
+
     for group, kernels in KERNEL_GROUPS.items():
         for relative, name in kernels:
             source = (facts.PACKAGE / relative).read_text()
-            assert f"\ndef {name}(" in source, (group, relative, name)
+            twin = group.endswith(SERIAL_TWIN_SUFFIX) and name.endswith(SERIAL_TWIN_SUFFIX)
+            defined = name[:-len(SERIAL_TWIN_SUFFIX)] if twin else name
+            assert f"\ndef {defined}(" in source, (group, relative, name)
+            # A twin's kernel is a parallel one (run through run_chunked), and only those
+            # have twins.
+            decorator = source[:source.index(f"\ndef {defined}(")].rsplit("\n", 1)[-1]
+            assert ("parallel=True" in decorator) == twin or not group.endswith(
+                SERIAL_TWIN_SUFFIX), (group, name, decorator)
 
 
 def test_costs_from_a_json_file(tmp_path, monkeypatch):
@@ -384,3 +393,22 @@ class TestWarmUpLedger:
         assert "warmed up now" in chosen.reason and "ski rental" in chosen.reason
         cpu = select("cpu", ENRON, warmth=NUMBA_COLD, remember=True)
         assert cpu.reason == "requested"
+
+
+def test_a_small_graph_is_predicted_on_the_calling_thread():
+    # Under SERIAL_MAX_EDGES bitmap and merge run without parallel regions: one thread's
+    # rates and the calling thread's call, whatever the threads.
+    from tricount._threads import SERIAL_MAX_EDGES
+
+    many = dataclasses.replace(HOT, threads=16, gpu="absent", gpu_used=False)
+    small = Workload("host", 5_000, SERIAL_MAX_EDGES - 1)
+    large = Workload("host", 5_000, SERIAL_MAX_EDGES)
+    for method in ("bitmap", "merge"):
+        [route] = candidates(small, many, backend="cpu", method=method)
+        steps = dict(route.steps)
+        assert steps["call"] == COSTS.serial_call_s
+        assert steps["orient"] == pytest.approx(
+            COSTS.orient_parallel_s_per_edge * small.n_edges * COSTS.cpu_threads)
+        [big] = candidates(large, many, backend="cpu", method=method)
+        assert dict(big.steps)["call"] == getattr(COSTS, f"{method}_call_s")
+        assert dict(big.steps)["orient"] < steps["orient"]  # 16 threads

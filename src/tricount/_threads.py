@@ -48,6 +48,20 @@ import threading
 __all__ = ["FORK_SAFE_LAYER", "request_fork_safe_layer", "parallel_region", "load_numba",
            "numba_started", "thread_count"]
 
+#: The CPU engine counts a graph of fewer edges on the calling thread, each parallel
+#: kernel's serial twin in place of its parallel region (tricount.prep._parallel): below
+#: it a region's entry (about 0.1 ms; a bitmap count enters six, merge one) costs more
+#: than the threads win. benchmarks/results/cpu_calling_thread.md (2-core development
+#: machine, 2026-11-26, calling thread against parallel regions): bitmap wins on the
+#: calling thread up to polblogs (16,715 edges, 1.33x), and between 22,000 and 26,000
+#: edges the two swap from run to run; merge wins up to ca-GrQc (14,484, 1.13x) and loses
+#: from polblogs (0.55x). One bound for both, the power of two under merge's crossover.
+#: Not measured on 16 cores, where threads win sooner and a region costs more.
+SERIAL_MAX_EDGES = 1 << 14
+#: A serial twin's qualified name is its kernel's plus this (Numba's cache files are named
+#: by it, which tricount.backends.facts reads).
+SERIAL_TWIN_SUFFIX = "_serial"
+
 #: Numba's name for "a layer that survives fork" (see the module doc).
 FORK_SAFE_LAYER = "forksafe"
 

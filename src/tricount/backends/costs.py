@@ -36,6 +36,7 @@ import os
 import threading
 from dataclasses import dataclass
 
+from tricount._threads import SERIAL_MAX_EDGES, SERIAL_TWIN_SUFFIX
 from tricount.backends.facts import Warmth, Workload
 from tricount.cpu import CPU_METHODS
 from tricount.gpu.plan import fits_short_route
@@ -84,6 +85,7 @@ class Costs:
     merge_call_s: float
     spgemm_call_s: float
     numpy_call_s: float
+    serial_call_s: float  # bitmap's or merge's call on the calling thread (small graphs)
     parallel_efficiency: float
     gpu_start_s: float
     gpu_first_use_s: float
@@ -127,6 +129,9 @@ calls to the bytes. Device run 13 (auto against every method, benchmarks/results
 auto_vs_best_h100.md): through tricount.count from a host graph the short route took
 0.26-0.27 ms on jazz and power (0.15 of it the public call's own work), merge 0.16-0.28 ms
 on the graphs under 700 edges: the short route's fixed cost is 0.2 ms, merge's call 0.16.
+The call on the calling thread (serial_call_s, graphs under SERIAL_MAX_EDGES): karate's
+engine count on the 2-core development machine, 2026-11-26, 0.14-0.16 ms (0.66 in
+parallel regions); its rates are the 2-thread rates times 2 (one thread).
 GPU: issue 25's measurements on the H100 machine (CUDA 13.2, CuPy 14.2.0): import cupy +
 first op 1.12 s; a second run of soc-Epinions1 spent 0.42 + 0.04 s in preparation and
 count for 0.4 ms of GPU work (per-process kernel loads from CuPy's disk cache); the first
@@ -152,6 +157,8 @@ COSTS = Costs(
     numpy_count_s_per_edge=7.9e-07, numpy_count_s_per_edge_per_degree=2.3e-08,
     # One count, whatever the graph; threads past cpu_threads.
     bitmap_call_s=5.5e-4, merge_call_s=1.6e-4, spgemm_call_s=1.5e-4, numpy_call_s=3e-5,
+    # Bitmap or merge under SERIAL_MAX_EDGES: no parallel region (karate, 2 cores).
+    serial_call_s=1.4e-4,
     parallel_efficiency=0.4,
     # The GPU.
     gpu_start_s=1.12, gpu_first_use_s=0.45, gpu_compile_s=5.0,
@@ -232,6 +239,10 @@ class _Steps:
     def route(self, backend: str, method: str, parser: str) -> Route:
         return Route(backend, method, parser, tuple(self.steps), tuple(self.once))
 
+    def serial(self, what: str, seconds_at_ref: float) -> None:
+        """A parallel step run on the calling thread (one thread, no region)."""
+        self.add(what, seconds_at_ref * self.costs.cpu_threads)
+
     def parallel(self, what: str, seconds_at_ref: float) -> None:
         """A parallel step measured with ``costs.cpu_threads`` threads."""
         c, threads = self.costs, max(1, self.warmth.threads)
@@ -301,12 +312,20 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
             steps.add("count", _count_rate(c.numpy_count_s_per_edge,
                                            c.numpy_count_s_per_edge_per_degree, w, c))
     else:
-        steps.kernels("orient-rank", method)
-        steps.parallel("orient", c.orient_parallel_s_per_edge * m)
+        # A small graph's kernels run on the calling thread (cpu.engine's rule): their
+        # serial twins, compiled and cached apart.
+        on_caller = m < SERIAL_MAX_EDGES
+        twin = SERIAL_TWIN_SUFFIX if on_caller else ""
+        steps.kernels(f"orient-rank{twin}", f"{method}{twin}")
+        run = steps.serial if on_caller else steps.parallel
+        run("orient", c.orient_parallel_s_per_edge * m)
         ratio = max(c.merge_min_ratio, w.mean_degree / c.merge_degree) if method == "merge" \
             else 1.0
-        steps.parallel("count", _count_rate(c.bitmap_s_per_edge, c.bitmap_s_per_edge_per_degree,
-                                            w, c) * ratio)
+        run("count", _count_rate(c.bitmap_s_per_edge, c.bitmap_s_per_edge_per_degree, w, c)
+            * ratio)
+        if on_caller:
+            steps.add("call", c.serial_call_s)
+            return steps.route("cpu", method, parser if w.kind == "text" else "")
     steps.add("call", getattr(c, f"{method}_call_s"))
     return steps.route("cpu", method, parser if w.kind == "text" else "")
 

@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tricount._threads import numba_started, thread_count
+from tricount._threads import SERIAL_TWIN_SUFFIX, numba_started, thread_count
 from tricount.gpu import cupy_installed
 
 __all__ = ["Workload", "Warmth", "KERNEL_GROUPS", "KINDS", "workload_of", "observe",
@@ -52,6 +52,10 @@ PACKAGE = Path(__file__).resolve().parents[1]
 #: under ``src/tricount`` and function name. A kernel one of these calls is compiled and
 #: cached with it. A renamed one reads as "not cached", which costs a wrong guess, never a
 #: wrong count (``tests/test_costs.py`` checks that every one exists).
+#: Kernels of :data:`KERNEL_GROUPS` compiled without ``parallel=True``: called as they are,
+#: they have no serial twin.
+_NOT_PARALLEL = {"_rank_by_degree"}
+
 KERNEL_GROUPS = {
     "parse": (("io/_text.py", "parse_chunk"), ("io/_text.py", "gather_pieces")),
     "build": (("prep/build.py", "_count_rows"), ("prep/build.py", "_cursors_in_place"),
@@ -64,6 +68,13 @@ KERNEL_GROUPS = {
     "bitmap": (("cpu/bitmap.py", "_deferred_pairs"), ("cpu/bitmap.py", "_count_bitmap")),
     "merge": (("cpu/merge.py", "_count_merge"),),
 }
+# A graph under SERIAL_MAX_EDGES runs the parallel kernels' serial twins (their names plus
+# SERIAL_TWIN_SUFFIX: tricount.prep._parallel), compiled and cached apart.
+KERNEL_GROUPS |= {
+    f"{group}{SERIAL_TWIN_SUFFIX}": tuple(
+        (relative, name if name in _NOT_PARALLEL else name + SERIAL_TWIN_SUFFIX)
+        for relative, name in KERNEL_GROUPS[group])
+    for group in ("orient-rank", "orient-degree", "bitmap", "merge")}
 
 #: A kernel's state: in memory in this process, in Numba's disk cache, or to compile.
 LOADED, CACHED, COMPILE = "loaded", "cached", "compile"
@@ -193,7 +204,8 @@ def _on_disk(source: Path, name: str, listings: dict) -> bool:
         stamp, lines = _source_facts(str(source), st.st_mtime_ns, st.st_size)
     except OSError:
         return False
-    if name not in lines:
+    defined = name[:-len(SERIAL_TWIN_SUFFIX)] if name.endswith(SERIAL_TWIN_SUFFIX) else name
+    if defined not in lines:  # a twin's cache files carry its kernel's first line
         return False
     folder = str(numba_cache_dir(source))
     if folder not in listings:
@@ -202,7 +214,7 @@ def _on_disk(source: Path, name: str, listings: dict) -> bool:
         except OSError:
             listings[folder] = set()
     py = f"py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
-    base = f"{source.stem}.{name}-{lines[name]}.{py}"
+    base = f"{source.stem}.{name}-{lines[defined]}.{py}"
     if f"{base}.nbi" not in listings[folder] or f"{base}.1.nbc" not in listings[folder]:
         return False
     try:
@@ -223,6 +235,9 @@ def _module_name(relative: str) -> str:
 def _in_memory(relative: str, name: str) -> bool:
     """Whether the kernel's module is imported and the kernel compiled in this process."""
     kernel = getattr(sys.modules.get(_module_name(relative)), name, None)
+    if kernel is None and name.endswith(SERIAL_TWIN_SUFFIX):
+        twins = getattr(sys.modules.get("tricount.prep._parallel"), "TWINS_BY_NAME", {})
+        kernel = twins.get((_module_name(relative), name))
     return bool(getattr(kernel, "overloads", None))
 
 

@@ -79,26 +79,32 @@ def _probe(bits, out, begin, end):
 
 
 @numba.njit(nogil=True, cache=True)
-def count_at(out_ptr, out, deferred_ptr, rest_begin, rest_end, bits, x):
-    """Triangles settled at ``x`` (``bits`` all zero before and after): its own pairs
-    that stay, and the pairs deferred to it. Not inlined: Numba's parfor pass fails
-    on this body inlined into the parallel loop (a recursion in its reduction search)."""
-    x_begin = out_ptr[x]
-    x_end = out_ptr[x + 1]
-    if x_end == x_begin:
-        return np.int64(0)  # no bitmap: nothing was deferred here either
-    for k in range(x_begin, x_end):
-        w = out[k]
-        bits[w >> 6] |= np.uint64(1) << np.uint64(w & 63)
+def count_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, bits, begin, end):
+    """Triangles settled at the anchors ``begin .. end - 1`` (``bits`` all zero before and
+    after): each one's own pairs that stay, and the pairs deferred to it. One call per
+    claimed chunk, not per anchor: a call costs about 0.1 us (seven arrays passed), as much
+    as a sparse anchor's work (the power grid: 565 -> 235 us for its 4,941 anchors, one
+    thread). Not inlined: Numba's parfor pass fails on this body inlined into the
+    parallel loop (a recursion in its reduction search)."""
     found = np.int64(0)
-    for k in range(x_begin, x_end - 1):
-        v = out[k]
-        if not defers(out_ptr, v, x_end - k - 1):
-            found += _probe(bits, out, out_ptr[v], out_ptr[v + 1])
-    for q in range(deferred_ptr[x], deferred_ptr[x + 1]):
-        found += _probe(bits, out, rest_begin[q], rest_end[q])
-    for k in range(x_begin, x_end):
-        bits[out[k] >> 6] = 0
+    for x in range(begin, end):
+        x_begin = out_ptr[x]
+        x_end = out_ptr[x + 1]
+        # One out-neighbour closes nothing, and nothing is deferred to x then: a pair
+        # (w, x) goes to x only when d+(x) exceeds the entries after x in w's row (>= 1).
+        if x_end - x_begin < 2:
+            continue
+        for k in range(x_begin, x_end):
+            w = out[k]
+            bits[w >> 6] |= np.uint64(1) << np.uint64(w & 63)
+        for k in range(x_begin, x_end - 1):
+            v = out[k]
+            if not defers(out_ptr, v, x_end - k - 1):
+                found += _probe(bits, out, out_ptr[v], out_ptr[v + 1])
+        for q in range(deferred_ptr[x], deferred_ptr[x + 1]):
+            found += _probe(bits, out, rest_begin[q], rest_end[q])
+        for k in range(x_begin, x_end):
+            bits[out[k] >> 6] = 0
     return found
 
 
@@ -111,8 +117,8 @@ def _count_bitmap(out_ptr, out, deferred_ptr, rest_begin, rest_end, bitmaps, cur
         local = np.int64(0)
         begin, end = claim(cursor, n, CHUNK_VERTICES)
         while begin < n:
-            for x in range(begin, end):
-                local += count_at(out_ptr, out, deferred_ptr, rest_begin, rest_end, bits, x)
+            local += count_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, bits, begin,
+                                 end)
             begin, end = claim(cursor, n, CHUNK_VERTICES)
         total += local
     return total

@@ -7,10 +7,12 @@ cached degree orientation (:meth:`~tricount.CSRGraph.oriented`).
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import numpy as np
 
+from tricount._threads import SERIAL_MAX_EDGES
 from tricount.cpu import CPU_METHODS, GPU_ONLY_METHODS
 from tricount.errors import UnknownMethodError
 from tricount.prep.orient import orient_upper
@@ -57,6 +59,18 @@ def _counter(name: str):
     return count_spgemm
 
 
+def _threads_for(name: str, n_edges: int):
+    """Where a method's Numba kernels run: a small graph's (:data:`SERIAL_MAX_EDGES`) on
+    this thread (:func:`tricount.prep._parallel.on_calling_thread`: a parallel region's
+    entry costs more than its threads win there). NumPy's and SciPy's counters load no
+    Numba."""
+    if name not in ("bitmap", "merge"):
+        return contextlib.nullcontext()
+    from tricount.prep._parallel import on_calling_thread
+
+    return on_calling_thread(n_edges < SERIAL_MAX_EDGES)
+
+
 def count(graph, *, method: str = "auto", **options) -> EngineResult:
     """Count the triangles of a :class:`~tricount.CSRGraph` on the CPU."""
     if options:
@@ -64,13 +78,14 @@ def count(graph, *, method: str = "auto", **options) -> EngineResult:
             f"the CPU backend takes no method options, got {', '.join(sorted(options))}")
     name, reason = resolve_method(method)
     graph = graph.to_device(np)
-    t0 = time.perf_counter()
-    if name == "bitmap":
-        oriented = orient_upper(graph.upper(), graph.degrees, "rank", parallel=True)
-    else:
-        oriented = graph.oriented()
-    t1 = time.perf_counter()
-    n_triangles = _counter(name)(oriented)
-    t2 = time.perf_counter()
+    with _threads_for(name, graph.n_edges):
+        t0 = time.perf_counter()
+        if name == "bitmap":
+            oriented = orient_upper(graph.upper(), graph.degrees, "rank", parallel=True)
+        else:
+            oriented = graph.oriented()
+        t1 = time.perf_counter()
+        n_triangles = _counter(name)(oriented)
+        t2 = time.perf_counter()
     return EngineResult(n_triangles, name, reason,
                         {"preprocess_s": t1 - t0, "count_s": t2 - t1, "kernel_s": t2 - t1})

@@ -1,0 +1,93 @@
+"""Small graphs on the calling thread (tricount.prep._parallel.on_calling_thread).
+
+The CPU engine runs a graph under ``SERIAL_MAX_EDGES`` edges through each parallel
+kernel's serial twin (the same source compiled without ``parallel=True``). Both ways must
+give the reference's count, and the switch must really take the twin.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tricount
+from tricount.cpu import engine
+from tricount.generate import rmat
+from tricount.prep import _parallel
+from tricount.reference import count_triangles
+
+hypothesis = pytest.importorskip("hypothesis")
+st = hypothesis.strategies
+
+
+def _graph(pairs):
+    src, dst = (np.array(c, dtype=np.int64) for c in zip(*pairs)) if pairs else (
+        np.zeros(0, np.int64), np.zeros(0, np.int64))
+    return tricount.Graph.from_edges(src, dst)
+
+
+@pytest.mark.parametrize("method", ["bitmap", "merge"])
+@pytest.mark.parametrize("cap", [0, 1 << 40])  # never / always on the calling thread
+def test_both_ways_count_the_reference(method, cap, monkeypatch):
+    monkeypatch.setattr(engine, "SERIAL_MAX_EDGES", cap)
+    for scale in (5, 8, 10):
+        g = tricount.Graph.from_edges(*rmat(scale, 8, seed=scale))
+        want = count_triangles(*g.edges())
+        assert engine.count(g, method=method).n_triangles == want
+
+
+@hypothesis.settings(max_examples=40, deadline=None)
+@hypothesis.given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=200))
+def test_random_graphs_on_the_calling_thread(pairs):
+    g = _graph(pairs)
+    want = count_triangles(*g.edges()) if g.n_edges else 0
+    assert g.n_edges < engine.SERIAL_MAX_EDGES
+    for method in ("bitmap", "merge"):
+        assert engine.count(g, method=method).n_triangles == want
+
+
+def test_the_serial_twin_runs_and_not_the_parallel_kernel(monkeypatch):
+    if _parallel.numba.config.DISABLE_JIT:
+        pytest.skip("NUMBA_DISABLE_JIT: every kernel is its own plain-Python twin")
+    calls = []
+    twin_of = _parallel.serial_twin
+
+    def spy(kernel):
+        calls.append(kernel)
+        return twin_of(kernel)
+
+    monkeypatch.setattr(_parallel, "serial_twin", spy)
+    g = tricount.Graph.from_edges(*rmat(6, 8, seed=1))
+    assert g.n_edges < engine.SERIAL_MAX_EDGES
+    engine.count(g, method="bitmap")
+    assert len(calls) >= 3  # the bitmap count's three kernels at least
+    twin = twin_of(calls[0])
+    assert twin is not calls[0] and twin is twin_of(calls[0])  # made once
+    assert not getattr(twin, "targetoptions", {}).get("parallel", False)
+    calls.clear()
+    monkeypatch.setattr(engine, "SERIAL_MAX_EDGES", 0)  # in parallel regions
+    engine.count(g, method="bitmap")
+    assert not calls
+    with _parallel.on_calling_thread():
+        assert _parallel.n_workers() == 1
+
+
+def test_nesting_keeps_the_outer_choice():
+    with _parallel.on_calling_thread():
+        with _parallel.on_calling_thread(False):
+            assert _parallel.n_workers() == 1
+    with _parallel.on_calling_thread(False):
+        assert _parallel.n_workers() >= 1
+
+
+def test_the_cost_model_sees_the_twins():
+    # After a small count the twins are compiled in this process, and the model's groups
+    # of twins say so (tricount.backends.facts); their disk cache is named apart.
+    if _parallel.numba.config.DISABLE_JIT:
+        pytest.skip("NUMBA_DISABLE_JIT: nothing is compiled")
+    from tricount.backends import facts
+
+    engine.count(tricount.Graph.from_edges(*rmat(6, 8, seed=2)), method="bitmap")
+    for relative, name in facts.KERNEL_GROUPS["bitmap_serial"]:
+        assert name.endswith("_serial")
+        assert facts.kernel_state(relative, name) == facts.LOADED
