@@ -269,3 +269,36 @@ def test_shared_graphs(client, real_graphs, tmp_path):
             pieces_tile_the_plan(report)
         assert count_partitioned(g, partitions=2, executor="dask", client=client)[0] \
             == row["triangles"]
+
+
+def test_each_workers_pieces_wait_for_its_own_preparation(client, graph, expected, tmp_path,
+                                                          monkeypatch):
+    # A piece queued behind its worker's preparation is on no worker yet, so Dask's work
+    # stealing cannot move it to the planning worker while the other still reads the file.
+    from tricount.partition import dask_executor
+
+    path = tmp_path / "g.ranked.tcsr"
+    prepare_ranked(graph, path)
+    submitted = []
+    submit = dask_executor.ClusterCount._submit
+
+    def spy(self, fn, *args, address=None, pinned=False, name, **kwargs):
+        future = submit(self, fn, *args, address=address, pinned=pinned, name=name, **kwargs)
+        submitted.append((fn.__name__, args, address, pinned, future))
+        return future
+
+    monkeypatch.setattr(dask_executor.ClusterCount, "_submit", spy)
+    n, report = count_partitioned(str(path), partitions=2, executor="dask", client=client)
+    assert n == expected
+    planner = next(a for f, _, a, _, _ in submitted if f == "_plan_task")
+    prepared = {a: fut for f, _, a, _, fut in submitted if f == "_prepare_task"}
+    assert planner not in prepared and len(prepared) == len(client.nthreads()) - 1
+    pieces = [(a, args[-1]) for f, args, a, _, _ in submitted if f == "_count_task"]
+    assert {a for a, _ in pieces} == set(client.nthreads())  # every worker counted some
+    for address, gate in pieces:
+        if address == planner:
+            assert gate is None
+        else:
+            assert gate is prepared[address]  # the future: a dependency of the piece
+    # Preparations and pieces keep loose restrictions: a lost worker's run elsewhere.
+    assert not any(p for f, _, _, p, _ in submitted if f in ("_prepare_task", "_count_task"))

@@ -34,7 +34,9 @@ its graph across the count's tasks:
   estimated work, then each worker's pieces in range order (a block built once per range)
   as task priorities. Pieces are placed on their worker (``workers=[address]``, with
   ``allow_other_workers`` so a lost worker's pieces still run elsewhere, and a piece the
-  scheduler steals is counted on the thief's kept graph: every worker prepared it). The
+  scheduler steals is counted on the thief's kept graph: every worker prepared it). A
+  worker's pieces depend on its own preparation task, so none is stolen while that
+  worker still reads the file (:meth:`ClusterCount.count`). The
   releases go to every worker of the cluster. Handing one range's pieces out as workers
   free up was tried (run 14b, two H200s, R-MAT 26) and lost: Dask places a task restricted
   to a set of workers when it is submitted, on the least busy one, and the planning worker
@@ -153,8 +155,9 @@ def _plan_task(source, token, options, pieces):
                 "built": built, "ready_s": t1 - t0, "statistics_s": t2 - t1, **graph.timings}
 
 
-def _count_task(source, token, options, piece):
-    """Count one piece with this worker's kept graph."""
+def _count_task(source, token, options, piece, ready=None):
+    """Count one piece with this worker's kept graph. ``ready`` is the result of the
+    preparation this piece waits for (a dependency only, see :meth:`ClusterCount.count`)."""
     with _kept(source, token, options) as (graph, built):
         out = graph.count(piece)
         out["counter_reason"] = graph.reason
@@ -215,8 +218,11 @@ class ClusterCount(contextlib.AbstractContextManager):
         """Plan on the first worker while every other one prepares; ``_plan_task``'s dict."""
         planned = self._submit(_plan_task, self.source, self.token, self.options,
                                self.pieces_per_range, address=self.addresses[0], name="plan")
+        # Loose, like the pieces that wait for them: a lost worker's preparation, and then
+        # its pieces, run elsewhere. Each starts at once on its idle worker, so none is
+        # stolen while the planning worker plans.
         self.warm = [self._submit(_prepare_task, self.source, self.token, self.options,
-                                  address=a, pinned=True, name=f"prepare-{i}")
+                                  address=a, name=f"prepare-{i}")
                      for i, a in enumerate(self.addresses[1:], 1)]
         try:
             return planned.result()
@@ -224,12 +230,20 @@ class ClusterCount(contextlib.AbstractContextManager):
             planned.release()
 
     def count(self, pieces) -> list[dict]:
-        """Count ``pieces`` (:func:`assign_pieces` over the workers); results in their order."""
+        """Count ``pieces`` (:func:`assign_pieces` over the workers); results in their order.
+
+        A worker's pieces depend on its own preparation: queued behind it, a piece is not
+        on any worker yet, so Dask's work stealing cannot hand it to the planning worker
+        while this one still reads the file (R-MAT 28 on two H200s, device run 25: the
+        planning worker took a fifth piece and the count ran 13 % over ``devices="all"``).
+        The planning worker's pieces go at once (it prepared before it planned)."""
         futures = {}
+        ready = dict(zip(self.addresses[1:], self.warm))
         for address, mine in zip(self.addresses, assign_pieces(pieces, len(self.addresses))):
             for order, piece in enumerate(mine):
                 futures[piece] = self._submit(
-                    _count_task, self.source, self.token, self.options, piece, address=address,
+                    _count_task, self.source, self.token, self.options, piece,
+                    ready.get(address), address=address,
                     name=f"piece-{piece.index}-{piece.row_lo}", priority=len(mine) - order)
         try:
             return self.client.gather([futures[p] for p in pieces])
