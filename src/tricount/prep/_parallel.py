@@ -42,7 +42,7 @@ Small work runs on the calling thread: inside :func:`on_calling_thread`,
 :func:`run_chunked` calls the kernel's *serial twin* (:func:`serial_twin`: the
 same Python source compiled without ``parallel=True``, so its ``prange`` is a
 plain loop) with one worker. Entering a parallel region costs about 0.1 ms even
-with one thread, and a bitmap count enters six: karate's count took 0.66 ms, 0.14 ms
+with one thread, and a bitmap count enters six: karate's count took 0.66 ms, 0.15 ms
 on the calling thread (2-core machine, 2026-11-26;
 :data:`tricount._threads.SERIAL_MAX_EDGES` says where the threads start to win).
 """
