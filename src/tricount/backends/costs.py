@@ -296,6 +296,7 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
         steps.add("copy to the host", c.gpu_copy_s_per_byte * 12 * w.n_edges)
     _read(steps, w, parser)
     m = w.n_edges
+    call = getattr(c, f"{method}_call_s")
     if method in ("spgemm", "numpy"):  # the degree orientation, then one core's count
         if m >= PARALLEL_MIN_EDGES or (warmth.numba_started
                                        and m >= PARALLEL_STARTED_MIN_EDGES):  # orient_upper's rule
@@ -324,9 +325,8 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
         run("count", _count_rate(c.bitmap_s_per_edge, c.bitmap_s_per_edge_per_degree, w, c)
             * ratio)
         if on_caller:
-            steps.add("call", c.serial_call_s)
-            return steps.route("cpu", method, parser if w.kind == "text" else "")
-    steps.add("call", getattr(c, f"{method}_call_s"))
+            call = c.serial_call_s
+    steps.add("call", call)
     return steps.route("cpu", method, parser if w.kind == "text" else "")
 
 

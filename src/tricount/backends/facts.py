@@ -236,7 +236,7 @@ def _in_memory(relative: str, name: str) -> bool:
     """Whether the kernel's module is imported and the kernel compiled in this process."""
     kernel = getattr(sys.modules.get(_module_name(relative)), name, None)
     if kernel is None and name.endswith(SERIAL_TWIN_SUFFIX):
-        twins = getattr(sys.modules.get("tricount.prep._parallel"), "TWINS_BY_NAME", {})
+        twins = getattr(sys.modules.get("tricount.prep._parallel"), "TWINS", {})
         kernel = twins.get((_module_name(relative), name))
     return bool(getattr(kernel, "overloads", None))
 

@@ -64,10 +64,9 @@ __all__ = ["claim", "claimed_chunks", "run_chunked", "n_workers", "insertion_sor
            "on_calling_thread", "serial_twin"]
 
 _CALLING_THREAD = threading.local()
-_TWINS: dict = {}
-#: The twins made in this process, by (module, qualified name): what
+#: The twins made in this process, by (module, qualified name): what serial_twin keeps and
 #: tricount.backends.facts reads to tell a twin compiled in memory.
-TWINS_BY_NAME: dict = {}
+TWINS: dict = {}
 
 
 @numba.njit(inline="always")
@@ -121,17 +120,16 @@ def serial_twin(kernel):
     """``kernel`` (a ``parallel=True`` Numba kernel) compiled without ``parallel``: the same
     source, a plain loop for its ``prange``. Cached on disk apart from the parallel
     kernel (its own qualified name: Numba's cache files are named by it)."""
-    twin = _TWINS.get(kernel)
+    source = getattr(kernel, "py_func", None)
+    if source is None:  # NUMBA_DISABLE_JIT: already plain Python
+        return kernel
+    key = (source.__module__, source.__qualname__ + SERIAL_TWIN_SUFFIX)
+    twin = TWINS.get(key)
     if twin is None:
-        source = getattr(kernel, "py_func", None)
-        if source is None:  # NUMBA_DISABLE_JIT: already plain Python
-            return kernel
         copy = types.FunctionType(source.__code__, source.__globals__, source.__name__,
                                   source.__defaults__, source.__closure__)
-        copy.__qualname__ = source.__qualname__ + SERIAL_TWIN_SUFFIX
-        copy.__module__, copy.__doc__ = source.__module__, source.__doc__
-        twin = _TWINS.setdefault(kernel, numba.njit(nogil=True, cache=True)(copy))
-        TWINS_BY_NAME[(source.__module__, copy.__qualname__)] = twin
+        copy.__module__, copy.__qualname__, copy.__doc__ = *key, source.__doc__
+        twin = TWINS.setdefault(key, numba.njit(nogil=True, cache=True)(copy))
     return twin
 
 
