@@ -227,6 +227,13 @@ def device_split(tables, section, scale, report, label):
     balance, kernel = report.device_balance(), report.device_balance("kernel_s")
     tables.note(section, f"R-MAT {scale} {label}: " + "; ".join(parts)
                 + f"; slowest over mean: busy {balance or 0:.3f}, kernel {kernel or 0:.3f}")
+    steps = {}  # the devices' shared preparation, step by step: the slowest device's seconds
+    for d in report.devices:
+        for what, seconds in d.get("prepare_steps", {}).items():
+            steps[what] = max(steps.get(what, 0.0), seconds)
+    if steps:
+        tables.note(section, f"R-MAT {scale} {label} preparation steps (slowest device, ms): "
+                    + ", ".join(f"{what} {1e3 * s:.1f}" for what, s in steps.items()))
 
 
 # -- sections --------------------------------------------------------------------------------

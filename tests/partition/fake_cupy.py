@@ -440,6 +440,18 @@ class Kernel:
         _append(keys, cursor, (s[keep].astype(np.uint64) << np.uint64(shift))
                 | tg[keep].astype(np.uint64))
 
+    def tc_slice_rank_keys_by_share(self, a, t):
+        _check(self.name, a, ["V*", "V*", "V*", "ll", "int", "int64*", "int", "int64*",
+                              "uint64*", "uint64*"], t)
+        lo, hi, rank, n, shift, bounds, parts, starts, keys, cursors = a
+        s, tg = self._oriented(lo, hi, rank, int(n))
+        share = np.searchsorted(bounds[1:int(parts)], s, side="right")
+        for j in range(int(parts)):
+            keep = share == j
+            group = keys[int(starts[j]):]  # a view: the group's cursor counts from its start
+            _append(group, cursors[j:j + 1], (s[keep].astype(np.uint64) << np.uint64(shift))
+                    | tg[keep].astype(np.uint64))
+
     def tc_slice_low_ids(self, a, t):
         _check(self.name, a, ["uint64*", "ll", "u64", "V*"], t)
         keys, count, mask, low = a

@@ -97,6 +97,36 @@ def test_workers_sharing_a_gpu(devices):
         assert sum(d["items"] for d in report.devices) == len(report.subproblems)
 
 
+@pytest.mark.parametrize("route", ["exchange", "assembled"])
+@pytest.mark.parametrize("devices", [[0, 0], [0, 0, 0, 0], "all"])
+def test_workers_share_the_preparation(monkeypatch, route, devices):
+    """Several workers prepare a host graph together (tricount/partition/shared_prep.py):
+    grouping their rows' keys by share and exchanging them, or (orientation slices of an
+    eighth of the edges) assembling the whole graph on each; R-MAT and the named graphs."""
+    import dataclasses
+
+    from tricount.partition import gpu as partition_gpu
+
+    if route == "assembled":
+        real = partition_gpu.plan_device
+
+        def small_slices(n, m, *args, **kwargs):
+            plan = real(n, m, *args, **kwargs)
+            return dataclasses.replace(plan, orient_slice_keys=min(plan.orient_slice_keys,
+                                                                   max(64, m // 8)))
+
+        monkeypatch.setattr(partition_gpu, "plan_device", small_slices)
+    graph = rmat_graph(scale=12, seed=19, edge_factor=16)
+    n, report = count_gpu(graph, devices=devices)
+    assert n == oracle(graph)
+    if len(report.devices) > 1:
+        steps = report.devices[-1]["prepare_steps"]
+        assert ("exchanging the keys" in steps) is (route == "exchange"), steps
+    for name, (src, dst, n_triangles, _) in sorted(ALL_NAMED.items()):
+        n, _ = count_gpu(tricount.Graph.from_edges(src, dst), devices=devices)
+        assert n == n_triangles, name
+
+
 def test_workers_sharing_a_gpu_streamed(monkeypatch):
     shrink(monkeypatch)
     graph = rmat_graph(scale=9, seed=17)

@@ -133,16 +133,20 @@ def test_two_workers_on_one_device(fake_gpu):
         ["gpu:0", "gpu:0#1"]
 
 
+@pytest.mark.parametrize("route", ["exchange", "assembled"])
 @pytest.mark.parametrize("workers", [2, 3, 4])
-def test_workers_share_the_preparation(fake_gpu, monkeypatch, workers):
-    """Several workers copy a share of a host graph each and orient a share of its ranks, and
-    count exactly: the bytes copied from the host add up to the graph once, not once per
-    worker. Small orientation slices (several per share) and passes of few entries."""
+def test_workers_share_the_preparation(fake_gpu, monkeypatch, workers, route):
+    """Several workers copy a share of a host graph each, and count exactly: the bytes copied
+    from the host add up to the graph once, not once per worker. ``exchange``: each groups
+    its rows' keys by share and the groups cross (passes of few entries); ``assembled``:
+    orientation slices too small for one share each send every worker back to the older
+    route (the whole graph on each, several slices a share)."""
     from tricount.gpu import apex
     from tricount.partition import device_plan, shared_prep
 
     monkeypatch.setattr(device_plan, "DEVICE_PASS_ENTRIES", 100)
-    monkeypatch.setattr(device_plan, "ORIENT_KEY_BYTES", 400_000)  # 500-1100 keys a slice
+    if route == "assembled":
+        monkeypatch.setattr(device_plan, "ORIENT_KEY_BYTES", 400_000)  # 500-1100 keys a slice
     shared, slices = [], []
     real = shared_prep.prepare
     monkeypatch.setattr(shared_prep, "prepare", lambda *a, **k: shared.append(1) or real(*a, **k))
@@ -154,30 +158,87 @@ def test_workers_share_the_preparation(fake_gpu, monkeypatch, workers):
     for k in (None, 2, 5):
         n, report = gpu_count(graph, devices=[0] * workers, partitions=k)
         assert n == expected, k
-    assert len(shared) == 3 and min(slices) > 1  # every share oriented in several slices
+        steps = report.devices[-1]["prepare_steps"]
+        assert ("exchanging the keys" in steps) is (route == "exchange"), steps
+        assert ("copying the graph from the other devices" in steps) is (route == "assembled")
+    assert len(shared) == 3
+    if route == "assembled":
+        assert min(slices) > 1  # every share oriented in several slices
+    else:
+        assert slices == []  # nothing oriented slice by slice
     copied = sum(d["bytes_copied"] for d in report.devices)
     alone = gpu_count(graph, devices=[0])[1].devices[0]["bytes_copied"]
     assert alone >= 4 * graph.n_edges and copied < 1.5 * alone  # not `workers` times
 
 
-def test_workers_compare_their_oriented_graphs(fake_gpu, monkeypatch):
-    """A peer copy of the orientation that went wrong (here: zeros) stops the count."""
-    from tricount.errors import TricountError
+def test_workers_share_a_graph_in_rank_order(fake_gpu):
+    """Ids that already are (degree, id) ranks, not marked so: the summed degrees say so, and
+    the workers take the older route without orienting."""
+    import numpy as np
+
+    graph = rmat_graph(scale=9, seed=6)
+    degree = np.diff(graph.indptr) + np.bincount(graph.indices, minlength=graph.n_vertices)
+    rank = np.empty(graph.n_vertices, dtype=np.int64)
+    rank[np.lexsort((np.arange(graph.n_vertices), degree))] = np.arange(graph.n_vertices)
+    src = np.repeat(np.arange(graph.n_vertices), np.diff(graph.indptr))
+    ranked = tricount.Graph.from_edges(rank[src], rank[graph.indices])
+    n, report = gpu_count(ranked, devices=[0, 0, 0])
+    assert n == oracle(graph)
+    steps = report.devices[0]["prepare_steps"]
+    assert "copying the graph from the other devices" in steps and "exchanging the keys" \
+        not in steps
+
+
+def _corrupting(monkeypatch, wanted):
+    """Zero the destination of the first peer copy for which ``wanted(dst)`` holds."""
     from tricount.gpu import peers
 
-    calls = []
-    real = peers.copy_from_peer
+    real, done = peers.copy_from_peer, []
 
     def copy(dst, src, stream):
-        calls.append(1)
-        if len(calls) == 5:  # the first copy of step 4 (steps 2: two arrays for each worker)
+        real(dst, src, stream)
+        if not done and wanted(dst):
+            done.append(1)
             dst[...] = 0
-        else:
-            real(dst, src, stream)
 
     monkeypatch.setattr(peers, "copy_from_peer", copy)
-    with pytest.raises(TricountError, match="copies of the oriented graph differ"):
+    return done
+
+
+def test_workers_check_the_keys_they_exchange(fake_gpu, monkeypatch):
+    """A group of keys that crossed wrong (here: zeros) stops the count: every device would
+    otherwise copy the same wrong rows, which step 8's comparison cannot see."""
+    import numpy as np
+
+    from tricount.errors import TricountError
+
+    done = _corrupting(monkeypatch, lambda dst: dst.dtype == np.uint64 and dst.size)
+    with pytest.raises(TricountError, match="received differ from those sent"):
         gpu_count(rmat_graph(scale=9, seed=4), devices=[0, 0])
+    assert done
+
+
+@pytest.mark.parametrize("route", ["exchange", "assembled"])
+def test_workers_compare_their_oriented_graphs(fake_gpu, monkeypatch, route):
+    """A peer copy of the orientation that went wrong (here: zeros) stops the count."""
+    from tricount.errors import TricountError
+    from tricount.partition import device_plan, shared_prep
+
+    if route == "assembled":
+        monkeypatch.setattr(device_plan, "ORIENT_KEY_BYTES", 400_000)
+    graph = rmat_graph(scale=9, seed=4)
+    step8 = []  # set while the devices copy each other's oriented rows
+    real = shared_prep._gather_oriented
+    monkeypatch.setattr(shared_prep, "_gather_oriented",
+                        lambda *a: step8.append(1) or real(*a))
+
+    def wanted(dst):
+        return bool(step8) and dst.size > 0
+
+    done = _corrupting(monkeypatch, wanted)
+    with pytest.raises(TricountError, match="copies of the oriented graph differ"):
+        gpu_count(graph, devices=[0, 0])
+    assert done
 
 
 def test_workers_share_a_ranked_file(fake_gpu, tmp_path, monkeypatch):

@@ -56,6 +56,7 @@ ENTRY_POINTS = (
     ("prep", "tc_prep_histogram"),
     ("slice", "tc_slice_out_degree"),
     ("slice", "tc_slice_rank_keys"),
+    ("slice", "tc_slice_rank_keys_by_share"),
     ("slice", "tc_slice_owner_pairs"),
     ("slice", "tc_slice_plan_keys"),
     ("slice", "tc_slice_low_ids"),

@@ -17,7 +17,10 @@ the room its caller gives it:
 2. :func:`orient`: the rank-ordered CSR, written into device or host arrays
    one slice of sources at a time (one pass per slice: the keys of the edges
    whose oriented source lies in the slice are appended, sorted and decoded
-   by the sliced preparation's kernels, ``kernels/slice.cu``);
+   by the sliced preparation's kernels, ``kernels/slice.cu``). Several devices
+   orienting one graph together use :func:`rank_keys_by_share` instead: one
+   pass over a device's share of the rows groups its keys by the device whose
+   ranks they belong to;
 3. :func:`column_block`: the lists R(u) for every u below ``hi``, by one pass
    over those rows of the rank-ordered CSR (a row's entries in the range are
    one contiguous run, kept in order: no sort). For ``[0, n)`` the block is the
@@ -56,6 +59,7 @@ from tricount.prep.xp import bits_for
 MAX_OWNER_WINDOW = 1 << 62
 
 __all__ = ["Block", "degrees", "degree_rank", "oriented_degrees", "in_degrees", "orient",
+           "rank_keys_by_share", "orient_received",
            "column_block", "whole_block", "count_pairs", "anchor_work", "offsets"]
 
 
@@ -149,6 +153,54 @@ def orient(csr, n: int, m: int, rank, out_degree, *, slice_keys: int, max_entrie
         return indptr, cols
     indptr.get(out=out[0])
     return out
+
+
+def rank_keys_by_share(csr, n: int, rank, bounds, counts, max_entries: int):
+    """The rank keys of ``csr``'s entries (:func:`orient`'s, unsorted), grouped by the share of
+    ranks their oriented source lies in, for several devices orienting one graph together.
+
+    ``bounds``: the ``d + 1`` rank bounds of the shares; ``counts``: how many keys each
+    share must receive (the share's oriented out-degrees in ``csr``). Returns ``(keys,
+    starts)``: share j's keys are ``keys[starts[j]:starts[j] + counts[j]]``. Each group's
+    number of keys is checked against ``counts`` before anything uses it.
+    """
+    cp = cupy()
+    idx = rank.dtype
+    counts = [int(c) for c in counts]
+    starts = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    keys = cp.empty(sum(counts), dtype=cp.uint64)
+    cursors = cp.zeros(len(counts), dtype=cp.uint64)
+    on_device = (cp.asarray(np.asarray(bounds, dtype=np.int64)), cp.asarray(starts))
+    shift = np.int32(rank_layout(n).high_shift)
+    for c in csr.chunks(0, n, max_entries):
+        run_slice("tc_slice_rank_keys_by_share", c.n_entries,
+                  (c.rows(idx), c.cols, rank, np.int64(c.n_entries), shift, on_device[0],
+                   np.int32(len(counts)), on_device[1], keys, cursors), c_type(idx))
+    appended = [int(a) for a in cursors.get()]
+    if appended != counts:
+        raise TricountError(f"partitioned count: the keys by share were {appended} where the "
+                            f"oriented degrees gave {counts}; refusing to count")
+    return keys, [int(s) for s in starts]
+
+
+def orient_received(keys, n: int, m: int, out_degree, entries: tuple[int, int], dtype):
+    """A device's share of the rank-ordered CSR from the keys it received by
+    :func:`rank_keys_by_share`: ``(indptr, indices)`` of the whole graph's size, with
+    ``indices[begin:stop]`` (``entries``) written and the rest left for the other
+    devices' shares. ``keys`` is sorted in place."""
+    cp = cupy()
+    begin, stop = int(entries[0]), int(entries[1])
+    if keys.shape[0] != stop - begin:
+        raise TricountError(f"partitioned count: {keys.shape[0]} keys received for the "
+                            f"{stop - begin} entries of a share; refusing to count")
+    keys.sort()
+    indptr = offsets(out_degree)
+    cols = cp.empty(m, dtype=dtype)
+    run_slice("tc_slice_low_ids", stop - begin,
+              (keys, np.int64(stop - begin), np.uint64(rank_layout(n).low_mask),
+               cols[begin:stop]), c_type(dtype))
+    return indptr, cols
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from tricount.gpu.device import cupy
 from tricount.prep.upper import rows_by_steps
 from tricount.prep.xp import array_namespace
 
-__all__ = ["Chunk", "DeviceCSR", "HostCSR", "chunk_bounds", "STAGE_ENTRIES", "STAGE_ROWS"]
+__all__ = ["Chunk", "DeviceCSR", "DeviceRows", "HostCSR", "chunk_bounds", "STAGE_ENTRIES", "STAGE_ROWS"]
 
 #: Entries and row offsets of one pinned staging buffer: 64 MiB of int32 ids and 32 MiB of
 #: offsets, a copy of about 3 ms at 25 GB/s (not measured: chosen so that the Python cost of
@@ -140,6 +140,30 @@ class DeviceCSR:
 
     def close(self) -> None:
         pass
+
+
+class DeviceRows(DeviceCSR):
+    """Rows ``[first, end)`` of an upper CSR on the current device, and only those.
+
+    ``indptr`` holds their ``end - first + 1`` offsets as the whole CSR stores
+    them (from ``indptr[0]``, not 0) and ``indices`` their entries. Chunks name
+    rows and entries as the whole CSR's would, so every pass reads a share of
+    the rows as it reads the whole graph; rows outside the share are empty.
+    """
+
+    def __init__(self, first: int, indptr, indices, entry_base: int):
+        super().__init__(indptr, indices)
+        self.first, self.entry_base = int(first), int(entry_base)
+        self.end = self.first + int(indptr.shape[0]) - 1
+
+    def chunks(self, row_begin: int, row_end: int, max_entries: int):
+        lo, hi = max(int(row_begin), self.first), min(int(row_end), self.end)
+        if hi <= lo:
+            return
+        base, first = self.entry_base, self.first
+        for r0, r1, e0, e1 in chunk_bounds(self.indptr, lo - first, hi - first, max_entries):
+            yield Chunk(r0 + first, r1 + first, e0, e1, self.indptr[r0:r1 + 1],
+                        self.indices[e0 - base:e1 - base])
 
 
 _COPY_POOL = None

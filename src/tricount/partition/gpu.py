@@ -390,6 +390,17 @@ class DeviceWorker:
         self.out_degree, self.in_degree = out, in_degree
         self.stats["prepare_s"] += time.perf_counter() - t0
 
+    def use_prepared(self, indptr, indices, out_degree, in_degree, shares) -> None:
+        """What :meth:`prepare` leaves, built by several devices together
+        (:mod:`tricount.partition.shared_prep`): the rank-ordered CSR on this device (its
+        share of ``indices`` written, the others' copied next), out- and in-degrees."""
+        from tricount.gpu.chunks import DeviceCSR
+
+        self.n_vertices = int(out_degree.shape[0])
+        self.csr = DeviceCSR(indptr, indices)
+        self.out_degree, self.in_degree = out_degree, in_degree
+        self.oriented_shares = shares
+
     def _for_orientation(self, reader, source: GraphSource):
         """The reader the orientation's slices read: the source copied to the device first
         when the plan says so (each slice is a pass over it)."""

@@ -105,6 +105,45 @@ extern "C" __global__ void tc_slice_rank_keys(const vertex_t* __restrict__ lo,
     }, keys, cursor);
 }
 
+// The keys of tc_slice_rank_keys for every edge, each appended to the group of
+// the share of ranks its source lies in: share j holds the sources
+// [bounds[j], bounds[j + 1]) (bounds[parts] = n), and its group is
+// keys[starts[j] ...], filled through cursors[j]. Several devices orienting one
+// graph together (tricount/partition/shared_prep.py) each run it over their
+// share of the rows and send group j to device j. Appends are aggregated per
+// group: the lanes of a warp with the same share take their places with one
+// atomic (__match_any_sync), so a round costs at most `parts` atomics.
+extern "C" __global__ void tc_slice_rank_keys_by_share(const vertex_t* __restrict__ lo,
+                                                       const vertex_t* __restrict__ hi,
+                                                       const vertex_t* __restrict__ rank,
+                                                       long long n_edges, int shift,
+                                                       const long long* __restrict__ bounds,
+                                                       int parts,
+                                                       const long long* __restrict__ starts,
+                                                       packed_t* __restrict__ keys,
+                                                       count_t* __restrict__ cursors) {
+    const int lane = threadIdx.x % TC_WARP;
+    for (long long round = tc_slice_round_start(); round < n_edges; round += tc_slice_stride()) {
+        const long long i = round + lane;
+        int share = -1;
+        packed_t key = 0;
+        if (i < n_edges) {
+            vertex_t source, target;
+            tc_slice_oriented(lo, hi, rank, i, source, target);
+            key = ((packed_t)source << shift) | (packed_t)target;
+            share = 0;
+            while (share + 1 < parts && (long long)source >= bounds[share + 1]) ++share;
+        }
+        const unsigned group = __match_any_sync(TC_FULL_MASK, share);
+        if (share < 0) continue;
+        const int leader = __ffs(group) - 1;
+        count_t base = 0;
+        if (lane == leader) base = atomicAdd(cursors + share, (count_t)__popc(group));
+        base = __shfl_sync(group, base, leader);
+        keys[starts[share] + (long long)base + __popc(group & ((1u << lane) - 1u))] = key;
+    }
+}
+
 // The hash plan's owner of the oriented edge source -> target, as in prep.cu's
 // tc_prep_plan_keys: the end with the longer out-list (the source on ties);
 // false when the edge closes nothing (d+(source) < 2 or d+(target) = 0).
