@@ -248,6 +248,10 @@ class MemoryHook:
     name = "MemoryHook"
 
     def __enter__(self):
+        # As CuPy: a hook's name may be entered once per thread (a hook entered twice, as a
+        # worker's context nested in itself, is a KeyError there).
+        if any(h.name == self.name for h in _HOOKS.active):
+            raise KeyError(f"memory hook {self.name} already exists")
         _HOOKS.active.append(self)
         return self
 

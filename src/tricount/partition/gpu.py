@@ -514,8 +514,10 @@ class DeviceWorker:
         self.stats["busy_s"] += t2 - t0
         if kernel_s is not None:
             self.stats["kernel_s"] = (self.stats["kernel_s"] or 0.0) + kernel_s
+        anchor_entries = int(self.csr.indptr[row_hi]) - int(self.csr.indptr[row_lo])
         return {"n_triangles": n_triangles, "index": item.index, "apex": (item.apex_lo,
                 item.apex_hi), "rows": (row_lo, row_hi), "entries": item.entries,
+                "anchor_entries": anchor_entries,
                 "estimated_work": item.work, "memory": item.memory, "block_s": t1 - t0,
                 "count_s": t2 - t1, "kernel_s": kernel_s, "where": self.label, "worker": None}
 

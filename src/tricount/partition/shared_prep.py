@@ -170,14 +170,18 @@ class _Steps:
         self.threads = threads
         self.shares = [_Share(w, i) for i, w in enumerate(threads.workers)]
 
-    def each(self, what: str, fn) -> list:
+    def each(self, what: str, fn, *, in_context: bool = True) -> list:
+        """``fn(share)`` for every device's share, inside its worker's context unless ``fn``
+        enters it itself (``in_context=False``: a worker's method)."""
         from tricount.partition.gpu import _cupy
 
         def step(worker):
             share = self.shares[self.threads.workers.index(worker)]
             t0 = time.perf_counter()
+            out = None if in_context else fn(share)
             with worker.context(what):
-                out = fn(share)
+                if in_context:
+                    out = fn(share)
                 # A step ends when its work is done, not launched: the next step's peers
                 # read what it wrote, and nothing else orders their streams after this one.
                 _cupy().cuda.get_current_stream().synchronize()
@@ -340,7 +344,7 @@ def _assemble_and_prepare(steps, source, keep_in_degree) -> None:
 
     steps.each("copying the graph from the other devices", assemble)
     _let_go(steps, held, "rows")
-    steps.each("orienting a share of the graph", prepare_share)
+    steps.each("orienting a share of the graph", prepare_share, in_context=False)
     shares = steps.shares[0].worker.oriented_shares
     if shares is None:
         return  # the graph was in rank order: nothing was oriented
