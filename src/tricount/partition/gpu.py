@@ -64,15 +64,22 @@ __all__ = ["count_gpu", "count_subproblem", "rank_on_gpu", "resolve_devices", "f
 
 #: With several devices, each apex range is cut into this many pieces per device, handed out
 #: heaviest first: a device that finishes early takes another piece, so the slowest device
-#: waits at most about one piece (a quarter of its share) for the others. The pieces' work is
-#: an estimate (hash probes): on two H100s at R-MAT 25 and 26, 4 per device split 5 / 3 with
-#: the slowest kernel 1.11x the mean, and 16 per device balanced to 1.05x but every piece's
-#: launch and pass cost more than that won (slowest kernel 0.434 -> 0.459 s at R-MAT 26).
-#: Pieces shrinking geometrically (the first 16 times the last) balanced four H200s' kernels
-#: better (1.03x against 1.07x at R-MAT 26) but not their busy time (1.20x against 1.02x): the
-#: pair stream's cost per piece follows its entries, which the estimate leaves out.
-#: With the graph streamed from the host each piece costs a pass over its rows only.
-PIECES_PER_DEVICE = 4
+#: waits at most about one piece for the others. The pieces' cost is estimated by their
+#: probes plus :data:`tricount.gpu.apex.ENTRY_PROBES` per row entry (the pair stream's
+#: share). With that estimate, on four H100s (device run 29, best of 3, two rounds):
+#:
+#: ==============  ===========  ===========  ===========  ===========
+#: per device      2            3            4            6
+#: ==============  ===========  ===========  ===========  ===========
+#: R-MAT 26 s      0.602-0.607  0.612-0.613  0.670-0.691  0.657-0.658
+#: slowest kernel  0.256        0.232        0.239-0.240  0.244-0.247
+#: R-MAT 25 s      0.303-0.306  0.314-0.326  0.329-0.340  0.350-0.373
+#: ==============  ===========  ===========  ===========  ===========
+#:
+#: Every piece's launch and pass cost something (4 and 6 lose), and 2 leave the kernels
+#: unbalanced (1.17x the mean at R-MAT 26); 3 keep the devices' busy time as balanced as 2
+#: (the slowest 0.308 s against 0.306) with the kernels within 1.07x.
+PIECES_PER_DEVICE = 3
 
 
 def pieces_per_range(workers: int) -> int:
