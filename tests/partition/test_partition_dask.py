@@ -172,7 +172,10 @@ def test_the_driver_does_not_read_a_file(client, graph, expected, tmp_path, monk
     assert n == expected
     assert report.plan.bounds == driver_plan.bounds and report.plan.work == driver_plan.work
     # the pieces too: the planning worker cut them as the driver would (the CPU's plan)
-    _, driver_pieces = HostGraph(open_ranked(path), partitions=4).plan(pieces=8)
+    from tricount.partition.gpu import pieces_per_range
+
+    _, driver_pieces = HostGraph(open_ranked(path), partitions=4).plan(
+        pieces=pieces_per_range(2))  # the client's two workers
     assert sorted(s["rows"] + s["apex"] for s in report.subproblems) == sorted(
         p.rows + (p.apex_lo, p.apex_hi) for p in driver_pieces)
     assert report.timings["rank_s"] == 0.0
