@@ -78,16 +78,26 @@ def _histogram(ids, counts) -> None:
                  vertex_t=c_type(ids.dtype), hist_t="unsigned int")
 
 
-def degrees(csr, n: int, max_entries: int):
-    """Degree of every vertex of an upper CSR (uint32): row lengths plus the column histogram."""
-    cp = cupy()
+def degree_counters(n: int):
+    """Zeroed degree counters of ``n`` vertices (uint32), for :func:`add_degrees`."""
     if n >= HISTOGRAM_NARROW_MAX_IDS:
         raise UnsupportedGraphError(f"{n} vertices: the partitioned count's degree counters "
                                     "are 32-bit")
-    deg = cp.zeros(n, dtype=cp.uint32)
+    return cupy().zeros(n, dtype=cupy().uint32)
+
+
+def add_degrees(chunk, deg) -> None:
+    """Add what a chunk of an upper CSR gives each vertex's degree: its rows' lengths and its
+    columns' histogram."""
+    deg[chunk.r0:chunk.r1] += cupy().diff(chunk.local_indptr()).astype(cupy().uint32)
+    _histogram(chunk.cols, deg)
+
+
+def degrees(csr, n: int, max_entries: int):
+    """Degree of every vertex of an upper CSR (uint32): row lengths plus the column histogram."""
+    deg = degree_counters(n)
     for chunk in csr.chunks(0, n, max_entries):
-        deg[chunk.r0:chunk.r1] += cp.diff(chunk.local_indptr()).astype(cp.uint32)
-        _histogram(chunk.cols, deg)
+        add_degrees(chunk, deg)
     return deg
 
 

@@ -13,7 +13,8 @@ only ever reads finished arrays):
 
 1. device i copies rows ``[r_i, r_{i+1})`` of the host CSR (about m/d entries,
    :func:`row_shares`), and only those (:class:`~tricount.gpu.chunks.DeviceRows`);
-2. each counts the degrees its rows give (row lengths and the column histogram);
+2. each counts the degrees its rows give (row lengths and the column histogram), chunk by
+   chunk as they arrive: the copy is what these two steps wait for;
 3. each sums the d partial degrees, copying its peers' (:func:`tricount.gpu.peers.copy_from_peer`:
    NVLink or PCIe, no host staging): every device now holds the same degrees, ranks the
    vertices alike (one sort of n keys) and counts its rows' oriented out-degrees;
@@ -99,8 +100,11 @@ def oriented_shares(out_degree, parts: int) -> list[tuple[tuple[int, int], tuple
                                                      entries[1:])]
 
 
-def _upload_share(worker, source, rows: tuple[int, int]):
-    """Step 1: rows ``rows`` of the host graph, and only those, on the device."""
+def _upload_share(worker, source, rows: tuple[int, int], degrees=None):
+    """Step 1: rows ``rows`` of the host graph, and only those, on the device; with
+    ``degrees`` (counters of every vertex) step 2 too, each chunk counted as it arrives
+    (the copy is what the step waits for)."""
+    from tricount.gpu.apex import add_degrees
     from tricount.gpu.chunks import DeviceRows, HostCSR
     from tricount.partition.gpu import _cupy
 
@@ -114,6 +118,8 @@ def _upload_share(worker, source, rows: tuple[int, int]):
     try:
         for chunk in reader.chunks(r0, r1, worker.dplan.stage_entries):
             cols[chunk.e0 - e0:chunk.e1 - e0] = chunk.cols
+            if degrees is not None:
+                add_degrees(chunk, degrees)
     finally:
         worker._close_reader(reader)
     worker.stats["bytes_copied"] += 8 * (r1 - r0 + 1)
@@ -203,20 +209,21 @@ def prepare(threads, source, *, keep_in_degree: list[bool]) -> None:
     n = source.n_vertices
     rows = row_shares(source.indptr, d)
     steps = _Steps(threads)
-    steps.each("copying a share of the graph",
-               lambda s: setattr(s, "rows", _upload_share(s.worker, source, rows[s.index])))
-    if source.ranked is True:
-        return _assemble_and_prepare(steps, source, keep_in_degree)
+    ranked = source.ranked is True
 
-    def partial_degrees(s):
-        s.partial = apex.degrees(s.rows, n, s.worker.dplan.pass_entries)
+    def upload(s):
+        s.partial = None if ranked else apex.degree_counters(n)
+        s.rows = _upload_share(s.worker, source, rows[s.index], s.partial)
+
+    steps.each("copying a share of the graph and counting its degrees", upload)
+    if ranked:
+        return _assemble_and_prepare(steps, source, keep_in_degree)
 
     def sum_degrees(s):
         s.degree = _sum_over_devices(s.worker, partials, s.index)
         s.worker.max_degree = int(s.degree.max()) if n else 0
         return n < 2 or bool((s.degree[1:] >= s.degree[:-1]).all())
 
-    steps.each("counting the degrees of a share", partial_degrees)
     partials = [s.partial for s in steps.shares]
     in_rank_order = steps.each("summing the degrees", sum_degrees)
     _let_go(steps, partials, "partial")
