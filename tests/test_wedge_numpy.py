@@ -41,6 +41,48 @@ def test_same_count_whatever_the_blocks(monkeypatch, block_wedges, map_bytes, se
     assert count_wedges_numpy(g.upper()) == expected  # any orientation counts each once
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+@pytest.mark.parametrize("seed", range(3))
+def test_same_count_on_any_number_of_threads(monkeypatch, threads, seed):
+    """Each thread counts every k-th block with a map of its own: with few wedges and rows a
+    block, every thread gets blocks, some more than others, and the sum must not change."""
+    monkeypatch.setattr(wedge_numpy, "BLOCK_WEDGES", 5)
+    monkeypatch.setattr(wedge_numpy, "MIN_THREAD_WEDGES", 1)
+    monkeypatch.setattr(wedge_numpy, "MIN_MAP_BYTES", 200)
+    monkeypatch.setattr(wedge_numpy, "MAX_MAP_BYTES", 200)
+    g = tricount.Graph.from_edges(*rmat(9, 8, seed=seed))
+    expected = tricount.count_triangles(g, backend="reference")
+    assert count_wedges_numpy(g.oriented(), threads=threads) == expected
+
+
+def test_threads_share_blocks_within_the_maps_bound(monkeypatch):
+    """No more threads than blocks, nor than MAX_MAPS_BYTES of maps or MIN_THREAD_WEDGES
+    allow."""
+    started = []
+    real = wedge_numpy.ThreadPoolExecutor
+
+    def pool(max_workers, **kwargs):
+        started.append(max_workers)
+        return real(max_workers=max_workers, **kwargs)
+
+    monkeypatch.setattr(wedge_numpy, "ThreadPoolExecutor", pool)
+    g = tricount.Graph.from_edges(*rmat(9, 8, seed=1))
+    expected = tricount.count_triangles(g, backend="reference")
+    assert count_wedges_numpy(g.oriented(), threads=4) == expected
+    assert started == []  # one block (a small graph): no pool
+    monkeypatch.setattr(wedge_numpy, "BLOCK_WEDGES", 100)
+    monkeypatch.setattr(wedge_numpy, "MIN_THREAD_WEDGES", 100)
+    assert count_wedges_numpy(g.oriented(), threads=4) == expected
+    assert started == [4]
+    map_bytes = wedge_numpy.map_rows(g.n_vertices) * g.n_vertices
+    monkeypatch.setattr(wedge_numpy, "MAX_MAPS_BYTES", 2 * map_bytes)
+    assert count_wedges_numpy(g.oriented(), threads=4) == expected
+    assert started == [4, 2]
+    monkeypatch.setattr(wedge_numpy, "MIN_THREAD_WEDGES", 1 << 40)
+    assert count_wedges_numpy(g.oriented(), threads=4) == expected
+    assert started == [4, 2]  # too few wedges for a second thread
+
+
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 30])
 def test_complete_and_empty(n):
     src, dst = np.triu_indices(n, k=1)

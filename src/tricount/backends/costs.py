@@ -110,10 +110,10 @@ SciPy 1.17.1, 2 Numba threads), 2026-11-25: fixed costs the medians of 3 fresh p
 (Numba's start 0.56 s, 7 cached kernels 0.075 s, the same 7 compiled 13.4 s, SciPy's
 sparse module 0.23 s); rates fitted over the shared graphs of 10,000 edges or more and
 R-MAT 12-18 (medians of 3). io's NumPy parser (parse_numpy_s_per_byte; the prototype's
-was 4.9e-08) and the NumPy counter (numpy_count_*): 2026-11-26, the same command's fits on
-the same graphs while other jobs shared the machine; SpGEMM measured beside the counter at
-9.0e-07 + 5.0e-08 per degree (against 6.7e-07 + 3e-08 the day before), so the counter's
-two constants overstate it by about a third against the others.
+was 4.9e-08): 2026-11-26, the same command's fit on the same graphs. The NumPy counter
+(numpy_count_*, on 2 threads since it has threads): `python benchmarks/cpu_numpy_threads.py`
+on the same machine at a quiet moment, 2026-11-26 (benchmarks/results/cpu_numpy_threads.md:
+the 11 graphs of 10,000 edges or more among 9 shared graphs and R-MAT 14-18).
 Per-call costs, merge's ratio, the parallel efficiency and the GPU's fixed count cost and
 copy rate: `tricount bench` on the H100 machine's 16 cores (device run 11, 2026-11-26,
 benchmarks/results/auto_vs_best_h100.md): one count of karate took bitmap 0.64 ms, merge
@@ -154,7 +154,7 @@ COSTS = Costs(
     # Counters: a rate at degree_ref and its slope per unit of mean degree.
     bitmap_s_per_edge=9.5e-08, bitmap_s_per_edge_per_degree=5.2e-10,
     spgemm_s_per_edge=6.7e-07, spgemm_s_per_edge_per_degree=3e-08,
-    numpy_count_s_per_edge=7.9e-07, numpy_count_s_per_edge_per_degree=2.3e-08,
+    numpy_count_s_per_edge=4.0e-07, numpy_count_s_per_edge_per_degree=8.6e-09,
     # One count, whatever the graph; threads past cpu_threads.
     bitmap_call_s=5.5e-4, merge_call_s=1.6e-4, spgemm_call_s=1.5e-4, numpy_call_s=3e-5,
     # Bitmap or merge under SERIAL_MAX_EDGES: no parallel region (karate, 2 cores).
@@ -309,9 +309,9 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
                 steps.add_once("import SciPy", c.scipy_sparse_s)
             steps.add("count", _count_rate(c.spgemm_s_per_edge, c.spgemm_s_per_edge_per_degree,
                                            w, c))
-        else:
-            steps.add("count", _count_rate(c.numpy_count_s_per_edge,
-                                           c.numpy_count_s_per_edge_per_degree, w, c))
+        else:  # the NumPy counter's threads (cpu/wedge_numpy.py), fitted on cpu_threads
+            steps.parallel("count", _count_rate(c.numpy_count_s_per_edge,
+                                                c.numpy_count_s_per_edge_per_degree, w, c))
     else:
         # A small graph's kernels run on the calling thread (cpu.engine's rule): their
         # serial twins, compiled and cached apart.

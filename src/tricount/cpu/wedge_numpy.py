@@ -17,10 +17,18 @@ bitmap test), about 18 ns a wedge on one core, compiled by nobody: the counter o
 run, which ``auto`` takes where starting and loading Numba (0.6 s, or 11 s compiling on a
 first run) or importing SciPy (0.23 s) costs more than the count.
 
+Blocks are independent, so a graph of several blocks is counted by several threads
+(:func:`tricount._threads.thread_count`, the CPU engine's count), each with its own map
+and every k-th block: NumPy's gathers, repeats and counts release the GIL, and on the
+2-core development machine two threads took soc-Epinions1 from 0.31 to 0.17 s and
+blogcatalog from 0.37 to 0.19 s (2026-11-26, ``benchmarks/results/cpu_numpy_threads.md``).
+
 Counts are Python ints summed from each block's ``count_nonzero``: exact past 2**32.
 """
 
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -30,11 +38,19 @@ __all__ = ["count_wedges_numpy"]
 #: soc-Epinions1 and email-Enron, the 2-core machine, 2026-11-26.
 BLOCK_WEDGES = 1 << 20
 #: The byte map's size: enough for :data:`MAP_ROWS` anchor rows, within these bounds
-#: (4 MiB: the fastest of 1 / 4 / 16 MiB on soc-Epinions1, 2026-11-26). A graph of more
-#: than 2 M vertices gets fewer rows per block, so more blocks: the cost model charges them.
-MIN_MAP_BYTES = 1 << 22
+#: (16 MiB: on soc-Epinions1, 2026-11-26, 4 / 8 / 16 / 32 MiB took 0.31 / 0.28 / 0.28 /
+#: 0.29 s on one thread and 0.26 / 0.20 / 0.17 / 0.18 s on two, where fewer, larger blocks
+#: leave less Python between NumPy's calls). A graph of more than 8 M vertices gets fewer
+#: rows per block, so more blocks: the cost model charges them. Each thread has its own.
+MIN_MAP_BYTES = 1 << 24
 MAX_MAP_BYTES = 1 << 26
 MAP_ROWS = 32
+#: The threads' maps together stay under this: past it, fewer threads.
+MAX_MAPS_BYTES = 1 << 28
+#: Wedges a thread must have at least: starting one costs about 0.5 ms (ca-GrQc's 2 blocks,
+#: about 0.1 M wedges, took 4.5 ms on one thread and 5.4 on two; email-Enron's 3.8 M wedges
+#: 66 and 45 ms).
+MIN_THREAD_WEDGES = 1 << 20
 
 
 def map_rows(n_vertices: int) -> int:
@@ -45,13 +61,16 @@ def map_rows(n_vertices: int) -> int:
 
     >>> map_rows(34), map_rows(1 << 20), map_rows(1 << 30)
     (34, 32, 1)
+    >>> map_rows(75_879)  # soc-Epinions1: 16 MiB of rows
+    221
     """
     size = min(MAX_MAP_BYTES, max(MIN_MAP_BYTES, MAP_ROWS * n_vertices))
     return max(1, min(n_vertices, size // max(1, n_vertices)))
 
 
-def count_wedges_numpy(oriented) -> int:
-    """Triangles of an oriented CSR (NumPy arrays, rows sorted), in NumPy alone.
+def count_wedges_numpy(oriented, *, threads: int | None = None) -> int:
+    """Triangles of an oriented CSR (NumPy arrays, rows sorted), in NumPy alone, on
+    ``threads`` threads at most (default: the CPU engine's thread count).
 
     Examples
     --------
@@ -75,40 +94,72 @@ def count_wedges_numpy(oriented) -> int:
     if m == 0:
         return 0
     # Map positions stay below MAX_MAP_BYTES; indices and ids below 2**31 while they fit.
-    small = m < 2**31 and n < 2**31
-    ids = np.int32 if small else np.int64
-    indices = indices.astype(ids, copy=False)
-    out_degree = np.diff(indptr)
-    wedges = out_degree[indices]  # wedges through each edge u -> v: |N+(v)|
-    before = np.zeros(m + 1, dtype=np.int64)  # wedges of the edges before each edge
-    np.cumsum(wedges, out=before[1:])
-    rows = map_rows(n)
-    marks = np.zeros(rows * n, dtype=np.bool_)
-    total = 0
-    e0 = 0
-    while e0 < m:
-        r0 = int(np.searchsorted(indptr, e0, side="right")) - 1  # the block's first anchor
-        # At most BLOCK_WEDGES wedges (but one edge at least) and `rows` anchors.
-        e1 = int(np.searchsorted(before, before[e0] + BLOCK_WEDGES, side="right")) - 1
-        e1 = min(max(e1, e0 + 1), int(indptr[min(n, r0 + rows)]))
-        r1 = int(np.searchsorted(indptr, e1 - 1, side="right"))  # one past the last anchor
-        a0, a1 = int(indptr[r0]), int(indptr[r1])
-        # The anchors' out-lists, marked at (anchor - r0) * n + neighbour.
-        keys = np.repeat(np.arange(0, (r1 - r0) * n, n, dtype=ids), out_degree[r0:r1])
-        keys += indices[a0:a1]
-        marks[keys] = True
-        n_wedges = int(before[e1] - before[e0])
-        if n_wedges:
-            middle = indices[e0:e1]
-            counts = wedges[e0:e1]
-            # Wedge k of edge e is indices[indptr[v] + k]: one ragged gather for the block.
-            at = np.repeat((indptr[middle] - (before[e0:e1] - before[e0])).astype(ids), counts)
-            at += np.arange(n_wedges, dtype=ids)
-            ends = indices[at]
-            del at
-            ends += np.repeat(keys[e0 - a0:e1 - a0] - middle, counts)  # the anchor's row
-            total += int(np.count_nonzero(marks[ends]))
-            del ends
-        marks[keys] = False
-        e0 = e1
-    return total
+    ids = np.int32 if m < 2**31 and n < 2**31 else np.int64
+    walk = _Walk(n, indptr, indices.astype(ids, copy=False), ids)
+    blocks = walk.blocks()
+    if threads is None:
+        from tricount._threads import thread_count
+
+        threads = thread_count()
+    map_bytes = walk.rows * n
+    enough = -(-int(walk.before[-1]) // MIN_THREAD_WEDGES)  # threads with enough wedges
+    workers = max(1, min(int(threads), len(blocks), MAX_MAPS_BYTES // map_bytes, enough))
+    if workers == 1:
+        return walk.count(blocks)
+    # Every k-th block to each thread: blocks hold about equal wedges, so the shares match.
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tricount-numpy") as pool:
+        return sum(pool.map(walk.count, [blocks[i::workers] for i in range(workers)]))
+
+
+class _Walk:
+    """The anchor walk of one oriented CSR, cut into blocks (the module doc)."""
+
+    def __init__(self, n: int, indptr, indices, ids):
+        self.n, self.indptr, self.indices, self.ids = n, indptr, indices, ids
+        self.out_degree = np.diff(indptr)
+        self.wedges = self.out_degree[indices]  # wedges through each edge u -> v: |N+(v)|
+        self.before = np.zeros(indices.shape[0] + 1, dtype=np.int64)  # wedges before each edge
+        np.cumsum(self.wedges, out=self.before[1:])
+        self.rows = map_rows(n)
+
+    def blocks(self) -> list[tuple[int, int, int, int]]:
+        """``(e0, e1, r0, r1)``: edges ``[e0, e1)`` of anchors ``[r0, r1)``, at most
+        :data:`BLOCK_WEDGES` wedges (but one edge at least) and ``rows`` anchors each."""
+        indptr, before, n, m = self.indptr, self.before, self.n, self.indices.shape[0]
+        out, e0 = [], 0
+        while e0 < m:
+            r0 = int(np.searchsorted(indptr, e0, side="right")) - 1  # the block's first anchor
+            e1 = int(np.searchsorted(before, before[e0] + BLOCK_WEDGES, side="right")) - 1
+            e1 = min(max(e1, e0 + 1), int(indptr[min(n, r0 + self.rows)]))
+            r1 = int(np.searchsorted(indptr, e1 - 1, side="right"))  # one past the last anchor
+            out.append((e0, e1, r0, r1))
+            e0 = e1
+        return out
+
+    def count(self, blocks) -> int:
+        """The triangles anchored in ``blocks``, with a byte map of this call's own."""
+        n, ids, indptr, indices = self.n, self.ids, self.indptr, self.indices
+        before, wedges, out_degree = self.before, self.wedges, self.out_degree
+        marks = np.zeros(self.rows * n, dtype=np.bool_)
+        total = 0
+        for e0, e1, r0, r1 in blocks:
+            a0, a1 = int(indptr[r0]), int(indptr[r1])
+            # The anchors' out-lists, marked at (anchor - r0) * n + neighbour.
+            keys = np.repeat(np.arange(0, (r1 - r0) * n, n, dtype=ids), out_degree[r0:r1])
+            keys += indices[a0:a1]
+            marks[keys] = True
+            n_wedges = int(before[e1] - before[e0])
+            if n_wedges:
+                middle = indices[e0:e1]
+                counts = wedges[e0:e1]
+                # Wedge k of edge e is indices[indptr[v] + k]: one ragged gather for the block.
+                at = np.repeat((indptr[middle] - (before[e0:e1] - before[e0])).astype(ids),
+                               counts)
+                at += np.arange(n_wedges, dtype=ids)
+                ends = indices[at]
+                del at
+                ends += np.repeat(keys[e0 - a0:e1 - a0] - middle, counts)  # the anchor's row
+                total += int(np.count_nonzero(marks[ends]))
+                del ends
+            marks[keys] = False
+        return total
