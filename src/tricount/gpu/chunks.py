@@ -255,6 +255,23 @@ class HostCSR:
         slot["copied"] = self.copy_stream.record()
         self.bytes_copied += 8 * rows + n * self.indices.itemsize
 
+    def to_device(self, row_begin: int = 0, row_end: int | None = None, *, each=None):
+        """Rows ``[row_begin, row_end)`` (default all) copied to the device, chunk by chunk
+        through the pinned buffers: ``(indptr, indices)``, the rows' offsets as stored and
+        their entries. ``each(chunk)`` is called on every chunk as it arrives (a pass that
+        rides on the copy)."""
+        cp = cupy()
+        row_end = self.n_vertices if row_end is None else int(row_end)
+        e0, e1 = int(self.indptr[row_begin]), int(self.indptr[row_end])
+        indptr = cp.asarray(np.ascontiguousarray(self.indptr[row_begin:row_end + 1]))
+        cols = cp.empty(e1 - e0, dtype=self.indices.dtype)
+        for chunk in self.chunks(row_begin, row_end, self.stage_entries):
+            cols[chunk.e0 - e0:chunk.e1 - e0] = chunk.cols
+            if each is not None:
+                each(chunk)
+        self.bytes_copied += int(indptr.nbytes)
+        return indptr, cols
+
     def chunks(self, row_begin: int, row_end: int, max_entries: int):
         """The chunks of rows ``[row_begin, row_end)``, at most ``max_entries`` entries each.
 

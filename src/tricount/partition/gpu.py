@@ -290,7 +290,7 @@ class DeviceWorker:
             return DeviceCSR(source.indptr, source.indices)
         reader = HostCSR(source.indptr, source.indices, stage_entries=self.dplan.stage_entries,
                          stage_rows=self.dplan.stage_rows)
-        return self._upload(reader, source) if self.dplan.upload_first else reader
+        return self._upload(reader) if self.dplan.upload_first else reader
 
     def _close_reader(self, reader) -> None:
         reader.close()
@@ -374,7 +374,7 @@ class DeviceWorker:
                 in_degree = None
             if ranked:
                 if dp.ranked_resident and isinstance(reader, HostCSR):
-                    reader = self._upload(reader, source)
+                    reader = self._upload(reader)
                 self.csr, reader = reader, None
             else:
                 if not dp.ranked_resident:
@@ -414,20 +414,17 @@ class DeviceWorker:
         from tricount.gpu.chunks import HostCSR
 
         if self.dplan.upload_source and isinstance(reader, HostCSR):
-            return self._upload(reader, source)
+            return self._upload(reader)
         return reader
 
-    def _upload(self, reader, source: GraphSource):
+    def _upload(self, reader):
         """A device copy of a host CSR (offsets in one copy, ids through the pinned buffers)."""
         from tricount.gpu.chunks import DeviceCSR
 
-        cp = _cupy()
-        indptr = cp.asarray(source.indptr)
-        cols = cp.empty(source.n_edges, dtype=source.indices.dtype)
-        for chunk in reader.chunks(0, source.n_vertices, self.dplan.stage_entries):
-            cols[chunk.e0:chunk.e1] = chunk.cols
-        self._close_reader(reader)
-        self.stats["bytes_copied"] += int(indptr.nbytes)
+        try:
+            indptr, cols = reader.to_device()
+        finally:
+            self._close_reader(reader)
         return DeviceCSR(indptr, cols)
 
     @on_device("reading the in-degrees")

@@ -106,24 +106,16 @@ def _upload_share(worker, source, rows: tuple[int, int], degrees=None):
     (the copy is what the step waits for)."""
     from tricount.gpu.apex import add_degrees
     from tricount.gpu.chunks import DeviceRows, HostCSR
-    from tricount.partition.gpu import _cupy
 
-    cp = _cupy()
     r0, r1 = rows
-    e0, e1 = int(source.indptr[r0]), int(source.indptr[r1])
-    indptr = cp.asarray(np.ascontiguousarray(source.indptr[r0:r1 + 1]))
-    cols = cp.empty(e1 - e0, dtype=source.indices.dtype)
     reader = HostCSR(source.indptr, source.indices, stage_entries=worker.dplan.stage_entries,
                      stage_rows=worker.dplan.stage_rows)
     try:
-        for chunk in reader.chunks(r0, r1, worker.dplan.stage_entries):
-            cols[chunk.e0 - e0:chunk.e1 - e0] = chunk.cols
-            if degrees is not None:
-                add_degrees(chunk, degrees)
+        indptr, cols = reader.to_device(r0, r1, each=None if degrees is None else
+                                        lambda chunk: add_degrees(chunk, degrees))
     finally:
         worker._close_reader(reader)
-    worker.stats["bytes_copied"] += 8 * (r1 - r0 + 1)
-    return DeviceRows(r0, indptr, cols, e0)
+    return DeviceRows(r0, indptr, cols, int(source.indptr[r0]))
 
 
 def _copy_from_peers(worker, copies) -> None:
