@@ -36,7 +36,8 @@ from tricount.gpu.device import cupy
 from tricount.prep.upper import rows_by_steps
 from tricount.prep.xp import array_namespace
 
-__all__ = ["Chunk", "DeviceCSR", "DeviceRows", "HostCSR", "chunk_bounds", "STAGE_ENTRIES", "STAGE_ROWS"]
+__all__ = ["Chunk", "DeviceCSR", "DeviceRows", "HostCSR", "chunk_bounds", "STAGE_ENTRIES",
+           "STAGE_ROWS"]
 
 #: Entries and row offsets of one pinned staging buffer: 64 MiB of int32 ids and 32 MiB of
 #: offsets, a copy of about 3 ms at 25 GB/s (not measured: chosen so that the Python cost of

@@ -78,7 +78,7 @@ __all__ = ["count_gpu", "count_subproblem", "rank_on_gpu", "resolve_devices", "f
 #:
 #: Every piece's launch and pass cost something (4 and 6 lose), and 2 leave the kernels
 #: unbalanced (1.17x the mean at R-MAT 26); 3 keep the devices' busy time as balanced as 2
-#: (the slowest 0.308 s against 0.306) with the kernels within 1.07x.
+#: (the slowest 0.308 s against 0.306) with the kernels within 1.08x.
 PIECES_PER_DEVICE = 3
 
 
@@ -340,7 +340,7 @@ class DeviceWorker:
             ranked, out, in_degree, rank = self._statistics(reader, source)
             if ranked:
                 return dataclasses.replace(source, ranked=True, in_degree=in_degree.get())
-            reader = self._for_orientation(reader, source)
+            reader = self._for_orientation(reader)
             indptr, indices = self._orient(reader, source, rank, out, host=True)
             in_degree = in_degree.get()
             rank = rank.get() if keep_rank else None
@@ -380,7 +380,7 @@ class DeviceWorker:
                 if not dp.ranked_resident:
                     raise TricountError("partitioned count: a device that does not keep the "
                                         "rank-ordered CSR must be given it (orient_to_host)")
-                reader = self._for_orientation(reader, source)
+                reader = self._for_orientation(reader)
                 ranks = None
                 if orient_share is not None:
                     from tricount.partition.shared_prep import oriented_shares
@@ -408,7 +408,7 @@ class DeviceWorker:
         self.out_degree, self.in_degree = out_degree, in_degree
         self.oriented_shares = shares
 
-    def _for_orientation(self, reader, source: GraphSource):
+    def _for_orientation(self, reader):
         """The reader the orientation's slices read: the source copied to the device first
         when the plan says so (each slice is a pass over it)."""
         from tricount.gpu.chunks import HostCSR
