@@ -112,8 +112,9 @@ sparse module 0.23 s); rates fitted over the shared graphs of 10,000 edges or mo
 R-MAT 12-18 (medians of 3). io's NumPy parser (parse_numpy_s_per_byte; the prototype's
 was 4.9e-08): 2026-11-26, the same command's fit on the same graphs. The NumPy counter
 (numpy_count_*, on 2 threads since it has threads): `python benchmarks/cpu_numpy_threads.py`
-on the same machine at a quiet moment, 2026-11-26 (benchmarks/results/cpu_numpy_threads.md:
-the 11 graphs of 10,000 edges or more among 9 shared graphs and R-MAT 14-18).
+on the same machine, 2026-11-26 10:34 UTC, blocks of 128 K wedges (benchmarks/results/
+cpu_numpy_threads.md: the 11 graphs of 10,000 edges or more among 9 shared graphs and R-MAT
+14-18).
 Per-call costs, merge's ratio, the parallel efficiency and the GPU's fixed count cost and
 copy rate: `tricount bench` on the H100 machine's 16 cores (device run 11, 2026-11-26,
 benchmarks/results/auto_vs_best_h100.md): one count of karate took bitmap 0.64 ms, merge
@@ -154,7 +155,7 @@ COSTS = Costs(
     # Counters: a rate at degree_ref and its slope per unit of mean degree.
     bitmap_s_per_edge=9.5e-08, bitmap_s_per_edge_per_degree=5.2e-10,
     spgemm_s_per_edge=6.7e-07, spgemm_s_per_edge_per_degree=3e-08,
-    numpy_count_s_per_edge=4.0e-07, numpy_count_s_per_edge_per_degree=8.6e-09,
+    numpy_count_s_per_edge=3.2e-07, numpy_count_s_per_edge_per_degree=5e-09,
     # One count, whatever the graph; threads past cpu_threads.
     bitmap_call_s=5.5e-4, merge_call_s=1.6e-4, spgemm_call_s=1.5e-4, numpy_call_s=3e-5,
     # Bitmap or merge under SERIAL_MAX_EDGES: no parallel region (karate, 2 cores).

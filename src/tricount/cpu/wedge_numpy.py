@@ -13,15 +13,15 @@ position ``(u - first) * n + w`` and tested by one gather of the map; the marks 
 cleared. A block holds at most :data:`BLOCK_WEDGES` wedges and as many anchors as the map
 has rows, so memory stays bounded whatever the graph. The work is the anchor walk's,
 Σ d+(v) over the edges (the GPU's ``bitwedge`` with ``anchor`` pairs, Bisson & Fatica's
-bitmap test), about 18 ns a wedge on one core, compiled by nobody: the counter of a first
+bitmap test), 10-14 ns a wedge on one core, compiled by nobody: the counter of a first
 run, which ``auto`` takes where starting and loading Numba (0.6 s, or 11 s compiling on a
 first run) or importing SciPy (0.23 s) costs more than the count.
 
 Blocks are independent, so a graph of several blocks is counted by several threads
 (:func:`tricount._threads.thread_count`, the CPU engine's count), each with its own map
 and every k-th block: NumPy's gathers, repeats and counts release the GIL, and on the
-2-core development machine two threads took soc-Epinions1 from 0.31 to 0.17 s and
-blogcatalog from 0.37 to 0.19 s (2026-11-26, ``benchmarks/results/cpu_numpy_threads.md``).
+2-core development machine two threads took soc-Epinions1 from 0.22 to 0.14 s and
+blogcatalog from 0.22 to 0.14 s (2026-11-26, ``benchmarks/results/cpu_numpy_threads.md``).
 
 Counts are Python ints summed from each block's ``count_nonzero``: exact past 2**32.
 """
@@ -34,9 +34,13 @@ import numpy as np
 
 __all__ = ["count_wedges_numpy"]
 
-#: Wedges gathered per block: 1 M (4-12 MB of temporaries); 256 K - 4 M measured alike on
-#: soc-Epinions1 and email-Enron, the 2-core machine, 2026-11-26.
-BLOCK_WEDGES = 1 << 20
+#: Wedges gathered per block: 128 K, so a block's temporaries (0.5-1.5 MB) stay in the
+#: cache and under the allocator's reuse threshold. With 1 M (4-12 MB each) every block's
+#: arrays could come fresh from the kernel, page faults included, depending on what the
+#: process had freed before: blogcatalog's count took 0.18-0.24 s after reading its file,
+#: 0.13-0.15 s with 128 K either way (2 threads; one thread 0.35 -> 0.22 s; soc-Epinions1
+#: 0.16-0.18 -> 0.15-0.16 s; 32 K - 64 K no better; 2-core machine, 2026-11-26).
+BLOCK_WEDGES = 1 << 17
 #: The byte map's size: enough for :data:`MAP_ROWS` anchor rows, within these bounds
 #: (16 MiB: on soc-Epinions1, 2026-11-26, 4 / 8 / 16 / 32 MiB took 0.31 / 0.28 / 0.28 /
 #: 0.29 s on one thread and 0.26 / 0.20 / 0.17 / 0.18 s on two, where fewer, larger blocks

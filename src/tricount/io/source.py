@@ -64,6 +64,10 @@ from tricount.errors import GraphFormatError
 #: Decompressed bytes per chunk handed to a parser (16 MiB: 8 MiB per core on the
 #: 2-core reference machine, parsed while the next chunk is read).
 CHUNK_BYTES = 16 << 20
+#: The first streamed chunk's size (256 KiB); each next one doubles, up to ``CHUNK_BYTES``. The
+#: parser starts on the first while the reader decompresses the second, so a small
+#: compressed file's decompression overlaps its parsing instead of coming before it.
+FIRST_CHUNK_BYTES = 1 << 18
 #: Bytes read from the input per call.
 READ_BYTES = 1 << 20
 #: Chunks alive at once: one being filled, one queued, one being parsed.
@@ -634,8 +638,10 @@ class Source:
         ``kept``: bytes already decompressed (by peek), handed out first.
         """
         carry = b""
+        target = min(FIRST_CHUNK_BYTES, chunk_bytes)
         while not stop.is_set():
-            size = max(chunk_bytes, 2 * len(carry))
+            size = max(target, 2 * len(carry))
+            target = min(2 * target, chunk_bytes)
             if self._eof:  # all that is left is in hand: no larger buffer (nor its zeroing)
                 size = min(size, len(carry) + len(kept) + 1)
             buf = pool.get()

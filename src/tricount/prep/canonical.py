@@ -6,7 +6,9 @@ directions, self-loops, repeated edges). Output: every undirected edge once, as
 back to the original ids and how many self-loops and duplicates were dropped.
 
 The one expensive step is a single sort of 64-bit keys
-``((lo * n + hi) << 1) | reversed`` over the non-loop input edges: distinct full
+``((lo * n + hi) << 1) | reversed`` over the non-loop input edges (packed by shifts,
+``lo << (b + 1) | hi << 1 | reversed`` with ``b`` the bits of ``n - 1``, while
+``2b + 1 <= 63``: the same order without a multiply or a division): distinct full
 keys are the distinct directed edges, distinct keys with the low bit shifted out
 are the distinct undirected edges. ``duplicates_dropped`` counts input edges that
 repeat a directed edge already seen; listing an edge in both directions is the
@@ -240,6 +242,24 @@ def canonical_edges(src, dst, *, n_vertices: int | None = None,
     if n_lines == 0:
         empty = xp.zeros(0, dtype=idx)
         return CanonicalEdges(empty, empty, vertex_ids, n, n_loops, 0)
+    bits = max(1, (n - 1).bit_length())
+    if 2 * bits + 1 <= 63:
+        # Fields by shifts (lo, hi, direction): the order of lo * n + hi, without a
+        # multiply, a division or a remainder per edge (soc-Epinions1's build: the key
+        # 9.5 -> 4.5 ms, the split after the sort 5.6 -> 2.4 ms, 2026-11-26).
+        key = xp.minimum(src_c, dst_c).astype(xp.int64, copy=False) << (bits + 1)
+        hi = xp.maximum(src_c, dst_c).astype(xp.int64, copy=False)
+        hi <<= 1
+        key |= hi
+        del hi
+        key |= src_c > dst_c
+        key = xp.sort(key)
+        n_directed = 1 + int(xp.count_nonzero(key[1:] != key[:-1]))
+        pair = key >> 1
+        del key
+        pair = pair[_firsts(xp, pair)]
+        return CanonicalEdges((pair >> bits).astype(idx), (pair & ((1 << bits) - 1)).astype(idx),
+                              vertex_ids, n, n_loops, n_lines - n_directed)
     lo = xp.minimum(src_c, dst_c).astype(xp.uint64)
     hi = xp.maximum(src_c, dst_c).astype(xp.uint64)
     key = ((lo * xp.uint64(n) + hi) << xp.uint64(1)) | (src_c > dst_c).astype(xp.uint64)
@@ -247,12 +267,18 @@ def canonical_edges(src, dst, *, n_vertices: int | None = None,
     key = xp.sort(key)
     n_directed = 1 + int(xp.count_nonzero(key[1:] != key[:-1]))
     pair = key >> xp.uint64(1)
-    first = xp.ones(n_lines, dtype=xp.bool_)
-    first[1:] = pair[1:] != pair[:-1]
-    pair = pair[first]
+    pair = pair[_firsts(xp, pair)]
     lo = (pair // xp.uint64(n)).astype(idx)
     hi = (pair % xp.uint64(n)).astype(idx)
     return CanonicalEdges(lo, hi, vertex_ids, n, n_loops, n_lines - n_directed)
+
+
+def _firsts(xp, sorted_keys):
+    """True where a sorted key differs from the one before it (and at 0)."""
+    first = xp.empty(sorted_keys.shape[0], dtype=xp.bool_)
+    first[:1] = True
+    xp.not_equal(sorted_keys[1:], sorted_keys[:-1], out=first[1:])
+    return first
 
 
 def concatenate(chunks):

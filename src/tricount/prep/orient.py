@@ -99,13 +99,30 @@ def orient_by_degree(lo, hi, n_vertices: int, deg=None) -> OrientedCSR:
     src = xp.where(forward, lo, hi)
     dst = xp.where(forward, hi, lo)
     del forward
-    n = xp.uint64(n_vertices)
-    key = src.astype(xp.uint64) * n + dst.astype(xp.uint64)
-    del src, dst
-    key = xp.sort(key)
-    rows = (key // n).astype(lo.dtype)
-    cols = (key % n).astype(lo.dtype)
+    rows, cols = sort_pairs(src, dst, n_vertices)
     return csr_from_sorted(rows, cols, n_vertices, "degree")
+
+
+def sort_pairs(rows, cols, n_vertices: int):
+    """``(rows, cols)`` (ids below ``n_vertices``) sorted by (row, col), in their dtype.
+
+    One sort of 64-bit keys, packed by shifts (``row << b | col``, ``b`` the bits of
+    ``n - 1``) where they fit 63 bits, else as ``row * n + col``: the same order either
+    way, the shifts without a multiply, a division or a remainder per pair
+    (soc-Epinions1's orientation, 406 K pairs: 30 -> 23 ms, 2026-11-26).
+    """
+    xp = array_namespace(rows, cols)
+    dtype = rows.dtype
+    bits = max(1, (n_vertices - 1).bit_length())
+    if 2 * bits <= 63:
+        key = rows.astype(xp.int64) << bits
+        key |= cols
+        key = xp.sort(key)
+        return (key >> bits).astype(dtype), (key & ((1 << bits) - 1)).astype(dtype)
+    n = xp.uint64(n_vertices)
+    key = rows.astype(xp.uint64) * n + cols.astype(xp.uint64)
+    key = xp.sort(key)
+    return (key // n).astype(dtype), (key % n).astype(dtype)
 
 
 def orient_upper(upper: OrientedCSR, deg, order: str = "degree", *,
@@ -154,9 +171,5 @@ def orient_by_rank(lo, hi, n_vertices: int, deg=None) -> OrientedCSR:
     rank = degree_rank(deg, n, lo.dtype)
     a, b = rank[lo], rank[hi]
     del rank
-    key = xp.minimum(a, b).astype(xp.uint64) * xp.uint64(n) + xp.maximum(a, b).astype(xp.uint64)
-    del a, b
-    key = xp.sort(key)
-    rows = (key // xp.uint64(n)).astype(lo.dtype)
-    cols = (key % xp.uint64(n)).astype(lo.dtype)
+    rows, cols = sort_pairs(xp.minimum(a, b), xp.maximum(a, b), n)
     return csr_from_sorted(rows, cols, n, "rank")
