@@ -37,6 +37,14 @@ from tricount.gpu.plan import Plan  # noqa: E402
 SHORT = gp.SHORT_ROUTE_METHOD
 
 
+@pytest.fixture(autouse=True, params=[None, "hash"], ids=["bits-where-they-fit", "hash"])
+def count_set(request, monkeypatch):
+    """Every test twice: with the launcher's choice of count kernel (the bitmap one for
+    graphs of up to 98,304 vertices, the hash one past them) and with the hash one forced."""
+    monkeypatch.setattr(small, "COUNT_SET", request.param)
+    return request.param
+
+
 def on_device(graph, index_dtype=None):
     """A fresh device graph over ``graph``'s CSR, as the benchmark makes it (ids cast to
     ``index_dtype`` when given)."""
@@ -175,6 +183,22 @@ def test_graphs_around_the_vertex_bound(monkeypatch, n):
     out = engine.count(g)
     assert out.n_triangles == 1
     assert (out.method == SHORT) == (n <= 511)
+
+
+def test_bitmaps_of_every_size_in_any_order(count_set):
+    # The bitmap kernel's shared memory grows with n; past 48 KiB it needs the kernel's
+    # opt-in, which must never be lowered by a smaller graph counted in between (device
+    # run 37 launched a 37 KiB map after a 10 KiB one and the driver refused it). Sizes
+    # from 5 KiB to the bound (96 KiB), down and up again; a triangle and a sparse rim each.
+    rng = np.random.default_rng(37)
+    for n in (5_000, 60_000, 40_000, 5_000, 98_304, 40_000, 98_305, 1_000):
+        rim = rng.integers(0, n, size=(3 * n, 2))
+        g = on_device(edges_graph(np.concatenate([[(0, 1), (1, 2), (0, 2)], rim]),
+                                  n_vertices=n))
+        expected = "hash" if count_set == "hash" or small.bits_bytes(n) > small.BITS_MAX_BYTES \
+            else "bits"
+        assert small.count_set(n) == expected
+        assert short_count(g) == judge(g), n
 
 
 def test_named_methods_and_plans_take_the_planned_route():

@@ -67,6 +67,7 @@ ENTRY_POINTS = (
     ("small", "tc_small_offsets"),
     ("small", "tc_small_scatter"),
     ("small", "tc_small_count"),
+    ("small", "tc_small_count_bits"),
 )
 
 #: The kernels of the local computations (per vertex, per edge, truss).

@@ -2,7 +2,8 @@
 
 Counts: distinct triangles of a built graph's upper-triangular CSR on the device,
 in six launches on one stream (degrees; the (degree, id) orientation; two for the
-scan of the out-degrees; the scatter of the out-lists; the hash-set count) after
+scan of the out-degrees; the scatter of the out-lists; the count, against a bitmap
+of n bits per warp where :data:`BITS_MAX_BYTES` holds them, else a hash set) after
 one memset, and one 8-byte read: no host synchronisation, sort, plan or
 allocation between the built graph and the count. The kernel file's
 header says what each launch does and how each triangle is counted once.
@@ -36,11 +37,10 @@ import numpy as np
 
 from tricount.gpu._module import get_kernel
 from tricount.gpu.device import (SYNC_EACH_LAUNCH, c_type, ceil_div, cupy, device_facts,
-                                  launch)
+                                  launch, resident_grid)
 
 __all__ = ["count_small", "launches", "workspace_words", "zeroed_words", "offset_words",
-           "max_tasks",
-           "Workspace", "DEFAULT_DEFINES", "KERNELS"]
+           "max_tasks", "bits_bytes", "count_set", "Workspace", "DEFAULT_DEFINES", "KERNELS"]
 
 #: Threads per block of every kernel of the route.
 BLOCK_SIZE = 256
@@ -68,7 +68,16 @@ GRAPH_CACHE = 16
 HEADER_WORDS = 4
 #: The kernels of ``small.cu``, in launch order.
 KERNELS = ("tc_small_degrees", "tc_small_orient", "tc_small_tile_sums", "tc_small_offsets",
-           "tc_small_scatter", "tc_small_count")
+           "tc_small_scatter", "tc_small_count", "tc_small_count_bits")
+#: Shared memory of a block of the bitmap count kernel (one n-bit map per warp) at most:
+#: past it the hash count kernel runs. 96 KiB: graphs of up to 98,304 vertices, two
+#: blocks a multiprocessor at the most. On an H100 (device run 37, 2026-11-26) the bitmap
+#: kernel counted blogcatalog in 74 us against the hash kernel's 150, email-Enron 37
+#: against 58, ca-HepPh 43-46 against 72-75, ego-Facebook 21-23 against 34-37, and
+#: soc-Epinions1 (76 KiB of maps a block) 113 against 138.
+BITS_MAX_BYTES = 96 << 10
+#: Which count kernel: None (by :data:`BITS_MAX_BYTES`), "hash" or "bits" (benchmarks).
+COUNT_SET = None
 
 
 def kernel_defines(*, vertex_t: str) -> dict:
@@ -140,8 +149,8 @@ _KERNELS: dict = {}
 
 
 def _kernels(device_id: int, index_dtype) -> tuple:
-    """The six kernels for this device and column type, compiled once, and the
-    device's multiprocessors."""
+    """The kernels of :data:`KERNELS` for this device and column type, compiled once,
+    and the device's multiprocessors."""
     key = (device_id, index_dtype)
     kernels = _KERNELS.get(key)
     if kernels is None:
@@ -152,9 +161,21 @@ def _kernels(device_id: int, index_dtype) -> tuple:
     return kernels
 
 
+def bits_bytes(n_vertices: int) -> int:
+    """Shared memory of a block of ``tc_small_count_bits``: an n-bit map per warp."""
+    return (BLOCK_SIZE // 32) * 4 * ceil_div(max(1, n_vertices), 32)
+
+
+def count_set(n_vertices: int) -> str:
+    """The count kernel's set for a graph of ``n_vertices``: "bits" or "hash"."""
+    if COUNT_SET is not None:
+        return COUNT_SET
+    return "bits" if bits_bytes(n_vertices) <= BITS_MAX_BYTES else "hash"
+
+
 def launches(kernels, indptr, indices, n: int, m: int, space: Workspace) -> list:
     """The six launches, in order, as ``(kernel, grid, block, args, shared_bytes)``."""
-    degrees, orient, tile_sums, offsets_kernel, scatter, count, sm_count = kernels
+    degrees, orient, tile_sums, offsets_kernel, scatter, count, count_bits, sm_count = kernels
     words, offsets = space.words, space.offsets
     n64, m64 = np.int64(n), np.int64(m)
     # Grid-stride launches: at most BLOCKS_PER_SM blocks per multiprocessor, fewer
@@ -171,9 +192,30 @@ def launches(kernels, indptr, indices, n: int, m: int, space: Workspace) -> list
         (offsets_kernel, tiles, BLOCK_SIZE, (n64, m64, words, offsets), 0),
         (scatter, min(cap, ceil_div(m, BLOCK_SIZE)), BLOCK_SIZE,
          (indices, n64, m64, words, offsets), 0),
-        (count, min(cap, ceil_div(max_tasks(n, m), warps_per_block)), BLOCK_SIZE,
-         (n64, m64, words, offsets), 4 * warps_per_block * WARP_SLOTS),
+        _count_launch(count, count_bits, n, m, (n64, m64, words, offsets), cap),
     ]
+
+
+def _count_launch(count, count_bits, n: int, m: int, args: tuple, cap: int) -> tuple:
+    """The count kernel's launch: the bitmap kernel with the blocks that fit the device
+    at once (its maps take most of a multiprocessor's shared memory), or the hash one."""
+    warps_per_block = BLOCK_SIZE // 32  # one warp per task
+    want = ceil_div(max_tasks(n, m), warps_per_block)
+    if count_set(n) == "bits":
+        shared = bits_bytes(n)
+        key = (count_bits, shared)
+        grid = _RESIDENT.get(key)
+        if grid is None:
+            if shared > 48 * 1024:  # the opt-in the occupancy query needs (never lowered:
+                count_bits.max_dynamic_shared_size_bytes = shared  # launch() raises it alike)
+            grid = _RESIDENT[key] = resident_grid(count_bits, BLOCK_SIZE, shared)
+        return count_bits, min(grid, want), BLOCK_SIZE, args, shared
+    return count, min(cap, want), BLOCK_SIZE, args, 4 * warps_per_block * WARP_SLOTS
+
+
+#: Resident blocks of the bitmap kernel per (kernel, shared bytes): the occupancy query
+#: is made once, not per count.
+_RESIDENT: dict = {}
 
 
 def _enqueue(kernels, indptr, indices, n: int, m: int, space: Workspace, stream, timed) -> None:
@@ -242,7 +284,7 @@ def count_small(indptr, indices, n_vertices: int, n_edges: int, timed, *,
         graph = None
         if replay and not SYNC_EACH_LAUNCH:
             key = (indptr.data.ptr, indices.data.ptr, indices.dtype, n, m,
-                   space.words.data.ptr, space.offsets.data.ptr)
+                   space.words.data.ptr, space.offsets.data.ptr, count_set(n))
             graph = _captured(space, key, lambda s: _enqueue(kernels, indptr, indices, n, m,
                                                              space, s, timed))
         if graph is not None:

@@ -49,6 +49,11 @@
 // v = b, as w = c in N+(a) ∩ N+(b); the edge a -> b lies in one chunk of a's
 // list, so in exactly one task, and each wedge is probed once. Under this
 // order d+(u) <= sqrt(2m), which bounds a table and a task's work.
+// 6'. tc_small_count_bits, the count kernel taken instead of 6 when an n-bit
+//    bitmap per warp fits shared memory (the launcher decides): the same tasks,
+//    lanes and wedge walk, but u's out-list is a bitmap (one atomicOr per
+//    entry, one word test per wedge, one store per entry to empty it) instead
+//    of a hash table, so no probe sequence and no table in global memory.
 // Tables that do not fit a warp's TC_WARP_SLOTS: a vertex whose table needs
 // more slots gets one in global memory, 4 words per out-list entry from
 // 4 * (its first position), which holds its power of two (< 4 d+ when
@@ -335,8 +340,24 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_scatter(
 // holder(j) = #{i >= 1 : start_i <= j}: per window of 32 wedges, a ballot counts the
 // lists started by its first wedge and an OR of one bit per list starting inside it
 // marks the rest, so a lane finds its wedge's list with one population count.
-__device__ __forceinline__ unsigned tc_task_wedges(const int* table, unsigned slots,
-                                                   const int* __restrict__ lists,
+// The two sets a task's wedges are probed against: u's hash table, or u's bitmap.
+struct tc_hash_set {
+    const int* table;
+    unsigned slots;
+    __device__ __forceinline__ unsigned has(int w) const {
+        return tc_table_has(table, slots, w + 1);
+    }
+};
+
+struct tc_bit_set {
+    const unsigned* bits;
+    __device__ __forceinline__ unsigned has(int w) const {
+        return (bits[w >> 5] >> (w & 31)) & 1u;
+    }
+};
+
+template <class Set>
+__device__ __forceinline__ unsigned tc_task_wedges(const Set set, const int* __restrict__ lists,
                                                    unsigned list_begin, unsigned start,
                                                    unsigned wedges, int lane) {
     unsigned found = 0;  // per task and lane: below 2^32 (a task has < 2^31 wedges)
@@ -359,9 +380,41 @@ __device__ __forceinline__ unsigned tc_task_wedges(const int* table, unsigned sl
         }
 #pragma unroll
         for (int k = 0; k < TC_WEDGE_UNROLL; ++k)
-            if (w[k] >= 0) found += tc_table_has(table, slots, w[k] + 1);
+            if (w[k] >= 0) found += set.has(w[k]);
     }
     return found;
+}
+
+// One task's lists: lane i < n_lists holds the i-th non-empty list N+(v) of the task's
+// chunk of u's out-list (its first position in `list_begin`, the wedges of the lists
+// before it in `start`; 0xffffffff past the lists), and the task's wedge total is
+// returned.
+__device__ __forceinline__ unsigned tc_task_lists(const int* __restrict__ lists,
+                                                  const unsigned long long* __restrict__ offsets,
+                                                  unsigned chunk, unsigned end, int lane,
+                                                  unsigned* list_begin_out, unsigned* start_out) {
+    // Lane i < TC_TASK_LISTS: the chunk's i-th out-neighbour v and its list N+(v).
+    unsigned list_begin = 0, length = 0;
+    if (lane < TC_TASK_LISTS && chunk + lane < end) {
+        const int v = __ldg(lists + chunk + lane);
+        list_begin = static_cast<unsigned>(__ldg(offsets + v));
+        length = static_cast<unsigned>(__ldg(offsets + v + 1)) - list_begin;
+    }
+    // The non-empty lists to lanes 0, 1, ...: lane r takes the (r + 1)-th one.
+    const unsigned nonempty = __ballot_sync(TC_FULL_MASK, length > 0);
+    const int n_lists = __popc(nonempty);
+    const int source = lane < n_lists ? static_cast<int>(__fns(nonempty, 0, lane + 1)) : 0;
+    list_begin = __shfl_sync(TC_FULL_MASK, list_begin, source);
+    const unsigned moved = __shfl_sync(TC_FULL_MASK, length, source);
+    length = lane < n_lists ? moved : 0u;
+    unsigned inclusive = length;
+    for (int delta = 1; delta < TC_WARP; delta *= 2) {
+        const unsigned below = __shfl_up_sync(TC_FULL_MASK, inclusive, delta);
+        if (lane >= delta) inclusive += below;
+    }
+    *list_begin_out = list_begin;
+    *start_out = lane < n_lists ? inclusive - length : 0xffffffffu;
+    return __shfl_sync(TC_FULL_MASK, inclusive, TC_WARP - 1);
 }
 
 // Kernel 6: count, one warp per task; needs TC_WARPS_PER_BLOCK * TC_WARP_SLOTS words of
@@ -390,40 +443,61 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_count(
             for (unsigned i = first + lane; i < end; i += TC_WARP)
                 tc_table_insert(own_table, slots, __ldg(lists + i) + 1);
         }
-        // Lane i < TC_TASK_LISTS: the chunk's i-th out-neighbour v and its list N+(v).
         const unsigned chunk =
             first + TC_TASK_LISTS * static_cast<unsigned>(task - static_cast<long long>(at >> 32));
-        unsigned list_begin = 0, length = 0;
-        if (lane < TC_TASK_LISTS && chunk + lane < end) {
-            const int v = __ldg(lists + chunk + lane);
-            list_begin = static_cast<unsigned>(__ldg(offsets + v));
-            length = static_cast<unsigned>(__ldg(offsets + v + 1)) - list_begin;
-        }
-        // The non-empty lists to lanes 0, 1, ...: lane r takes the (r + 1)-th one.
-        const unsigned nonempty = __ballot_sync(TC_FULL_MASK, length > 0);
-        const int n_lists = __popc(nonempty);
-        const int source = lane < n_lists ? static_cast<int>(__fns(nonempty, 0, lane + 1)) : 0;
-        list_begin = __shfl_sync(TC_FULL_MASK, list_begin, source);
-        const unsigned moved = __shfl_sync(TC_FULL_MASK, length, source);
-        length = lane < n_lists ? moved : 0u;
-        unsigned inclusive = length;
-        for (int delta = 1; delta < TC_WARP; delta *= 2) {
-            const unsigned below = __shfl_up_sync(TC_FULL_MASK, inclusive, delta);
-            if (lane >= delta) inclusive += below;
-        }
-        const unsigned wedges = __shfl_sync(TC_FULL_MASK, inclusive, TC_WARP - 1);
-        const unsigned start = lane < n_lists ? inclusive - length : 0xffffffffu;
+        unsigned list_begin, start;
+        const unsigned wedges = tc_task_lists(lists, offsets, chunk, end, lane, &list_begin, &start);
         __syncwarp();  // the table is complete
         const unsigned closed =
-            on_chip ? tc_task_wedges(own_table, slots, lists, list_begin, start, wedges, lane)
-                    : tc_task_wedges(p.tables + 4ll * first, slots, lists, list_begin, start,
-                                     wedges, lane);
+            on_chip ? tc_task_wedges(tc_hash_set{own_table, slots}, lists, list_begin, start,
+                                     wedges, lane)
+                    : tc_task_wedges(tc_hash_set{p.tables + 4ll * first, slots}, lists,
+                                     list_begin, start, wedges, lane);
         found += closed;
         if (on_chip) {  // empty the slots this task used, for the next one
             __syncwarp();
             for (unsigned i = lane; i < slots; i += TC_WARP) own_table[i] = 0;
             __syncwarp();
         }
+    }
+    tc_block_add(found, p.result);
+}
+
+// Kernel 6': count as kernel 6, u's out-list as a bitmap of n bits per warp; needs
+// TC_WARPS_PER_BLOCK * ceil(n / 32) words of dynamic shared memory. Every bit is zero
+// between tasks: a task sets the bits of N+(u), and zeroes their words when done.
+extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_count_bits(
+    long long n, long long m, int* ws, const unsigned long long* __restrict__ offsets) {
+    extern __shared__ unsigned warp_bits[];
+    const tc_small_parts p = tc_small_layout(ws, n, m);
+    const int lane = threadIdx.x % TC_WARP, warp = threadIdx.x / TC_WARP;
+    const long long n_words = (n + 31) / 32;
+    unsigned* const bits = warp_bits + warp * n_words;
+    for (long long i = lane; i < n_words; i += TC_WARP) bits[i] = 0u;
+    __syncwarp();
+    const long long n_tasks = static_cast<long long>(__ldg(offsets + n) >> 32);
+    const long long warps = static_cast<long long>(gridDim.x) * TC_WARPS_PER_BLOCK;
+    const int* const lists = p.lists;
+    count_t found = 0;  // 64-bit: one lane may close more than 2^32 wedges in all
+    for (long long task = static_cast<long long>(blockIdx.x) * TC_WARPS_PER_BLOCK + warp;
+         task < n_tasks; task += warps) {
+        const int u = __ldg(p.owners + task);
+        const unsigned long long at = __ldg(offsets + u);
+        const unsigned first = static_cast<unsigned>(at);
+        const unsigned end = static_cast<unsigned>(__ldg(offsets + u + 1));
+        for (unsigned i = first + lane; i < end; i += TC_WARP) {
+            const int w = __ldg(lists + i);
+            atomicOr(bits + (w >> 5), 1u << (w & 31));
+        }
+        const unsigned chunk =
+            first + TC_TASK_LISTS * static_cast<unsigned>(task - static_cast<long long>(at >> 32));
+        unsigned list_begin, start;
+        const unsigned wedges = tc_task_lists(lists, offsets, chunk, end, lane, &list_begin, &start);
+        __syncwarp();  // the bitmap is complete
+        found += tc_task_wedges(tc_bit_set{bits}, lists, list_begin, start, wedges, lane);
+        __syncwarp();  // every lane's tests are done
+        for (unsigned i = first + lane; i < end; i += TC_WARP) bits[__ldg(lists + i) >> 5] = 0u;
+        __syncwarp();
     }
     tc_block_add(found, p.result);
 }
