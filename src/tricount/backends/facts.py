@@ -170,14 +170,16 @@ def _source_facts(source: str, mtime_ns: int, size: int) -> tuple[bytes, dict]:
     """The source's SHA-256 (Numba's stamp) and each module-level function's first line:
     its first decorator's, as ``co_firstlineno`` says."""
     text = Path(source).read_bytes()
+    rows = text.split(b"\n")
     lines = {}
+    line, at = 0, 0  # the 0-based line of offset ``at``, counted forward once
     for match in _DEF.finditer(text):
-        line = text.count(b"\n", 0, match.start()) + 1
-        above = text[:match.start()].split(b"\n")[:-1]
-        while above and above[-1].startswith(b"@"):
-            above.pop()
-            line -= 1
-        lines[match.group(1).decode()] = line
+        line += text.count(b"\n", at, match.start())
+        at = match.start()
+        first = line
+        while first > 0 and rows[first - 1].startswith(b"@"):
+            first -= 1
+        lines[match.group(1).decode()] = first + 1
     return hashlib.sha256(text).digest(), lines
 
 
