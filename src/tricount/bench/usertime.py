@@ -198,7 +198,8 @@ def markdown(result: dict, sides, *, command: str = "") -> str:
         "- cells: wall seconds (CPU seconds of the process), median of the warm runs; warm = "
         "a fresh process with the disk caches filled, cold = a fresh process with empty "
         "Numba and CuPy caches (the first run after installing). **Bold**: the fastest "
-        "side of the row. auto / best: auto's warm time over the fastest tricount side's.",
+        "side of the row. auto / best: auto's warm time over the fastest other tricount side's "
+        "(below 1: auto's pick beat every alternative).",
         "",
     ]
     has_cold = any(row["cold"] for row in result["rows"])
