@@ -61,3 +61,23 @@ def test_rank_orientation_is_the_degree_dag_renamed(edges):
     assert sorted(np.diff(by_rank.indptr).tolist()) == sorted(np.diff(by_degree.indptr).tolist())
     assert by_rank.max_out_degree == by_degree.max_out_degree
     assert count_merge(by_rank) == count_merge(by_degree)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([1, 2, 5, 2**20, 2**31, 2**31 + 1, 3_037_000_499]),
+       st.integers(0, 2**32 - 1), st.integers(1, 200))
+def test_pair_keys_sort_as_pairs_and_split_back(n, seed, size):
+    # Shifted keys up to 2**31 vertices, products past it (up to the largest supported
+    # count): either way the keys' order is (row, col)'s and split_keys inverts them.
+    from tricount.prep.orient import pair_keys, split_keys
+
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, n, size=size, dtype=np.int64)
+    cols = rng.integers(0, n, size=size, dtype=np.int64)
+    rows[:1], cols[:1] = n - 1, n - 1  # the largest pair always there
+    keys = pair_keys(rows, cols, n)
+    order = np.argsort(keys, kind="stable")
+    expected = np.lexsort((cols, rows))
+    assert (rows[order] == rows[expected]).all() and (cols[order] == cols[expected]).all()
+    back_rows, back_cols = split_keys(keys, n, np.int64)
+    assert (back_rows == rows).all() and (back_cols == cols).all()

@@ -99,30 +99,43 @@ def orient_by_degree(lo, hi, n_vertices: int, deg=None) -> OrientedCSR:
     src = xp.where(forward, lo, hi)
     dst = xp.where(forward, hi, lo)
     del forward
-    rows, cols = sort_pairs(src, dst, n_vertices)
+    key = pair_keys(src, dst, n_vertices)
+    del src, dst
+    rows, cols = split_keys(xp.sort(key), n_vertices, lo.dtype)
     return csr_from_sorted(rows, cols, n_vertices, "degree")
 
 
-def sort_pairs(rows, cols, n_vertices: int):
-    """``(rows, cols)`` (ids below ``n_vertices``) sorted by (row, col), in their dtype.
+def pair_keys(rows, cols, n_vertices: int):
+    """64-bit keys of ``(rows, cols)`` pairs (ids below ``n_vertices``) in (row, col) order.
 
-    One sort of 64-bit keys, packed by shifts (``row << b | col``, ``b`` the bits of
-    ``n - 1``) where they fit 63 bits, else as ``row * n + col``: the same order either
-    way, the shifts without a multiply, a division or a remainder per pair
-    (soc-Epinions1's orientation, 406 K pairs: 30 -> 23 ms, 2026-11-26).
+    Packed by shifts, ``row << b | col`` with ``b`` the bits of ``n - 1``, where they fit
+    63 bits, else ``row * n + col`` (uint64): the same order either way, the shifts
+    without a multiply, and :func:`split_keys` then without a division or a remainder
+    per pair (soc-Epinions1's orientation, 406 K pairs: 30 -> 21 ms, 2026-11-26).
     """
     xp = array_namespace(rows, cols)
-    dtype = rows.dtype
+    bits = _key_bits(n_vertices)
+    if bits is None:
+        return rows.astype(xp.uint64) * xp.uint64(n_vertices) + cols.astype(xp.uint64)
+    key = rows.astype(xp.int64) << bits
+    key |= cols
+    return key
+
+
+def split_keys(keys, n_vertices: int, dtype):
+    """The ``(rows, cols)`` of :func:`pair_keys`' keys, as ``dtype``."""
+    bits = _key_bits(n_vertices)
+    if bits is None:
+        xp = array_namespace(keys)
+        n = xp.uint64(n_vertices)
+        return (keys // n).astype(dtype), (keys % n).astype(dtype)
+    return (keys >> bits).astype(dtype), (keys & ((1 << bits) - 1)).astype(dtype)
+
+
+def _key_bits(n_vertices: int):
+    """Bits of a column in :func:`pair_keys`' shifted keys, or None where two do not fit 63."""
     bits = max(1, (n_vertices - 1).bit_length())
-    if 2 * bits <= 63:
-        key = rows.astype(xp.int64) << bits
-        key |= cols
-        key = xp.sort(key)
-        return (key >> bits).astype(dtype), (key & ((1 << bits) - 1)).astype(dtype)
-    n = xp.uint64(n_vertices)
-    key = rows.astype(xp.uint64) * n + cols.astype(xp.uint64)
-    key = xp.sort(key)
-    return (key // n).astype(dtype), (key % n).astype(dtype)
+    return bits if 2 * bits <= 63 else None
 
 
 def orient_upper(upper: OrientedCSR, deg, order: str = "degree", *,
@@ -171,5 +184,7 @@ def orient_by_rank(lo, hi, n_vertices: int, deg=None) -> OrientedCSR:
     rank = degree_rank(deg, n, lo.dtype)
     a, b = rank[lo], rank[hi]
     del rank
-    rows, cols = sort_pairs(xp.minimum(a, b), xp.maximum(a, b), n)
+    key = pair_keys(xp.minimum(a, b), xp.maximum(a, b), n)
+    del a, b
+    rows, cols = split_keys(xp.sort(key), n, lo.dtype)
     return csr_from_sorted(rows, cols, n, "rank")
