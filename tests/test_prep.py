@@ -81,3 +81,22 @@ def test_pair_keys_sort_as_pairs_and_split_back(n, seed, size):
     assert (rows[order] == rows[expected]).all() and (cols[order] == cols[expected]).all()
     back_rows, back_cols = split_keys(keys, n, np.int64)
     assert (back_rows == rows).all() and (back_cols == cols).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=120),
+       st.sampled_from([41, 32_768, 32_769, 1 << 20]))
+def test_canonical_edges_alike_whatever_the_key_width(edges, n_vertices):
+    # canonical_edges packs (lo, hi, direction) in 32-bit keys up to 32,768 vertices and in
+    # shifted 64-bit keys past them: the same graph each way, loops and repeats counted
+    # alike, as the set of pairs says. (Past 2**31 vertices the keys are lo * n + hi, as
+    # before the shifts; a test there would allocate the ids of 2**31 vertices.)
+    from tricount.prep.canonical import canonical_edges
+
+    pairs = np.array(edges, dtype=np.int64).reshape(-1, 2)
+    canon = canonical_edges(pairs[:, 0], pairs[:, 1], n_vertices=n_vertices)
+    expected = sorted({(min(u, v), max(u, v)) for u, v in edges if u != v})
+    assert list(zip(canon.lo.tolist(), canon.hi.tolist())) == expected
+    assert canon.self_loops_dropped == sum(u == v for u, v in edges)
+    directed = {(u, v) for u, v in edges if u != v}
+    assert canon.duplicates_dropped == len(edges) - canon.self_loops_dropped - len(directed)

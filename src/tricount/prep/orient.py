@@ -109,7 +109,8 @@ def pair_keys(rows, cols, n_vertices: int):
     """64-bit keys of ``(rows, cols)`` pairs (ids below ``n_vertices``) in (row, col) order.
 
     Packed by shifts, ``row << b | col`` with ``b`` the bits of ``n - 1``, where they fit
-    63 bits, else ``row * n + col`` (uint64): the same order either way, the shifts
+    63 bits (uint32 keys where they fit 32), else ``row * n + col`` (uint64): the same
+    order either way, the shifts
     without a multiply, and :func:`split_keys` then without a division or a remainder
     per pair (soc-Epinions1's orientation, 406 K pairs: 30 -> 21 ms, 2026-11-26).
     """
@@ -117,8 +118,10 @@ def pair_keys(rows, cols, n_vertices: int):
     bits = _key_bits(n_vertices)
     if bits is None:
         return rows.astype(xp.uint64) * xp.uint64(n_vertices) + cols.astype(xp.uint64)
-    key = rows.astype(xp.int64) << bits
-    key |= cols
+    # 32-bit keys where two ids fit them (graphs of up to 65,536 vertices): half the bytes
+    # to sort (blogcatalog's orientation, 334 K pairs: 16 -> 11 ms, 2026-11-26).
+    key = rows.astype(xp.uint32 if 2 * bits <= 32 else xp.int64) << bits
+    key |= cols.astype(key.dtype, copy=False)
     return key
 
 
