@@ -417,16 +417,63 @@ __device__ __forceinline__ unsigned tc_task_lists(const int* __restrict__ lists,
     return __shfl_sync(TC_FULL_MASK, inclusive, TC_WARP - 1);
 }
 
-// Kernel 6: count, one warp per task; needs TC_WARPS_PER_BLOCK * TC_WARP_SLOTS words of
-// dynamic shared memory.
-extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_count(
-    long long n, long long m, int* ws, const unsigned long long* __restrict__ offsets) {
-    extern __shared__ int warp_tables[];
-    const tc_small_parts p = tc_small_layout(ws, n, m);
-    const int lane = threadIdx.x % TC_WARP, warp = threadIdx.x / TC_WARP;
-    int* const own_table = warp_tables + warp * TC_WARP_SLOTS;
-    for (int i = lane; i < TC_WARP_SLOTS; i += TC_WARP) own_table[i] = 0;
-    __syncwarp();
+// u's out-list as a warp holds it for its task: filled, probed by the task's wedges,
+// emptied (every call by the whole warp). The hash table of kernel 6: in the warp's
+// shared slots, or, for a list too long for them, the table kernel 5 built in global
+// memory (neither filled nor emptied here).
+struct tc_own_table {
+    int* shared;             // the warp's TC_WARP_SLOTS slots, all zero between tasks
+    int* global;             // p.tables
+    unsigned slots = 0, first = 0;
+    bool on_chip = false;
+    __device__ __forceinline__ void fill(const int* __restrict__ lists, unsigned begin,
+                                         unsigned end, int lane) {
+        slots = tc_table_slots(end - begin);
+        first = begin;
+        on_chip = slots <= TC_WARP_SLOTS;
+        if (on_chip)
+            for (unsigned i = begin + lane; i < end; i += TC_WARP)
+                tc_table_insert(shared, slots, __ldg(lists + i) + 1);
+    }
+    __device__ __forceinline__ unsigned walk(const int* __restrict__ lists, unsigned list_begin,
+                                             unsigned start, unsigned wedges, int lane) const {
+        return on_chip ? tc_task_wedges(tc_hash_set{shared, slots}, lists, list_begin, start,
+                                        wedges, lane)
+                       : tc_task_wedges(tc_hash_set{global + 4ll * first, slots}, lists,
+                                        list_begin, start, wedges, lane);
+    }
+    __device__ __forceinline__ void empty(const int* __restrict__, unsigned, unsigned, int lane) {
+        if (on_chip)
+            for (unsigned i = lane; i < slots; i += TC_WARP) shared[i] = 0;
+    }
+};
+
+// The bitmap of kernel 6': n bits of the warp's shared memory, all zero between tasks.
+struct tc_own_bits {
+    unsigned* bits;
+    __device__ __forceinline__ void fill(const int* __restrict__ lists, unsigned begin,
+                                         unsigned end, int lane) {
+        for (unsigned i = begin + lane; i < end; i += TC_WARP) {
+            const int w = __ldg(lists + i);
+            atomicOr(bits + (w >> 5), 1u << (w & 31));
+        }
+    }
+    __device__ __forceinline__ unsigned walk(const int* __restrict__ lists, unsigned list_begin,
+                                             unsigned start, unsigned wedges, int lane) const {
+        return tc_task_wedges(tc_bit_set{bits}, lists, list_begin, start, wedges, lane);
+    }
+    __device__ __forceinline__ void empty(const int* __restrict__ lists, unsigned begin,
+                                          unsigned end, int lane) {
+        for (unsigned i = begin + lane; i < end; i += TC_WARP) bits[__ldg(lists + i) >> 5] = 0u;
+    }
+};
+
+// One warp's tasks k, k + W, k + 2W, ... (W warps in the grid): u's list into `own`, the
+// task's wedges against it, `own` emptied; this lane's closed wedges.
+template <class Own>
+__device__ __forceinline__ count_t tc_small_tasks(const tc_small_parts& p, long long n,
+                                                  const unsigned long long* __restrict__ offsets,
+                                                  Own& own, int lane, int warp) {
     const long long n_tasks = static_cast<long long>(__ldg(offsets + n) >> 32);
     const long long warps = static_cast<long long>(gridDim.x) * TC_WARPS_PER_BLOCK;
     const int* const lists = p.lists;
@@ -437,30 +484,31 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_count(
         const unsigned long long at = __ldg(offsets + u);
         const unsigned first = static_cast<unsigned>(at);
         const unsigned end = static_cast<unsigned>(__ldg(offsets + u + 1));
-        const unsigned slots = tc_table_slots(end - first);
-        const bool on_chip = slots <= TC_WARP_SLOTS;
-        if (on_chip) {
-            for (unsigned i = first + lane; i < end; i += TC_WARP)
-                tc_table_insert(own_table, slots, __ldg(lists + i) + 1);
-        }
+        own.fill(lists, first, end, lane);
         const unsigned chunk =
             first + TC_TASK_LISTS * static_cast<unsigned>(task - static_cast<long long>(at >> 32));
         unsigned list_begin, start;
         const unsigned wedges = tc_task_lists(lists, offsets, chunk, end, lane, &list_begin, &start);
-        __syncwarp();  // the table is complete
-        const unsigned closed =
-            on_chip ? tc_task_wedges(tc_hash_set{own_table, slots}, lists, list_begin, start,
-                                     wedges, lane)
-                    : tc_task_wedges(tc_hash_set{p.tables + 4ll * first, slots}, lists,
-                                     list_begin, start, wedges, lane);
-        found += closed;
-        if (on_chip) {  // empty the slots this task used, for the next one
-            __syncwarp();
-            for (unsigned i = lane; i < slots; i += TC_WARP) own_table[i] = 0;
-            __syncwarp();
-        }
+        __syncwarp();  // u's list is complete
+        found += own.walk(lists, list_begin, start, wedges, lane);
+        __syncwarp();  // every lane's probes are done
+        own.empty(lists, first, end, lane);
+        __syncwarp();  // empty for the next task
     }
-    tc_block_add(found, p.result);
+    return found;
+}
+
+// Kernel 6: count, one warp per task; needs TC_WARPS_PER_BLOCK * TC_WARP_SLOTS words of
+// dynamic shared memory.
+extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_count(
+    long long n, long long m, int* ws, const unsigned long long* __restrict__ offsets) {
+    extern __shared__ int warp_tables[];
+    const tc_small_parts p = tc_small_layout(ws, n, m);
+    const int lane = threadIdx.x % TC_WARP, warp = threadIdx.x / TC_WARP;
+    tc_own_table own{warp_tables + warp * TC_WARP_SLOTS, p.tables};
+    for (int i = lane; i < TC_WARP_SLOTS; i += TC_WARP) own.shared[i] = 0;
+    __syncwarp();
+    tc_block_add(tc_small_tasks(p, n, offsets, own, lane, warp), p.result);
 }
 
 // Kernel 6': count as kernel 6, u's out-list as a bitmap of n bits per warp; needs
@@ -472,32 +520,8 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_count_bits(
     const tc_small_parts p = tc_small_layout(ws, n, m);
     const int lane = threadIdx.x % TC_WARP, warp = threadIdx.x / TC_WARP;
     const long long n_words = (n + 31) / 32;
-    unsigned* const bits = warp_bits + warp * n_words;
-    for (long long i = lane; i < n_words; i += TC_WARP) bits[i] = 0u;
+    tc_own_bits own{warp_bits + warp * n_words};
+    for (long long i = lane; i < n_words; i += TC_WARP) own.bits[i] = 0u;
     __syncwarp();
-    const long long n_tasks = static_cast<long long>(__ldg(offsets + n) >> 32);
-    const long long warps = static_cast<long long>(gridDim.x) * TC_WARPS_PER_BLOCK;
-    const int* const lists = p.lists;
-    count_t found = 0;  // 64-bit: one lane may close more than 2^32 wedges in all
-    for (long long task = static_cast<long long>(blockIdx.x) * TC_WARPS_PER_BLOCK + warp;
-         task < n_tasks; task += warps) {
-        const int u = __ldg(p.owners + task);
-        const unsigned long long at = __ldg(offsets + u);
-        const unsigned first = static_cast<unsigned>(at);
-        const unsigned end = static_cast<unsigned>(__ldg(offsets + u + 1));
-        for (unsigned i = first + lane; i < end; i += TC_WARP) {
-            const int w = __ldg(lists + i);
-            atomicOr(bits + (w >> 5), 1u << (w & 31));
-        }
-        const unsigned chunk =
-            first + TC_TASK_LISTS * static_cast<unsigned>(task - static_cast<long long>(at >> 32));
-        unsigned list_begin, start;
-        const unsigned wedges = tc_task_lists(lists, offsets, chunk, end, lane, &list_begin, &start);
-        __syncwarp();  // the bitmap is complete
-        found += tc_task_wedges(tc_bit_set{bits}, lists, list_begin, start, wedges, lane);
-        __syncwarp();  // every lane's tests are done
-        for (unsigned i = first + lane; i < end; i += TC_WARP) bits[__ldg(lists + i) >> 5] = 0u;
-        __syncwarp();
-    }
-    tc_block_add(found, p.result);
+    tc_block_add(tc_small_tasks(p, n, offsets, own, lane, warp), p.result);
 }
