@@ -53,7 +53,10 @@
 //    bitmap per warp fits shared memory (the launcher decides): the same tasks,
 //    lanes and wedge walk, but u's out-list is a bitmap (one atomicOr per
 //    entry, one word test per wedge, one store per entry to empty it) instead
-//    of a hash table, so no probe sequence and no table in global memory.
+//    of a hash table, so no probe sequence and no table in global memory (the
+//    bit test of Bisson and Fatica's bitmap method). Both kernels walk their
+//    tasks in tc_small_tasks; the warp's set of N+(u) is tc_own_table or
+//    tc_own_bits (fill, walk, empty).
 // Tables that do not fit a warp's TC_WARP_SLOTS: a vertex whose table needs
 // more slots gets one in global memory, 4 words per out-list entry from
 // 4 * (its first position), which holds its power of two (< 4 d+ when
