@@ -140,3 +140,19 @@ def test_rmat_on_the_gpu_matches_numpy():
     s_np, d_np = rmat(12, 8, seed=5)
     s_cp, d_cp = rmat(12, 8, seed=5, xp=cupy)
     assert np.array_equal(s_cp.get(), s_np) and np.array_equal(d_cp.get(), d_np)
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["pageable", "staged"])
+def test_a_host_graph_copied_to_the_device_either_way(monkeypatch, staged):
+    # CSRGraph.to_device takes the pinned, staged copy past STAGED_COPY_MIN_BYTES (forced
+    # here for a small graph) and CuPy's own copy below it: the same arrays, the same count.
+    import tricount
+    import tricount.graph as graph_module
+
+    monkeypatch.setattr(graph_module, "STAGED_COPY_MIN_BYTES", 0 if staged else 1 << 62)
+    host = CSRGraph.from_edges(*rmat(12, 16, seed=7))
+    dev = host.to_device(cupy)
+    assert isinstance(dev.indices, cupy.ndarray) and dev.indices.dtype == host.indices.dtype
+    assert (cupy.asnumpy(dev.indptr) == host.indptr).all()
+    assert (cupy.asnumpy(dev.indices) == host.indices).all()
+    assert tricount.count(dev, backend="gpu").n_triangles == cpu_count(host)
