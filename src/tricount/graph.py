@@ -15,11 +15,6 @@ from tricount.prep.xp import array_namespace, to_host
 
 __all__ = ["CSRGraph", "Graph"]
 
-#: Host CSRs whose entries take at least this many bytes go to the GPU through the pinned
-#: staging buffers of :class:`tricount.gpu.chunks.HostCSR` (one buffer's worth: below it
-#: the buffers' allocation costs more than the pageable copy loses).
-STAGED_COPY_MIN_BYTES = 64 << 20
-
 
 class CSRGraph:
     """An undirected simple graph with compact vertex ids ``0 .. n_vertices-1``.
@@ -328,26 +323,19 @@ class CSRGraph:
     def to_device(self, xp) -> "CSRGraph":
         """The same graph with its arrays in ``xp`` (``numpy`` or ``cupy``).
 
-        A large host CSR goes to the GPU through tricount's pinned staging buffers
-        (:meth:`tricount.gpu.chunks.HostCSR.to_device`), not CuPy's copy of pageable
-        memory: R-MAT 26's 4.7 GB took 1.0-1.3 s as a fresh process's first copy
-        against 2.5-3.6 s, and 0.26-0.28 s against 0.47-0.48 s the next time (one
-        H100, device run 49, 2026-11-26).
+        A large host CSR goes to the GPU through the GPU package's copy (the
+        ``csr_to_device`` twin, :func:`tricount.gpu.chunks.stage_csr_to_device`:
+        pinned staging buffers instead of CuPy's copy of pageable memory).
         """
         if xp is self.xp:
             return self
         # The CSR travels; the COO rows are rebuilt there only if something reads them.
-        if xp is not np and self.indices.nbytes >= STAGED_COPY_MIN_BYTES:
-            from tricount.gpu.chunks import HostCSR
-
-            reader = HostCSR(np.asarray(self.indptr), np.asarray(self.indices))
-            try:
-                indptr, indices = reader.to_device()
-            finally:
-                reader.close()
-        else:
+        copy = lookup(xp, "csr_to_device") if xp is not np else None
+        moved = copy(self.indptr, self.indices) if copy is not None else None
+        if moved is None:
             move = xp.asarray if xp is not np else to_host
-            indptr, indices = move(self.indptr), move(self.indices)
+            moved = move(self.indptr), move(self.indices)
+        indptr, indices = moved
         return CSRGraph.from_upper_csr(indptr, indices, self.n_vertices,
                                        vertex_ids=self.vertex_ids,
                                        self_loops_dropped=self.self_loops_dropped,

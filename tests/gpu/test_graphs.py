@@ -144,12 +144,13 @@ def test_rmat_on_the_gpu_matches_numpy():
 
 @pytest.mark.parametrize("staged", [False, True], ids=["pageable", "staged"])
 def test_a_host_graph_copied_to_the_device_either_way(monkeypatch, staged):
-    # CSRGraph.to_device takes the pinned, staged copy past STAGED_COPY_MIN_BYTES (forced
-    # here for a small graph) and CuPy's own copy below it: the same arrays, the same count.
+    # CSRGraph.to_device takes the pinned, staged copy (its csr_to_device twin) past
+    # STAGED_COPY_MIN_BYTES (forced here for a small graph) and CuPy's own copy below it:
+    # the same arrays, the same count.
     import tricount
-    import tricount.graph as graph_module
+    from tricount.gpu import chunks
 
-    monkeypatch.setattr(graph_module, "STAGED_COPY_MIN_BYTES", 0 if staged else 1 << 62)
+    monkeypatch.setattr(chunks, "STAGED_COPY_MIN_BYTES", 0 if staged else 1 << 62)
     host = CSRGraph.from_edges(*rmat(12, 16, seed=7))
     dev = host.to_device(cupy)
     assert isinstance(dev.indices, cupy.ndarray) and dev.indices.dtype == host.indices.dtype

@@ -18,6 +18,7 @@ Both pack the same keys and decode them the same way (:mod:`.keys`).
 
 from __future__ import annotations
 
+from tricount.gpu.chunks import stage_csr_to_device
 from tricount.gpu.device import free_device_bytes
 from tricount.gpu.prepare.fused import (count_ids, fused_canonical_edges, orient_by_rank,
                                         plan_partners, split_tasks)
@@ -30,7 +31,9 @@ __all__ = ["orient", "fused_canonical_edges", "count_ids", "orient_by_rank", "pl
 #: The fused twins of portable preparation steps, found through :mod:`tricount.prep.accel`.
 TWINS = {"canonical_edges": fused_canonical_edges, "count_ids": count_ids,
          # the bounded build's buckets sorted on the device, and the room it has
-         "outofcore": device_buckets, "free_bytes": free_device_bytes}
+         "outofcore": device_buckets, "free_bytes": free_device_bytes,
+         # a large host CSR's copy through the pinned staging buffers
+         "csr_to_device": stage_csr_to_device}
 
 
 def orient(graph, plan):
