@@ -47,16 +47,12 @@ import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numba import prange
-
-from tricount._threads import load_numba
+from tricount._threads import thread_count
 from tricount.errors import GraphFormatError
 from tricount.graph import CSRGraph
 from tricount.io._limits import available_memory
 from tricount.io.output import atomic_output, check_outputs
 from tricount.prep.xp import index_dtype, to_host
-
-numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 MAGIC = b"\x89TCSR\r\n\x1a"  # PNG-style: catches text-mode and 7-bit transfers
 VERSION = 1
@@ -273,26 +269,58 @@ def write_native_edges(path, source, *, name=None, n_vertices=None, plan=None, i
                              sink=_NativeSink(path, f, name), progress=progress)
 
 
-@numba.njit(parallel=True, nogil=True, cache=True)
-def _check_csr(indptr, indices, n):
-    """0 if ``indptr``/``indices`` form a sorted strictly upper-triangular CSR, else 1 + bad row."""
-    bad = np.zeros(n, dtype=np.int64)
-    for r in prange(n):
-        a, b = indptr[r], indptr[r + 1]
-        if a > b or a < 0 or b > indices.shape[0]:
-            bad[r] = 1
-            continue
-        prev = r
-        for j in range(a, b):
-            c = np.int64(indices[j])
-            if c <= prev or c >= n:
-                bad[r] = 1
-                break
-            prev = c
-    for r in range(n):
-        if bad[r]:
-            return r + 1
-    return 0
+#: Entries checked per task by :func:`csr_is_valid` (64 MiB of int32 ids): large enough that
+#: a task's NumPy calls cost more than their dispatch, small enough for every thread to get work.
+CHECK_ENTRIES = 1 << 24
+
+
+def csr_is_valid(indptr: np.ndarray, indices: np.ndarray, n: int) -> bool:
+    """Whether ``indptr``/``indices`` form a sorted strictly upper-triangular CSR of ``n`` rows.
+
+    NumPy, in tasks of :data:`CHECK_ENTRIES` entries on :func:`thread_count` threads (NumPy
+    releases the GIL), so reading a ``.tcsr`` starts no Numba: a GPU count or the NumPy
+    counter would pay its import (about 0.5 s) for this check alone. ``indptr`` must run
+    from 0 to ``len(indices)`` (the caller checks the ends).
+    """
+    m = int(indices.shape[0])
+    if n == 0 or m == 0:
+        return bool(n == 0 or (indptr >= 0).all() and (indptr <= m).all()
+                    and (np.diff(indptr) >= 0).all())
+    with ThreadPoolExecutor(max_workers=thread_count()) as pool:
+        if not all(pool.map(lambda a: _rows_ordered(indptr, a, min(a + CHECK_ENTRIES, n)),
+                            range(0, n, CHECK_ENTRIES))):
+            return False
+        return all(pool.map(lambda a: _entries_ordered(indptr, indices, n, a,
+                                                       min(a + CHECK_ENTRIES, m)),
+                            range(0, m, CHECK_ENTRIES)))
+
+
+def _rows_ordered(indptr, r0: int, r1: int) -> bool:
+    """``indptr[r0 .. r1]`` never decreases (so every offset lies in ``[0, m]``)."""
+    return bool((np.diff(indptr[r0:r1 + 1]) >= 0).all())
+
+
+def _entries_ordered(indptr, indices, n: int, a: int, b: int) -> bool:
+    """Entries ``[a, b)`` each above the one before it in its row, each row's first above its
+    row and its last below ``n``: then every entry lies in ``(row, n)`` without a pass of its
+    own (two NumPy reads of the ids per task, one boolean written)."""
+    # Entry j against entry j - 1, for j in [max(a, 1), b); a row's first entry is exempt.
+    lo = max(a, 1)
+    step = np.less(indices[lo - 1:b - 1], indices[lo:b])
+    first = np.searchsorted(indptr, lo, side="left")
+    last = np.searchsorted(indptr, b, side="left")  # rows whose first entry lies in [lo, b)
+    step[indptr[first:last] - lo] = True
+    if not step.all():
+        return False
+    # Each non-empty row r starting in [a, b): its first entry above r, its last below n.
+    r0 = int(np.searchsorted(indptr, a, side="left"))
+    r1 = int(np.searchsorted(indptr, b, side="left"))
+    starts = indptr[r0:r1 + 1]
+    rows = np.flatnonzero(np.diff(starts) > 0)  # rows r0 + i with entries
+    if not (indices[starts[rows]] > rows + r0).all():
+        return False
+    ends = indptr[r0 + rows + 1] - 1  # their last entries (perhaps beyond b: still checked)
+    return bool((indices[ends] < n).all())
 
 
 def _not_native(path) -> GraphFormatError:
@@ -387,7 +415,7 @@ def _read_payload(source, h):
             return zlib.crc32(view[a: a + block_bytes])
 
     if len(starts) > 1:
-        with ThreadPoolExecutor(max_workers=numba.get_num_threads()) as pool:
+        with ThreadPoolExecutor(max_workers=thread_count()) as pool:
             got = list(pool.map(block, starts))
     else:
         got = [block(a) for a in starts]
@@ -422,7 +450,7 @@ def read(source, *, timings=None) -> CSRGraph:
     idx = np.int32 if h["index_bytes"] == 4 else np.int64
     indptr = payload[: 8 * (n + 1)].view(np.int64)
     indices = payload[h["indices_at"]: h["indices_at"] + h["index_bytes"] * m].view(idx)
-    if indptr[0] != 0 or indptr[n] != m or _check_csr(indptr, indices, n):
+    if indptr[0] != 0 or indptr[n] != m or not csr_is_valid(indptr, indices, n):
         raise GraphFormatError(path, "the stored CSR is invalid (unsorted or out-of-range "
                                      "entries): the file is corrupt")
     if idx != index_dtype(n):
