@@ -97,31 +97,37 @@ def test_workers_sharing_a_gpu(devices):
         assert sum(d["items"] for d in report.devices) == len(report.subproblems)
 
 
-@pytest.mark.parametrize("route", ["exchange", "assembled"])
+@pytest.mark.parametrize("route", ["exchange", "assembled", "replicated"])
 @pytest.mark.parametrize("devices", [[0, 0], [0, 0, 0, 0], "all"])
 def test_workers_share_the_preparation(monkeypatch, route, devices):
     """Several workers prepare a host graph together (tricount/partition/shared_prep.py):
     grouping their rows' keys by share and exchanging them, or (orientation slices of an
-    eighth of the edges) assembling the whole graph on each; R-MAT and the named graphs."""
+    eighth of the edges) assembling the whole graph on each, or (a graph that does not fit
+    beside its rank-ordered CSR, as R-MAT 29 on an H100) copying the first device's
+    preparation; R-MAT and the named graphs."""
     import dataclasses
 
     from tricount.partition import gpu as partition_gpu
 
+    real = partition_gpu.plan_device
     if route == "assembled":
-        real = partition_gpu.plan_device
-
         def small_slices(n, m, *args, **kwargs):
             plan = real(n, m, *args, **kwargs)
             return dataclasses.replace(plan, orient_slice_keys=min(plan.orient_slice_keys,
                                                                    max(64, m // 8)))
 
         monkeypatch.setattr(partition_gpu, "plan_device", small_slices)
+    elif route == "replicated":
+        monkeypatch.setattr(partition_gpu, "plan_device", lambda *a, **k: dataclasses.replace(
+            real(*a, **k), upload_first=False))
     graph = rmat_graph(scale=12, seed=19, edge_factor=16)
     n, report = count_gpu(graph, devices=devices)
     assert n == oracle(graph)
     if len(report.devices) > 1:
         steps = report.devices[-1]["prepare_steps"]
         assert ("exchanging the keys" in steps) is (route == "exchange"), steps
+        assert ("copying the rank-ordered CSR from the first device" in steps) is (
+            route == "replicated"), steps
     for name, (src, dst, n_triangles, _) in sorted(ALL_NAMED.items()):
         n, _ = count_gpu(tricount.Graph.from_edges(src, dst), devices=devices)
         assert n == n_triangles, name

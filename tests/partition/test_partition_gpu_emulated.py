@@ -171,6 +171,51 @@ def test_workers_share_the_preparation(fake_gpu, monkeypatch, workers, route):
     assert alone >= 4 * graph.n_edges and copied < 1.5 * alone  # not `workers` times
 
 
+def _no_room_beside_the_csr(monkeypatch):
+    """Device plans as for R-MAT 29 on an H100: the rank-ordered CSR stays, but the graph is
+    not copied to the device before it (no ``upload_first``)."""
+    import dataclasses
+
+    from tricount.partition import gpu as partition_gpu
+
+    real = partition_gpu.plan_device
+    monkeypatch.setattr(partition_gpu, "plan_device", lambda *a, **k: dataclasses.replace(
+        real(*a, **k), upload_first=False))
+
+
+@pytest.mark.parametrize("workers", [2, 3, 4])
+def test_workers_copy_the_first_devices_preparation(fake_gpu, monkeypatch, workers):
+    """A graph that every device keeps in rank order but cannot hold beside it (so the shares
+    cannot stay): device 0 prepares it alone and the others copy its
+    rank-ordered CSR, exact for every k; the host graph crosses the link once, not once per
+    worker."""
+    from tricount.partition import device_plan
+
+    monkeypatch.setattr(device_plan, "DEVICE_PASS_ENTRIES", 100)
+    _no_room_beside_the_csr(monkeypatch)
+    graph = rmat_graph(scale=10, seed=20 + workers)
+    expected = oracle(graph)
+    for k in (None, 2, 5):
+        n, report = gpu_count(graph, devices=[0] * workers, partitions=k)
+        assert n == expected, k
+        steps = report.devices[-1]["prepare_steps"]
+        assert "copying the rank-ordered CSR from the first device" in steps, steps
+        assert sum(d["items"] for d in report.devices) == len(report.subproblems)
+    copied = sum(d["bytes_copied"] for d in report.devices)
+    alone = gpu_count(graph, devices=[0])[1].devices[0]["bytes_copied"]
+    assert copied == alone
+
+
+def test_a_wrong_copy_of_the_first_devices_preparation_stops_the_count(fake_gpu, monkeypatch):
+    from tricount.errors import TricountError
+
+    _no_room_beside_the_csr(monkeypatch)
+    done = _corrupting(monkeypatch, lambda dst: dst.size > 0 and dst.dtype.itemsize == 8)
+    with pytest.raises(TricountError, match="copies of the oriented graph differ"):
+        gpu_count(rmat_graph(scale=9, seed=5), devices=[0, 0])
+    assert done
+
+
 def test_workers_share_a_graph_in_rank_order(fake_gpu):
     """Ids that already are (degree, id) ranks, not marked so: the summed degrees say so, and
     the workers take the older route without orienting."""

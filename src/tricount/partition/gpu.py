@@ -80,12 +80,29 @@ __all__ = ["count_gpu", "count_subproblem", "rank_on_gpu", "resolve_devices", "f
 #: unbalanced (1.17x the mean at R-MAT 26); 3 keep the devices' busy time as balanced as 2
 #: (the slowest 0.308 s against 0.306) with the kernels within 1.08x.
 PIECES_PER_DEVICE = 3
+#: ... and more on a large graph, so that no piece holds more than about this many anchor
+#: entries per device: the estimate that cuts pieces of equal work was fitted at R-MAT 26,
+#: and at R-MAT 29 (four H100s, device run 52) twelve pieces of equal estimate took 1.3 to
+#: 7.0 s of kernel each, the highest ranks the slowest, so one device counted 13.5 s and
+#: another 7.1. Smaller pieces let the devices even out what the estimate misjudges; their
+#: fixed cost (a few ms each) is nothing beside seconds of kernel.
+PIECE_MAX_ENTRIES = 1 << 28
 
 
-def pieces_per_range(workers: int) -> int:
-    """Pieces each apex range is cut into for ``workers`` devices or Dask workers: one
-    range whole for one, else :data:`PIECES_PER_DEVICE` for each."""
-    return PIECES_PER_DEVICE * workers if workers > 1 else 1
+def pieces_per_range(workers: int, n_edges: int = 0) -> int:
+    """Pieces each apex range is cut into for ``workers`` devices or Dask workers on a graph
+    of ``n_edges`` edges: one range whole for one, else :data:`PIECES_PER_DEVICE` for each,
+    or more where a device's share of the edges exceeds that many
+    :data:`PIECE_MAX_ENTRIES`.
+
+    >>> pieces_per_range(1, 8_493_557_202), pieces_per_range(4), pieces_per_range(4, 1 << 30)
+    (1, 12, 12)
+    >>> pieces_per_range(4, 8_493_557_202)  # R-MAT 29: 8 a device
+    32
+    """
+    if workers <= 1:
+        return 1
+    return max(PIECES_PER_DEVICE, -(-int(n_edges) // (workers * PIECE_MAX_ENTRIES))) * workers
 
 #: The anchors' work is read back at about this many ranks (a piece's bounds fall on them):
 #: 8 MiB, where every rank's would be 2 GiB at R-MAT 28.
@@ -607,12 +624,23 @@ class DeviceThreads:
         return False
 
 
+#: Pieces whose estimated work rounds to the same sixteenth of the heaviest's count as equal.
+WORK_CLASSES = 16
+
+
 class WorkQueue:
     """Pieces to count: a device takes the heaviest piece of the range whose block it holds,
-    else the heaviest piece left (largest estimated work first, blocks reused)."""
+    else the heaviest piece left (largest estimated work first, blocks reused).
+
+    Pieces cut to equal estimates differ only by the estimate's noise; among those, the
+    highest ranks go first, as the estimate underrates them on large graphs (R-MAT 29,
+    :data:`PIECE_MAX_ENTRIES`): a misjudged piece then runs while the others fill in.
+    """
 
     def __init__(self, items):
-        self.left = sorted(items, key=lambda s: (-s.work, s.index, s.row_lo))
+        top = max((s.work for s in items), default=0) or 1
+        self.left = sorted(items, key=lambda s: (-round(WORK_CLASSES * s.work / top), s.index,
+                                                 -s.row_lo))
         self.lock = threading.Lock()
 
     def take(self, block_key):
@@ -773,6 +801,8 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
         keep = [i == 0 and not whole for i in range(len(workers))]
         if shared_prep.can_share(workers, source, dplans):
             shared_prep.prepare(threads, source, keep_in_degree=keep)
+        elif shared_prep.can_replicate(workers, dplans):
+            shared_prep.prepare_once(threads, source, keep_in_degree=keep)
         else:
             threads.each(lambda w: w.prepare(source, keep_in_degree=w is workers[0] and not whole))
         t_prepare = time.perf_counter()
@@ -780,7 +810,7 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
             source.n_vertices, source.n_edges, partitions, dplans,
             in_degree=lambda: threads.run(0, lambda w: w.host_in_degree()),
             anchor_prefix=lambda samples: shared_anchor_prefix(threads, samples),
-            pieces=pieces_per_range(len(workers)))
+            pieces=pieces_per_range(len(workers), source.n_edges))
         t_plan = time.perf_counter()
         results = _drain_all(threads, items)
         t_count = time.perf_counter()

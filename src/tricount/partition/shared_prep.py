@@ -53,7 +53,8 @@ import numpy as np
 from tricount.errors import TricountError
 from tricount.prep.xp import array_namespace
 
-__all__ = ["can_share", "row_shares", "oriented_shares", "prepare"]
+__all__ = ["can_replicate", "can_share", "row_shares", "oriented_shares", "prepare",
+           "prepare_once"]
 
 
 def can_share(workers, source, dplans) -> bool:
@@ -61,6 +62,12 @@ def can_share(workers, source, dplans) -> bool:
     device copies it first and keeps the rank-ordered CSR."""
     return (len(workers) > 1 and source.device is None
             and all(p.ranked_resident and p.upload_first for p in dplans))
+
+
+def can_replicate(workers, dplans) -> bool:
+    """Whether several workers that cannot prepare together take one device's preparation
+    (:func:`prepare_once`): every device keeps the rank-ordered CSR."""
+    return len(workers) > 1 and all(p.ranked_resident for p in dplans)
 
 
 def _cut(offsets, parts: int) -> list[int]:
@@ -296,9 +303,23 @@ def prepare(threads, source, *, keep_in_degree: list[bool]) -> None:
     _gather_oriented(steps, shares)
 
 
+#: Sums over device arrays go in slices of at most this many elements: CuPy compiles a second,
+#: 64-bit-indexed variant of a reduction for an array of 2^31 elements or more, and that
+#: compilation (on every device at once) took 10-15 s of R-MAT 29's first four-GPU count
+#: (8.5 G ids, device run 53) where the sum itself takes about 10 ms.
+SUM_SLICE = 1 << 30
+
+
+def _sum(a, dtype) -> int:
+    """``a.sum(dtype=dtype)`` as a Python int, in slices of :data:`SUM_SLICE` elements
+    (wrapping modulo 2^64 as CuPy's sum does)."""
+    total = sum(int(a[i:i + SUM_SLICE].sum(dtype=dtype)) for i in range(0, a.size, SUM_SLICE))
+    return total % (1 << 64) if a.dtype == np.uint64 else total
+
+
 def _key_sum(keys) -> int:
     """The sum of ``keys`` (uint64) modulo 2^64: compared on both sides of a copy."""
-    return int(keys.sum(dtype=keys.dtype)) if keys.size else 0
+    return _sum(keys, keys.dtype)
 
 
 def _cupy_int64(values):
@@ -353,11 +374,45 @@ def _assemble_and_prepare(steps, source, keep_in_degree) -> None:
     _gather_oriented(steps, shares)
 
 
+def prepare_once(threads, source, *, keep_in_degree: list[bool]) -> None:
+    """Device 0 prepares ``source`` alone, as a single device does, and every other device
+    copies its rank-ordered CSR and out-degrees (NVLink or PCIe), the copies compared after.
+
+    For a graph that every device keeps in rank order but that does not fit a device beside
+    it (no ``upload_first``): step 1's shares could not stay, and device 0 streams the host
+    graph once per pass. Each device preparing alone instead carried those passes over the
+    host link once per device: R-MAT 29 (8.5 G edges, four H100s, device run 52) took 33 s
+    to prepare on four against 11.6 s on one, each device copying 251 GB from the host.
+    """
+    from tricount.partition.gpu import _cupy
+
+    steps = _Steps(threads)
+    first = threads.workers[0]
+
+    def prepare_first(s):
+        if s.index == 0:
+            s.worker.prepare(source, keep_in_degree=keep_in_degree[0])
+
+    def copy(s):
+        if s.index == 0:
+            return
+        cp = _cupy()
+        theirs = [first.csr.indptr, first.csr.indices, first.out_degree]
+        if keep_in_degree[s.index]:
+            theirs.append(first.in_degree)
+        mine = [cp.empty(a.shape, dtype=a.dtype) for a in theirs]
+        _copy_from_peers(s.worker, list(zip(mine, theirs)))
+        s.worker.max_degree = first.max_degree
+        s.worker.use_prepared(*mine[:3], mine[3] if len(mine) > 3 else None, None)
+
+    steps.each("preparing the graph on the first device", prepare_first, in_context=False)
+    steps.each("copying the rank-ordered CSR from the first device", copy)
+    _compare_copies(steps)
+
+
 def _gather_oriented(steps, shares) -> None:
     """Step 8: every device copies the oriented rows of the others' shares, and the copies are
     compared before anything is counted."""
-    from tricount.partition.gpu import _cupy
-
     cols = [s.worker.csr.indices for s in steps.shares]
 
     def gather(s):
@@ -366,10 +421,19 @@ def _gather_oriented(steps, shares) -> None:
                                     if j != s.index and e > b])
 
     steps.each("copying the oriented graph from the other devices", gather)
-    # Every device must now hold the same oriented graph: one pass over each device's copy
-    # (about 2 ms per 10^9 ids) rather than a count from a copy that went wrong.
-    sums = steps.each("checking the oriented graph",
-                      lambda s: int(s.worker.csr.indices.sum(dtype=_cupy().int64)))
+    _compare_copies(steps)
+
+
+def _compare_copies(steps) -> None:
+    """Every device must now hold the same rank-ordered CSR: one pass over each device's copy
+    (about 2 ms per 10^9 ids) rather than a count from a copy that went wrong."""
+    from tricount.partition.gpu import _cupy
+
+    def sums(s):
+        csr = s.worker.csr
+        return _sum(csr.indices, _cupy().int64), _sum(csr.indptr, _cupy().int64)
+
+    sums = steps.each("checking the oriented graph", sums)
     if len(set(sums)) != 1:
         raise TricountError(f"the devices' copies of the oriented graph differ (sums of ids "
                             f"{sums}); nothing was counted")
