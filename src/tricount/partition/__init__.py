@@ -296,7 +296,7 @@ def _count_ranked_on_cluster(r: RankedCSR, graph, facts, rank_s, *, partitions, 
             source, client=client, workers=workers, partitions=partitions,
             max_memory=max_memory) as run:
         plan, pieces = HostGraph(r, partitions=partitions, max_memory=max_memory).plan(
-            pieces=run.pieces_per_range)
+            pieces=run.pieces_per_range(r.n_edges))
         t1 = time.perf_counter()
         results = run.count(pieces)
         t2 = time.perf_counter()

@@ -143,12 +143,15 @@ def _prepare_task(source, token, options):
                 "ready_s": time.perf_counter() - t0, **graph.timings}
 
 
-def _plan_task(source, token, options, pieces):
-    """Prepare the graph here and plan from it: the plan, its pieces and the graph's facts."""
+def _plan_task(source, token, options, workers: int):
+    """Prepare the graph here and plan from it, each range cut for ``workers`` workers as
+    ``count_gpu`` cuts it for as many devices: the plan, its pieces and the graph's facts."""
+    from tricount.partition.gpu import pieces_per_range
+
     t0 = time.perf_counter()
     with _kept(source, token, options) as (graph, built):
         t1 = time.perf_counter()
-        plan, items = graph.plan(pieces=pieces)
+        plan, items = graph.plan(pieces=pieces_per_range(workers, graph.facts["edges"]))
         t2 = time.perf_counter()
         return {"plan": plan, "pieces": items, "facts": dict(graph.facts),
                 "worker": _address(), "where": graph.where, "reason": graph.reason,
@@ -201,12 +204,12 @@ class ClusterCount(contextlib.AbstractContextManager):
         self.warm = []
         self.ready, self.accounts = [], []
 
-    @property
-    def pieces_per_range(self) -> int:
-        """Pieces each range is cut into: as ``count_gpu`` cuts it for as many devices."""
+    def pieces_per_range(self, n_edges: int) -> int:
+        """Pieces each range of a graph of ``n_edges`` edges is cut into: as ``count_gpu``
+        cuts it for as many devices."""
         from tricount.partition.gpu import pieces_per_range
 
-        return pieces_per_range(len(self.addresses))
+        return pieces_per_range(len(self.addresses), n_edges)
 
     def _submit(self, fn, *args, address=None, pinned=False, name, **kwargs):
         """Submit a task on ``address`` (a worker, or a list of them; None: any)."""
@@ -217,7 +220,7 @@ class ClusterCount(contextlib.AbstractContextManager):
     def plan(self) -> dict:
         """Plan on the first worker while every other one prepares; ``_plan_task``'s dict."""
         planned = self._submit(_plan_task, self.source, self.token, self.options,
-                               self.pieces_per_range, address=self.addresses[0], name="plan")
+                               len(self.addresses), address=self.addresses[0], name="plan")
         # Loose, like the pieces that wait for them: a lost worker's preparation, and then
         # its pieces, run elsewhere. Each starts at once on its idle worker, so none is
         # stolen while the planning worker plans.
