@@ -11,7 +11,9 @@ each on a GPU, and adds the counts as Python integers.
       ─ degrees, (degree, id) rank, out- and in-degrees ──────▶ statistics (1-2 passes)
       ─ orientation in slices ─▶ the rank-ordered CSR, on each device or on the host
       (several devices keeping it: each copies and orients a share, and the devices
-      exchange their shares over NVLink or PCIe, :mod:`tricount.partition.shared_prep`)
+      exchange their shares over NVLink or PCIe, :mod:`tricount.partition.shared_prep`;
+      or device 0 orients it alone and the others copy it, when it does not fit beside
+      the graph)
     plan_partitions(in-degrees, a block's budget) ─▶ k apex ranges
       (k = 1 when the rank-ordered CSR stays on the device: its block is the CSR itself)
       several devices: each range cut into pieces of about equal anchor work

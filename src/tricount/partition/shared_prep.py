@@ -39,9 +39,11 @@ after step 1 (each copies the others' rows) and orienting one share of the ranks
 a graph whose ids turn out to be in rank order already (it needs no orientation), and
 one whose keys do not fit the orientation's room in one piece per device (the device
 plan's ``orient_slice_keys``: a share's keys, their sort's second buffer, and the keys
-sent, about 17 bytes a key as the plan counts them). The GPU tests and the emulated
-ones (2-4 workers, both routes, a ranked file, a corrupted copy) hold both to the
-reference.
+sent, about 17 bytes a key as the plan counts them). And a graph that every device keeps in
+rank order but cannot hold beside it (no ``upload_first``: R-MAT 29 on 80 GB cards) is
+prepared by device 0 alone, which streams it from the host as one device does, and copied
+from there by the others (:func:`prepare_once`). The GPU tests and the emulated ones (2-4
+workers, every route, a ranked file, a corrupted copy) hold them to the reference.
 """
 
 from __future__ import annotations
