@@ -4,6 +4,11 @@ rows, anchor entries, estimated work and kernel seconds, and a sample of the wor
 Python stacks every 0.25 s. Each argument after the file is ``host:D`` (the file read into
 host arrays first) or ``file:D`` (reading included), D ``1`` or ``all``.
 
+The devices' ``peak_bytes`` it prints are not to be trusted: the sampler holds other
+threads' frames, so an array can be freed in its thread, where the counting thread's CuPy
+memory hook does not hear it (R-MAT 29 on one H100 printed 217 GiB; ``partition_gpu.py``'s
+section c, without a sampler, 63 GiB). Take memory from ``partition_gpu.py``.
+
     python benchmarks/partition_pieces.py r29.tcsr host:all host:1 file:all file:1
 """
 import collections
