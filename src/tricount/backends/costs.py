@@ -59,9 +59,10 @@ class Costs:
     threads it runs on, each thread past ``cpu_threads`` worth ``parallel_efficiency``
     of one. Count rates are per edge at mean degree ``degree_ref`` and grow linearly
     with the mean degree (``*_per_degree``: the extra seconds per edge per unit of
-    degree); merge's is bitmap's times ``mean degree / merge_degree`` (at least
-    ``merge_min_ratio``). ``*_call_s``: what one count of a method costs whatever the
-    graph (thread wake-ups, allocations)."""
+    degree); merge's is bitmap's times ``mean degree / merge_degree``, times bitmap's
+    effective threads over merge's (each of merge's threads past ``cpu_threads`` worth
+    ``merge_parallel_efficiency``), at least ``merge_min_ratio``. ``*_call_s``: what one
+    count of a method costs whatever the graph (thread wake-ups, allocations)."""
 
     cpu_threads: int
     numba_start_s: float
@@ -98,8 +99,9 @@ class Costs:
     gpu_short_s_per_edge: float
     gpu_copy_call_s: float
     degree_ref: float = 16.0
-    merge_degree: float = 12.0
+    merge_degree: float = 5.7
     merge_min_ratio: float = 0.6
+    merge_parallel_efficiency: float = 1.0
 
 
 #: Where each constant of :data:`COSTS` comes from.
@@ -121,7 +123,12 @@ benchmarks/results/auto_vs_best_h100.md): one count of karate took bitmap 0.64 m
 0.16, SpGEMM 0.21, NumPy 0.08 (orientation included); over the shared graphs of 80,000 to
 400,000 edges and R-MAT 16-21 bitmap ran at 30-47 ns an edge on 16 threads against the
 150 predicted for 2 (so each thread past two is worth about 0.4 of one); merge's count
-took 0.6-0.8x bitmap's at mean degree 10 and 3.7-6x at 44-51; the GPU from a host graph
+took 0.6-0.8x bitmap's at mean degree 10 and 3.7-6x at 44-51 (merge_degree 12 there, which
+on 2 threads predicted merge for soc-Epinions1, 2.2x bitmap's time: on the development
+machine, 2026-11-26 14:10 UTC, fresh graphs in one process, best of 5, merge's total was
+0.84-1.2x bitmap's at mean degree 2.7-5.5 and 1.0-2.7x from 10 up; so merge's threads now
+count fully past two, bitmap's at 0.4, and merge_degree is 12 x 7.6 / 16 = 5.7: the same
+prediction on 16 threads, deg / 5.7 on 2); the GPU from a host graph
 took 1.6-1.9 ms on graphs under 20,000 edges (wedge), and copies ran at 7-9 GB/s. The
 GPU's short route (gpu/small.py, graphs of at most 2^21 edges and 2^18 vertices):
 benchmarks/results/gpu_small_route_h100.md, 0.12-0.26 ms from a built graph on fresh arrays
@@ -222,6 +229,14 @@ class Route:
 # -- the steps ---------------------------------------------------------------------------
 
 
+def _effective_threads(threads: int, c: Costs, efficiency: float) -> float:
+    """``threads`` as whole threads at the reference's rate: past ``cpu_threads`` each one is
+    worth ``efficiency`` of one (memory bandwidth and wake-ups)."""
+    if threads > c.cpu_threads:
+        return c.cpu_threads + (threads - c.cpu_threads) * efficiency
+    return float(threads)
+
+
 class _Steps:
     """Accumulates a route's steps; Numba's start and each kernel group are charged once."""
 
@@ -246,9 +261,8 @@ class _Steps:
 
     def parallel(self, what: str, seconds_at_ref: float) -> None:
         """A parallel step measured with ``costs.cpu_threads`` threads."""
-        c, threads = self.costs, max(1, self.warmth.threads)
-        if threads > c.cpu_threads:  # memory bandwidth and wake-ups: sublinear past the ref
-            threads = c.cpu_threads + (threads - c.cpu_threads) * c.parallel_efficiency
+        c = self.costs
+        threads = _effective_threads(max(1, self.warmth.threads), c, c.parallel_efficiency)
         self.add(what, seconds_at_ref * c.cpu_threads / threads)
 
     def kernels(self, *groups: str) -> None:
@@ -321,8 +335,12 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
         steps.kernels(f"orient-rank{twin}", f"{method}{twin}")
         run = steps.serial if on_caller else steps.parallel
         run("orient", c.orient_parallel_s_per_edge * m)
-        ratio = max(c.merge_min_ratio, w.mean_degree / c.merge_degree) if method == "merge" \
-            else 1.0
+        ratio = 1.0
+        if method == "merge":  # merge scales better with threads than bitmap (PROVENANCE)
+            threads = 1 if on_caller else max(1, warmth.threads)
+            scaling = (_effective_threads(threads, c, c.parallel_efficiency)
+                       / _effective_threads(threads, c, c.merge_parallel_efficiency))
+            ratio = max(c.merge_min_ratio, w.mean_degree / c.merge_degree * scaling)
         run("count", _count_rate(c.bitmap_s_per_edge, c.bitmap_s_per_edge_per_degree, w, c)
             * ratio)
         if on_caller:
