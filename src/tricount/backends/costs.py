@@ -125,7 +125,7 @@ benchmarks/results/auto_vs_best_h100.md): one count of karate took bitmap 0.64 m
 150 predicted for 2 (so each thread past two is worth about 0.4 of one); merge's count
 took 0.6-0.8x bitmap's at mean degree 10 and 3.7-6x at 44-51 (merge_degree 12 there, which
 on 2 threads predicted merge for soc-Epinions1, 2.2x bitmap's time: on the development
-machine, 2026-11-26 14:10 UTC, fresh graphs in one process, best of 5, merge's total was
+machine, 2026-11-26 13:45 UTC, fresh graphs in one process, best of 5, merge's total was
 0.84-1.2x bitmap's at mean degree 2.7-5.5 and 1.0-2.7x from 10 up; so merge's threads now
 count fully past two, bitmap's at 0.4, and merge_degree is 12 x 7.6 / 16 = 5.7: the same
 prediction on 16 threads, deg / 5.7 on 2); the GPU from a host graph
