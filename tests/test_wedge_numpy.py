@@ -83,8 +83,27 @@ def test_threads_share_blocks_within_the_maps_bound(monkeypatch):
     assert started == [4, 2]  # too few wedges for a second thread
 
 
+@pytest.mark.parametrize("dense_max", [0, 1 << 40], ids=["walk", "dense"])
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 30])
-def test_complete_and_empty(n):
+def test_complete_and_empty(monkeypatch, n, dense_max):
+    monkeypatch.setattr(wedge_numpy, "DENSE_MAX_CELLS", dense_max)
     src, dst = np.triu_indices(n, k=1)
     g = tricount.Graph.from_edges(src, dst)
     assert count_wedges_numpy(g.oriented()) == comb(n, 3)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_dense_count_and_the_walk_agree(monkeypatch, seed):
+    """Graphs small enough for the dense count (module doc), counted both ways, by the
+    degree orientation and by id, against the reference."""
+    rng = np.random.default_rng(seed)
+    for n in (5, 20, 60):
+        src, dst = rng.integers(0, n, size=(2, 4 * n))
+        g = tricount.Graph.from_edges(src, dst)
+        expected = tricount.count_triangles(g, backend="reference")
+        for oriented in (g.oriented(), g.upper()):
+            assert g.n_vertices * g.n_edges <= wedge_numpy.DENSE_MAX_CELLS
+            assert count_wedges_numpy(oriented) == expected
+            monkeypatch.setattr(wedge_numpy, "DENSE_MAX_CELLS", 0)
+            assert count_wedges_numpy(oriented) == expected
+            monkeypatch.undo()
