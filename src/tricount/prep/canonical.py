@@ -9,7 +9,7 @@ The one expensive step is a single sort of 64-bit keys
 ``((lo * n + hi) << 1) | reversed`` over the non-loop input edges (packed by shifts,
 ``lo << (b + 1) | hi << 1 | reversed`` with ``b`` the bits of ``n - 1``, while
 ``2b + 1 <= 63``, in 32 bits while ``2b + 1 <= 32``: the same order without a multiply
-or a division): distinct full
+or a division, :func:`tricount.prep.orient.pair_keys`): distinct full
 keys are the distinct directed edges, distinct keys with the low bit shifted out
 are the distinct undirected edges. ``duplicates_dropped`` counts input edges that
 repeat a directed edge already seen; listing an edge in both directions is the
@@ -26,6 +26,7 @@ import numpy as np
 
 from tricount.errors import InvalidEdgesError, UnsupportedGraphError, check_count
 from tricount.prep.accel import lookup
+from tricount.prep.orient import pair_keys, split_keys
 from tricount.prep.xp import array_namespace, index_dtype
 
 MAX_INT64 = np.iinfo(np.int64).max
@@ -243,36 +244,14 @@ def canonical_edges(src, dst, *, n_vertices: int | None = None,
     if n_lines == 0:
         empty = xp.zeros(0, dtype=idx)
         return CanonicalEdges(empty, empty, vertex_ids, n, n_loops, 0)
-    bits = max(1, (n - 1).bit_length())
-    if 2 * bits + 1 <= 63:
-        # Fields by shifts (lo, hi, direction): the order of lo * n + hi, without a
-        # multiply, a division or a remainder per edge (soc-Epinions1's build: the key
-        # 9.5 -> 4.5 ms, the split after the sort 5.6 -> 2.4 ms, 2026-11-26), in 32-bit
-        # keys where they fit (graphs of up to 32,768 vertices: half the bytes to sort).
-        key_type = xp.uint32 if 2 * bits + 1 <= 32 else xp.int64
-        key = xp.minimum(src_c, dst_c).astype(key_type) << (bits + 1)
-        hi = xp.maximum(src_c, dst_c).astype(key_type)
-        hi <<= 1
-        key |= hi
-        del hi
-        key |= (src_c > dst_c).astype(key_type)
-        key = xp.sort(key)
-        n_directed = 1 + int(xp.count_nonzero(key[1:] != key[:-1]))
-        pair = key >> 1
-        del key
-        pair = pair[_firsts(xp, pair)]
-        return CanonicalEdges((pair >> bits).astype(idx), (pair & ((1 << bits) - 1)).astype(idx),
-                              vertex_ids, n, n_loops, n_lines - n_directed)
-    lo = xp.minimum(src_c, dst_c).astype(xp.uint64)
-    hi = xp.maximum(src_c, dst_c).astype(xp.uint64)
-    key = ((lo * xp.uint64(n) + hi) << xp.uint64(1)) | (src_c > dst_c).astype(xp.uint64)
-    del lo, hi
+    # Keys (lo, hi, direction) packed by shifts where they fit (pair_keys).
+    key = pair_keys(xp.minimum(src_c, dst_c), xp.maximum(src_c, dst_c), n, low_bits=1)
+    key |= (src_c > dst_c).astype(key.dtype)
     key = xp.sort(key)
     n_directed = 1 + int(xp.count_nonzero(key[1:] != key[:-1]))
-    pair = key >> xp.uint64(1)
-    pair = pair[_firsts(xp, pair)]
-    lo = (pair // xp.uint64(n)).astype(idx)
-    hi = (pair % xp.uint64(n)).astype(idx)
+    pair = key >> key.dtype.type(1)
+    del key
+    lo, hi = split_keys(pair[_firsts(xp, pair)], n, idx)
     return CanonicalEdges(lo, hi, vertex_ids, n, n_loops, n_lines - n_directed)
 
 
