@@ -456,6 +456,27 @@ class Kernel:
             _append(group, cursors[j:j + 1], (s[keep].astype(np.uint64) << np.uint64(shift))
                     | tg[keep].astype(np.uint64))
 
+    def tc_slice_scatter(self, a, t):
+        _check(self.name, a, ["V*", "V*", "V*", "ll", "uint64*", "V*"], t)
+        lo, hi, rank, n, cursor, cols = a
+        s, tg = self._oriented(lo, hi, rank, int(n))
+        # The atomics' order is arbitrary: a random one, each edge at its source's next place.
+        order = _RNG.permutation(s.shape[0])
+        s, tg = s[order], tg[order]
+        by_source = np.argsort(s, kind="stable")
+        s, tg = s[by_source], tg[by_source]
+        taken = np.arange(s.shape[0]) - np.searchsorted(s, s, side="left")
+        at = cursor[s].astype(np.int64) + taken
+        assert (at < cols.shape[0]).all(), "a scattered entry past the end of the ids"
+        cols[at] = tg
+        np.add.at(cursor, s, np.uint64(1))
+
+    def tc_slice_row_keys(self, a, t):
+        _check(self.name, a, ["V*", "V*", "ll", "int", "uint64*"], t)
+        rows, cols, n, shift, keys = a
+        n = int(n)
+        keys[:n] = (rows[:n].astype(np.uint64) << np.uint64(shift)) | cols[:n].astype(np.uint64)
+
     def tc_slice_low_ids(self, a, t):
         _check(self.name, a, ["uint64*", "ll", "u64", "V*"], t)
         keys, count, mask, low = a

@@ -186,6 +186,43 @@ def test_memory_stays_within_the_budget():
     assert report.devices[0]["peak_bytes"] <= budget + (1 << 20)
 
 
+@pytest.mark.parametrize("cache", [False, True], ids=["streamed-thrice", "prefix-kept"])
+def test_a_streamed_graph_oriented_by_scattering(monkeypatch, cache):
+    # R-MAT 16 under 8 MiB: its rank-ordered CSR (4.3 MB) stays on the device but the host
+    # graph does not fit beside it, so one pass scatters the edges into their rows and the
+    # rows are sorted on the device in slices; with the cache, the graph's leading rows
+    # stay on the device after the first pass.
+    from tricount.partition import device_plan
+
+    monkeypatch.setattr(device_plan, "MIN_CACHE_BYTES", 0 if cache else 1 << 62)
+    graph = rmat_graph(scale=16, seed=23, edge_factor=16)
+    expected = tricount.count_triangles(graph, backend="cpu")
+    budget = 8 << 20
+    for k in (None, 4):
+        with live_memory_hook("test-scatter") as hook:
+            n, report = count_gpu(graph, partitions=k, max_memory=budget)
+        assert n == expected, k
+        assert "one scattering pass" in report.reason
+        assert ("cached_rows" in report.devices[0]) is cache
+        assert hook.peak <= budget + (1 << 20), (hook.peak, report.devices)
+
+
+def test_scattered_orientation_equals_the_sliced_one():
+    from tricount.gpu import apex
+    from tricount.gpu.chunks import DeviceCSR
+
+    graph = rmat_graph(scale=16, seed=23, edge_factor=16)
+    upper = DeviceCSR(cupy.asarray(graph.indptr), cupy.asarray(graph.indices))
+    n, m = graph.n_vertices, graph.n_edges
+    deg = apex.degrees(upper, n, 1 << 16)
+    rank = apex.degree_rank(deg.astype(cupy.int64), n, graph.indices.dtype)
+    out = apex.oriented_degrees(upper, n, rank, 1 << 16)
+    sliced = apex.orient(upper, n, m, rank, out, slice_keys=200_000, max_entries=1 << 16)
+    indptr, cols = apex.scatter_oriented(upper, n, m, rank, out, max_entries=1 << 16)
+    apex.sort_rows(indptr, cols, n, sort_keys=150_000, max_entries=1 << 16)
+    assert bool((indptr == sliced[0]).all()) and bool((cols == sliced[1]).all())
+
+
 def test_api_partitions_when_the_graph_does_not_fit():
     graph = rmat_graph(scale=14, seed=29, edge_factor=16)
     expected = tricount.count_triangles(graph, backend="cpu")

@@ -17,10 +17,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import tricount
-from tricount.errors import InvalidArgumentError
+from tricount.errors import InvalidArgumentError, TricountError
 
 sys.path.insert(0, str(Path(__file__).parent))
 import fake_cupy  # noqa: E402
@@ -396,6 +397,67 @@ def test_memory_stays_within_the_budget(fake_gpu, scale, budget):
     # is for CuPy's and CUB's sizes that the emulation only estimates.
     assert hook.peak <= budget, (hook.peak, budget)
     assert reported <= budget + (1 << 20)
+
+
+@pytest.mark.parametrize("cache", [False, True], ids=["streamed-thrice", "prefix-kept"])
+def test_a_streamed_graph_is_oriented_by_scattering(fake_gpu, monkeypatch, cache):
+    # R-MAT 14 under 2 MiB: the rank-ordered CSR (0.9 MiB) stays on the device but the
+    # host graph does not fit beside it, so one pass scatters every edge into its row and
+    # the rows are sorted on the device in five slices (the emulated tc_hash asserts that
+    # every owner's list is sorted). With the cache, the rows that fit the rest stay on
+    # the device after the first pass, and fewer bytes cross.
+    from tricount.cpu.engine import count as count_cpu
+    from tricount.gpu.device import live_memory_hook
+    from tricount.partition import device_plan
+
+    monkeypatch.setattr(device_plan, "MIN_CACHE_BYTES", 0 if cache else 1 << 62)
+    graph = rmat_graph(scale=14, seed=23, edge_factor=16)
+    expected, budget = count_cpu(graph).n_triangles, 2 << 20
+    copied = {}
+    for k in (None, 3, 8):
+        with live_memory_hook("test-scatter") as hook:
+            n, report = gpu_count(graph, partitions=k, max_memory=budget)
+        assert n == expected, k
+        assert "one scattering pass" in report.reason
+        assert ("kept on the device after the first pass" in report.reason) is cache
+        assert ("cached_rows" in report.devices[0]) is cache
+        assert hook.peak <= budget, (hook.peak, budget)
+        copied[k] = report.devices[0]["bytes_copied"]
+    # Three passes (degrees, oriented degrees, scatter) over the 0.9 MB of the host graph,
+    # or one and two over what the cache does not hold.
+    csr = graph.indptr.nbytes + graph.indices.nbytes
+    assert copied[None] < (2 if cache else 4) * csr
+
+
+def test_a_scattered_row_left_short_stops_the_count(fake_gpu, monkeypatch):
+    real = fake_cupy.Kernel.tc_slice_scatter
+
+    def loses_an_edge(self, a, t):
+        lo, hi, rank, n, cursor, cols = a
+        real(self, (lo, hi, rank, np.int64(max(0, int(n) - 1)), cursor, cols), t)
+
+    monkeypatch.setattr(fake_cupy.Kernel, "tc_slice_scatter", loses_an_edge)
+    with pytest.raises(TricountError, match="did not fill every row"):
+        gpu_count(rmat_graph(scale=14, seed=23, edge_factor=16), max_memory=2 << 20)
+
+
+@pytest.mark.parametrize("sort_keys", [1 << 30, 3000], ids=["one-slice", "many-slices"])
+def test_scattered_orientation_equals_the_sliced_one(fake_gpu, sort_keys):
+    # The same rank-ordered CSR, array for array, whatever order the scatter's atomics
+    # took: rows sorted slice by slice (chunks of 100 entries cut long rows into pieces).
+    from tricount.gpu import apex
+    from tricount.gpu.chunks import DeviceCSR
+
+    graph = rmat_graph(scale=11, seed=7, edge_factor=16)
+    upper = DeviceCSR(fake_gpu.asarray(graph.indptr), fake_gpu.asarray(graph.indices))
+    n, m = graph.n_vertices, graph.n_edges
+    deg = apex.degrees(upper, n, 100)
+    rank = apex.degree_rank(deg.astype(fake_gpu.int64), n, graph.indices.dtype)
+    out = apex.oriented_degrees(upper, n, rank, 100)
+    sliced = apex.orient(upper, n, m, rank, out, slice_keys=2000, max_entries=100)
+    indptr, cols = apex.scatter_oriented(upper, n, m, rank, out, max_entries=100)
+    apex.sort_rows(indptr, cols, n, sort_keys=sort_keys, max_entries=100)
+    assert (indptr == sliced[0]).all() and (cols == sliced[1]).all()
 
 
 def _dask_cluster(n_workers=2):

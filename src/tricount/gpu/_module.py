@@ -60,6 +60,8 @@ ENTRY_POINTS = (
     ("slice", "tc_slice_owner_pairs"),
     ("slice", "tc_slice_plan_keys"),
     ("slice", "tc_slice_low_ids"),
+    ("slice", "tc_slice_scatter"),
+    ("slice", "tc_slice_row_keys"),
     ("slice", "tc_slice_block_pairs"),
     ("small", "tc_small_degrees"),
     ("small", "tc_small_orient"),

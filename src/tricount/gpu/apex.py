@@ -17,7 +17,10 @@ the room its caller gives it:
 2. :func:`orient`: the rank-ordered CSR, written into device or host arrays
    one slice of sources at a time (one pass per slice: the keys of the edges
    whose oriented source lies in the slice are appended, sorted and decoded
-   by the sliced preparation's kernels, ``kernels/slice.cu``). Several devices
+   by the sliced preparation's kernels, ``kernels/slice.cu``). A graph streamed
+   from host memory into a CSR that stays on the device takes
+   :func:`scatter_oriented` instead: one pass places every edge in its row, then
+   :func:`sort_rows` sorts the rows on the device, slice by slice. Several devices
    orienting one graph together use :func:`rank_keys_by_share` instead: one
    pass over a device's share of the rows groups its keys by the device whose
    ranks they belong to;
@@ -59,6 +62,7 @@ from tricount.prep.xp import bits_for
 MAX_OWNER_WINDOW = 1 << 62
 
 __all__ = ["Block", "degrees", "degree_rank", "oriented_degrees", "in_degrees", "orient",
+           "scatter_oriented", "sort_rows",
            "rank_keys_by_share", "orient_received",
            "column_block", "whole_block", "count_pairs", "anchor_work", "offsets"]
 
@@ -163,6 +167,55 @@ def orient(csr, n: int, m: int, rank, out_degree, *, slice_keys: int, max_entrie
         return indptr, cols
     indptr.get(out=out[0])
     return out
+
+
+def scatter_oriented(csr, n: int, m: int, rank, out_degree, *, max_entries: int):
+    """The rank-ordered CSR of an upper CSR on the device, as :func:`orient` builds it but
+    with its rows unsorted (:func:`sort_rows` sorts them), by one pass over ``csr``
+    instead of one per slice: ``(indptr, indices)``.
+
+    The pass places every oriented edge in its source's row (``tc_slice_scatter``:
+    a cursor per rank, started at the row's offset); every row must then end
+    exactly where the next begins, which is checked. For a graph streamed from
+    host memory this reads it once where :func:`orient` reads it once per slice.
+    """
+    cp = cupy()
+    idx = rank.dtype
+    vertex_t = c_type(idx)
+    indptr = offsets(out_degree)
+    cols = cp.empty(m, dtype=idx)
+    cursor = indptr[:-1].astype(cp.uint64)
+    for c in csr.chunks(0, n, max_entries):
+        run_slice("tc_slice_scatter", c.n_entries,
+                  (c.rows(idx), c.cols, rank, np.int64(c.n_entries), cursor, cols), vertex_t)
+    if not bool(cp.array_equal(cursor.view(cp.int64), indptr[1:])):
+        raise TricountError("partitioned count: the scattered orientation did not fill every "
+                            "row to its out-degree; refusing to count")
+    return indptr, cols
+
+
+def sort_rows(indptr, cols, n: int, *, sort_keys: int, max_entries: int) -> None:
+    """Sort every row of a device CSR whose ids are ranks, in place: one slice of rows of at
+    most ``sort_keys`` entries at a time (a longer row is the caller's to rule out), by
+    sorting their (row, id) keys; device passes in chunks of ``max_entries``."""
+    from tricount.gpu.chunks import DeviceCSR
+
+    cp = cupy()
+    vertex_t = c_type(cols.dtype)
+    layout = rank_layout(n)
+    rows_csr = DeviceCSR(indptr, cols)
+    for first, end in slice_bounds(indptr, sort_keys) if cols.shape[0] else []:
+        begin, stop = int(indptr[first]), int(indptr[end])
+        keys = cp.empty(stop - begin, dtype=cp.uint64)
+        for c in rows_csr.chunks(first, end, max_entries):
+            run_slice("tc_slice_row_keys", c.n_entries,
+                      (c.rows(cols.dtype), c.cols, np.int64(c.n_entries),
+                       np.int32(layout.high_shift), keys[c.e0 - begin:c.e1 - begin]), vertex_t)
+        keys.sort()
+        run_slice("tc_slice_low_ids", stop - begin,
+                  (keys, np.int64(stop - begin), np.uint64(layout.low_mask), cols[begin:stop]),
+                  vertex_t)
+        del keys
 
 
 def rank_keys_by_share(csr, n: int, rank, bounds, counts, max_entries: int):

@@ -17,6 +17,9 @@ treats a piece like a short row.
   stream works on chunk ``k - 1`` in the other pair of device buffers. Events
   order the two streams: a device buffer is overwritten only after the work
   queued on it, and a pinned buffer refilled only after its last copy.
+- :class:`CachedHostCSR`: a :class:`HostCSR` whose first rows stay on the
+  device once a pass from row 0 has read them (copied out of the staging
+  buffers as they pass), so later passes copy only the rest.
 
 Every chunk a generator yields is valid until the next one is asked for: the
 caller queues its work on its current stream before that.
@@ -36,7 +39,8 @@ from tricount.gpu.device import cupy
 from tricount.prep.upper import rows_by_steps
 from tricount.prep.xp import array_namespace
 
-__all__ = ["Chunk", "DeviceCSR", "DeviceRows", "HostCSR", "chunk_bounds", "stage_csr_to_device",
+__all__ = ["Chunk", "DeviceCSR", "DeviceRows", "HostCSR", "CachedHostCSR", "cached_rows",
+           "chunk_bounds", "stage_csr_to_device",
            "STAGE_ENTRIES", "STAGE_ROWS", "STAGED_COPY_MIN_BYTES"]
 
 #: Entries and row offsets of one pinned staging buffer: 64 MiB of int32 ids and 32 MiB of
@@ -309,6 +313,81 @@ class HostCSR:
         finally:
             for _slot, _bound, filled in pending:  # the caller stopped early: let them end
                 filled.exception()
+
+
+def cached_rows(indptr: np.ndarray, index_bytes: int, cache_bytes: int) -> int:
+    """The most leading rows of a host CSR whose offsets and ids fit ``cache_bytes`` on the
+    device (:class:`CachedHostCSR`).
+
+    >>> cached_rows(np.array([0, 2, 2, 9, 10]), 4, 40)
+    2
+    """
+    def held(rows: int) -> int:
+        return 8 * (rows + 1) + index_bytes * int(indptr[rows])
+
+    lo, hi = 0, int(indptr.shape[0]) - 1  # held() grows with the rows: the last that fits
+    if held(0) > cache_bytes:
+        return 0
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if held(mid) <= cache_bytes else (lo, mid - 1)
+    return lo
+
+
+class CachedHostCSR:
+    """A :class:`HostCSR` whose rows ``[0, cache_rows)`` stay on the device after the first
+    pass that reads them all from row 0: that pass copies each of their chunks out of the
+    staging buffers as it goes by; later passes read those rows from device memory
+    (:class:`DeviceRows` views) and stream only the rest. A pass that stops early keeps
+    nothing. :meth:`close` lets the copy and the buffers go."""
+
+    def __init__(self, host: HostCSR, cache_rows: int):
+        self.host, self.cache_rows = host, int(cache_rows)
+        self.indptr, self.indices = host.indptr, host.indices
+        self._cache = None
+        self._cache_bytes = 0
+
+    @property
+    def n_vertices(self) -> int:
+        return self.host.n_vertices
+
+    @property
+    def bytes_copied(self) -> int:
+        return self.host.bytes_copied + self._cache_bytes
+
+    def chunks(self, row_begin: int, row_end: int, max_entries: int):
+        cut = self.cache_rows
+        if self._cache is not None:
+            yield from self._cache.chunks(row_begin, min(row_end, cut), max_entries)
+            if row_end > cut:
+                yield from self.host.chunks(max(row_begin, cut), row_end, max_entries)
+            return
+        if row_begin > 0 or row_end < cut or cut == 0:
+            yield from self.host.chunks(row_begin, row_end, max_entries)
+            return
+        cp = cupy()
+        end = int(self.indptr[cut])
+        cols = cp.empty(end, dtype=self.indices.dtype)
+        at = 0  # entries [0, at) copied: the chunks come in order from entry 0
+        for chunk in self.host.chunks(row_begin, row_end, max_entries):
+            if chunk.e0 < end:
+                stop = min(chunk.e1, end)
+                cols[chunk.e0:stop] = chunk.cols[:stop - chunk.e0]  # on the caller's stream
+                at = stop
+            yield chunk
+        if at == end:
+            indptr = cp.asarray(np.ascontiguousarray(self.indptr[:cut + 1]))
+            self._cache = DeviceRows(0, indptr, cols, 0)
+            self._cache_bytes = int(indptr.nbytes)
+
+    def uncached(self) -> HostCSR:
+        """The host reader alone, the device copy let go."""
+        self._cache = None
+        return self.host
+
+    def close(self) -> None:
+        self._cache = None
+        self.host.close()
 
 
 def _cupyx():

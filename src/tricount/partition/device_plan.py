@@ -15,7 +15,13 @@ What a device holds, in the order the count needs it
    built one slice of sources at a time into device memory (when it will stay
    there) or into host memory; each slice is one pass over the graph, so the
    graph itself is first copied to the device when it fits beside the result
-   with room for few slices (``upload_source``);
+   with room for few slices (``upload_source``). A graph streamed from host
+   memory into a CSR that stays on the device is oriented by scattering
+   instead (``orient_scatter``): one pass places every edge in its row, then
+   the rows are sorted on the device in slices (no pass over the host graph),
+   and as much of the graph as the budget leaves beside that stays on the
+   device after the first pass reads it (``cache_bytes``), so the statistics'
+   second pass and the scatter copy only the rest;
 3. *counting*: the rank-ordered CSR stays on the device (``ranked_resident``)
    when it takes at most :data:`RESIDENT_SHARE` of the budget: one copy over
    PCIe, then every pass reads device memory, and the whole apex range needs
@@ -90,6 +96,11 @@ MIN_CHUNK_ENTRIES = 1 << 10
 #: The orientation copies the graph to the device first when the room left then holds
 #: the keys of at most this many slices (each slice rereads the graph).
 UPLOAD_MAX_SLICES = 16
+#: The scattered orientation per vertex: a cursor per row (uint64) and its check's booleans.
+SCATTER_VERTEX_BYTES = 9
+#: The streamed graph's rows kept on the device after the first pass: per row (its offset)
+#: besides its entries' ids; fewer bytes of cache than this are not kept.
+CACHE_ROW_BYTES, MIN_CACHE_BYTES = 8, 64 << 20
 
 
 def _clamp(value: int, low: int, high: int) -> int:
@@ -122,7 +133,9 @@ class DevicePlan:
     """What one device keeps and how much room each step gets (see the module doc).
 
     ``count_fixed`` is what the count holds besides a block and the room;
-    ``blocks_budget`` what the partition planner may give one block.
+    ``blocks_budget`` what the partition planner may give one block. With
+    ``orient_scatter``, ``orient_slice_keys`` is the keys of one slice of the row
+    sort, whose device passes take chunks of ``sort_entries``.
     """
 
     budget: int
@@ -137,6 +150,9 @@ class DevicePlan:
     blocks_budget: int
     model: MemoryModel
     reason: str
+    orient_scatter: bool = False
+    sort_entries: int = 0
+    cache_bytes: int = 0
 
     def room(self, block_bytes: int) -> int:
         """Bytes left for transient work beside a block of ``block_bytes``."""
@@ -187,7 +203,7 @@ def plan_device(n_vertices: int, n_edges: int, index_bytes: int, budget: int, *,
             "backend='cpu'")
     extra = 0 if (ranked and source_on_device) else csr
     resident = held + extra <= RESIDENT_SHARE * budget
-    upload, slice_keys = False, 0
+    upload, slice_keys, scatter, cache_bytes = False, 0, False, 0
     if not ranked:
         rank_out = (idx + KEPT_VERTEX_BYTES) * n
         # The target's offsets are built on the device either way (its ids go to the host
@@ -202,6 +218,16 @@ def plan_device(n_vertices: int, n_edges: int, index_bytes: int, budget: int, *,
             room = room_device
         else:
             room = budget - dest - rank_out - stage - stream_pass * PASS_ENTRY_BYTES
+        scatter_need = (csr + rank_out + SCATTER_VERTEX_BYTES * n + stage
+                        + stream_pass * PASS_ENTRY_BYTES)
+        sort_room = budget - csr - rank_out - device_pass * PASS_ENTRY_BYTES
+        scatter = (resident and not source_on_device and not upload
+                   and scatter_need <= budget and sort_room // ORIENT_KEY_BYTES >= least)
+        if scatter:
+            room, key_bytes = sort_room, ORIENT_KEY_BYTES
+            stats_streamed = STATS_VERTEX_BYTES * n + stage + stream_pass * PASS_ENTRY_BYTES
+            cache = budget - max(scatter_need, stats_streamed)
+            cache_bytes = cache if cache >= MIN_CACHE_BYTES else 0
         slice_keys = room // key_bytes
         if slice_keys < least:
             raise UnsupportedGraphError(
@@ -224,9 +250,16 @@ def plan_device(n_vertices: int, n_edges: int, index_bytes: int, budget: int, *,
     where = "stays on the device" if on_device else "is streamed from host memory"
     reason = (f"the rank-ordered CSR ({size(csr)}) {where} (budget {size(budget)}, kept up to "
               f"{RESIDENT_SHARE:.0%})")
-    if not ranked:
+    if scatter:
+        reason += (f"; oriented by one scattering pass, its rows sorted in slices of "
+                   f"{slice_keys} keys"
+                   + (f", {size(cache_bytes)} of the graph kept on the device after the first "
+                      "pass" if cache_bytes else ""))
+    elif not ranked:
         reason += (f"; oriented in slices of {slice_keys} keys"
                    + (", the graph copied to the device first" if upload else ""))
     return DevicePlan(budget, on_device, upload, upload_first, int(slice_keys), int(pass_entries),
                       int(stage_entries), int(stage_rows), int(count_fixed), int(blocks_budget),
-                      MemoryModel(entry_bytes=idx, row_bytes=BLOCK_ROW_BYTES), reason)
+                      MemoryModel(entry_bytes=idx, row_bytes=BLOCK_ROW_BYTES), reason,
+                      orient_scatter=scatter, sort_entries=int(device_pass),
+                      cache_bytes=int(cache_bytes))

@@ -300,16 +300,24 @@ class DeviceWorker:
                           held_bytes=self.held_bytes)
         return self.dplan
 
-    def _reader(self, source: GraphSource):
+    def _reader(self, source: GraphSource, *, cache: bool = False):
         """A chunk reader of the source: its arrays on this device, a copy made on it now
-        (the plan's ``upload_first``), or the host arrays streamed."""
-        from tricount.gpu.chunks import DeviceCSR, HostCSR
+        (the plan's ``upload_first``), or the host arrays streamed (with ``cache``, the
+        leading rows that the plan's ``cache_bytes`` hold stay on the device after the first
+        pass)."""
+        from tricount.gpu.chunks import CachedHostCSR, DeviceCSR, HostCSR, cached_rows
 
         if source.device == self.device_id:
             return DeviceCSR(source.indptr, source.indices)
         reader = HostCSR(source.indptr, source.indices, stage_entries=self.dplan.stage_entries,
                          stage_rows=self.dplan.stage_rows)
-        return self._upload(reader) if self.dplan.upload_first else reader
+        if self.dplan.upload_first:
+            return self._upload(reader)
+        if cache and self.dplan.cache_bytes:
+            rows = cached_rows(source.indptr, source.index_bytes, self.dplan.cache_bytes)
+            self.stats["cached_rows"] = rows
+            return CachedHostCSR(reader, rows) if rows else reader
+        return reader
 
     def _close_reader(self, reader) -> None:
         reader.close()
@@ -348,6 +356,28 @@ class DeviceWorker:
         return apex.orient(reader, n, m, rank, out, slice_keys=dp.orient_slice_keys,
                            max_entries=dp.pass_entries, out=target, ranks=ranks)
 
+    def _orient_scattered(self, reader, source: GraphSource, rank, out):
+        """The rank-ordered CSR on the device by one scattering pass over ``reader`` (then
+        closed, so that its staging buffers and cache make room), its rows then sorted."""
+        from tricount.gpu import apex
+
+        dp = self.dplan
+        n, m = source.n_vertices, source.n_edges
+        longest = int(out.max()) if n else 0
+        if longest > dp.orient_slice_keys:
+            self._close_reader(reader)
+            raise UnsupportedGraphError(
+                f"a row of {longest} edges does not fit a row sort's slice of "
+                f"{dp.orient_slice_keys} keys; use a larger max_memory or backend='cpu'")
+        try:
+            indptr, cols = apex.scatter_oriented(reader, n, m, rank, out,
+                                                 max_entries=dp.pass_entries)
+        finally:
+            self._close_reader(reader)
+        apex.sort_rows(indptr, cols, n, sort_keys=dp.orient_slice_keys,
+                       max_entries=dp.sort_entries)
+        return indptr, cols
+
     @on_device("orienting the graph by rank into host memory")
     def orient_to_host(self, source: GraphSource, *, keep_rank: bool = False) -> GraphSource:
         """The rank-ordered CSR in host memory, built on this device: for devices that will
@@ -381,17 +411,20 @@ class DeviceWorker:
         the ``reader`` of the graph on this device and ``orient_share = (i, d)``: only the
         i-th of d shares of the ranks is oriented, and ``oriented_shares`` says which
         ranks and entries each share holds."""
-        from tricount.gpu.chunks import DeviceCSR, HostCSR
+        from tricount.gpu.chunks import CachedHostCSR, DeviceCSR, HostCSR
 
         dp = self.dplan
         self.n_vertices = source.n_vertices
         t0 = time.perf_counter()
-        reader = self._reader(source) if reader is None else reader
+        scatter = dp.orient_scatter and orient_share is None
+        reader = self._reader(source, cache=scatter) if reader is None else reader
         try:
             ranked, out, in_degree, rank = self._statistics(reader, source)
             if not keep_in_degree:
                 in_degree = None
             if ranked:
+                if isinstance(reader, CachedHostCSR):  # ids in rank order: nothing to scatter
+                    reader = reader.uncached()
                 if dp.ranked_resident and isinstance(reader, HostCSR):
                     reader = self._upload(reader)
                 self.csr, reader = reader, None
@@ -399,15 +432,19 @@ class DeviceWorker:
                 if not dp.ranked_resident:
                     raise TricountError("partitioned count: a device that does not keep the "
                                         "rank-ordered CSR must be given it (orient_to_host)")
-                reader = self._for_orientation(reader)
-                ranks = None
-                if orient_share is not None:
-                    from tricount.partition.shared_prep import oriented_shares
+                if scatter:
+                    closing, reader = reader, None  # closed before the sort: room for its keys
+                    indptr, indices = self._orient_scattered(closing, source, rank, out)
+                else:
+                    reader = self._for_orientation(reader)
+                    ranks = None
+                    if orient_share is not None:
+                        from tricount.partition.shared_prep import oriented_shares
 
-                    self.oriented_shares = oriented_shares(out, orient_share[1])
-                    ranks = self.oriented_shares[orient_share[0]][0]
-                indptr, indices = self._orient(reader, source, rank, out, host=False,
-                                               ranks=ranks)
+                        self.oriented_shares = oriented_shares(out, orient_share[1])
+                        ranks = self.oriented_shares[orient_share[0]][0]
+                    indptr, indices = self._orient(reader, source, rank, out, host=False,
+                                                   ranks=ranks)
                 del rank
                 self.csr = DeviceCSR(indptr, indices)
         finally:

@@ -9,7 +9,8 @@
 // array is ever stored.
 //
 // What one thread does: for every index i of its grid-stride range it reads
-// edge i, renames it, and either adds one to a per-vertex counter or, when the
+// edge i, renames it, and either adds one to a per-vertex counter, or places
+// the edge in its row of the oriented CSR (tc_slice_scatter), or, when the
 // edge belongs to the slice [first, end), appends its key to the slice's
 // buffer. Appends are warp-aggregated: one atomic on the slice's cursor per
 // warp and round, each taking lane its position by a population count. The
@@ -198,6 +199,37 @@ extern "C" __global__ void tc_slice_plan_keys(const vertex_t* __restrict__ lo,
               | ((max_out - (packed_t)shorter) << id_bits) | (packed_t)partner;
         return true;
     }, keys, cursor);
+}
+
+// The scattered orientation (tricount/gpu/apex.py, scatter_oriented): every
+// oriented edge source -> target is placed at the next free position of its
+// source's row, cursor[source] (which starts at the row's offset), so one pass
+// over the graph writes the whole rank-ordered CSR, each row's entries in an
+// arbitrary order (the rows are sorted afterwards by tc_slice_row_keys' keys).
+// Each edge takes one position: after the pass cursor[r] must equal the end of
+// row r, which the caller checks before the CSR is used.
+extern "C" __global__ void tc_slice_scatter(const vertex_t* __restrict__ lo,
+                                            const vertex_t* __restrict__ hi,
+                                            const vertex_t* __restrict__ rank, long long n_edges,
+                                            count_t* __restrict__ cursor,
+                                            vertex_t* __restrict__ cols) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n_edges;
+         i += tc_slice_stride()) {
+        vertex_t source, target;
+        tc_slice_oriented(lo, hi, rank, i, source, target);
+        cols[atomicAdd(cursor + source, (count_t)1)] = target;
+    }
+}
+
+// keys[i] = rows[i] << shift | cols[i]: an oriented CSR's entries as rank keys
+// (rows and cols already ranks), so that sorting a slice of rows' keys sorts
+// each row, the rows staying where they are.
+extern "C" __global__ void tc_slice_row_keys(const vertex_t* __restrict__ rows,
+                                             const vertex_t* __restrict__ cols, long long count,
+                                             int shift, packed_t* __restrict__ keys) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count;
+         i += tc_slice_stride())
+        keys[i] = ((packed_t)rows[i] << shift) | (packed_t)cols[i];
 }
 
 // low[j] = keys[j] & low_mask: the targets of a sorted slice of rank keys,
