@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import types
 from pathlib import Path
 
@@ -22,6 +23,7 @@ import pytest
 
 import tricount
 from tricount.backends import costs, facts, select
+from tricount.backends import costs as costs_module
 from tricount.backends.costs import COSTS, Route, candidates, choose
 from tricount.backends.facts import KERNEL_GROUPS, Warmth, Workload, workload_of
 
@@ -143,6 +145,20 @@ class TestChoose:
         assert [w for w, _ in route.steps].count("start Numba") == 1
 
 
+def test_a_prediction_asked_again_is_the_same_and_new_facts_are_predicted_anew():
+    # candidates() keeps the routes of the last requests: the same request answers the
+    # same routes; any fact that differs (here each of three, one at a time) is a new key.
+    first = candidates(SOC_EPINIONS_FILE, SECOND_RUN)
+    assert candidates(SOC_EPINIONS_FILE, SECOND_RUN) == first
+    for changed in (dataclasses.replace(SECOND_RUN, threads=16),
+                    dataclasses.replace(SECOND_RUN, kernels=ALL_LOADED),
+                    dataclasses.replace(SECOND_RUN, numpy_formats=frozenset({"snap"}))):
+        fresh = candidates(SOC_EPINIONS_FILE, changed)
+        assert fresh != first
+        costs_module._CANDIDATES.clear()
+        assert candidates(SOC_EPINIONS_FILE, changed) == fresh  # what the model says
+
+
 def test_every_kernel_of_the_model_exists():
     # A renamed or moved kernel would read as never cached: the model would keep
     # predicting its compilation.
@@ -241,6 +257,7 @@ class TestKernelStateMemo:
         monkeypatch.setattr(facts, "PACKAGE", root)
         monkeypatch.setattr(facts, "_DISK", {})
         monkeypatch.setattr(facts, "_LOADED", set())
+        monkeypatch.setattr(facts, "_GROUPS_LOADED", {})
         monkeypatch.setattr(facts, "DISK_RECHECK_S", 0.0)  # every call looks at the stamps
         monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
         facts._cache_folder.cache_clear()
@@ -279,6 +296,32 @@ class TestKernelStateMemo:
         assert facts.kernel_state("cpu/kern.py", "kernel") == facts.LOADED
         monkeypatch.delitem(sys.modules, "tricount.cpu.kern")
         assert facts.kernel_state("cpu/kern.py", "kernel") == facts.LOADED
+
+
+    def test_a_kernel_loaded_since_the_last_look_is_seen_at_once(self, package, monkeypatch):
+        # Observations keep the kernels' states while Numba has compiled or loaded
+        # nothing since; the disk's answers are taken as fresh for an hour here, so only
+        # the compile can make the second look a full one.
+        numba = pytest.importorskip("numba")
+        monkeypatch.setattr(facts, "DISK_RECHECK_S", 3600.0)
+        monkeypatch.setattr(facts, "KERNEL_GROUPS", {"kern": (("cpu/kern.py", "kernel"),)})
+        monkeypatch.setattr(facts, "_COMPILES", facts._CompileWatch())
+        module = types.ModuleType("tricount.cpu.kern")
+        module.kernel = numba.njit(lambda x: x + 1)
+        monkeypatch.setitem(sys.modules, "tricount.cpu.kern", module)
+        first = facts.kernel_states()
+        assert first == {"kern": (0, 0, 1)}
+        assert facts.kernel_states() is first  # nothing compiled: the same answer
+        assert module.kernel(1) == 2  # compiles
+        assert facts.kernel_states() == {"kern": (1, 0, 0)}
+
+    def test_states_seen_before_the_watch_began_are_looked_at_again(self, monkeypatch):
+        # A process whose first count ran before Numba was imported: what it saw then
+        # was not heard being changed, so the first look with the watch on is a full one.
+        pytest.importorskip("numba")
+        watch = facts._CompileWatch()
+        watch.memo = (0, time.monotonic(), {"kern": (0, 0, 1)})
+        assert watch.listen() and watch.memo is None
 
 
 @pytest.mark.slow  # a fresh process compiling kernels: .ci/run runs it after the suite

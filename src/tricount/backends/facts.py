@@ -30,12 +30,14 @@ Every check is a file-system look-up or a ``sys.modules`` read: a few millisecon
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import importlib.util
 import os
 import re
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,6 +127,16 @@ class Warmth:
     def group(self, name: str) -> tuple[int, int, int]:
         """``(loaded, cached, to_compile)`` kernels of a group (all to compile if unknown)."""
         return self.kernels.get(name, (0, 0, len(KERNEL_GROUPS[name])))
+
+    @functools.cached_property
+    def key(self) -> tuple:
+        """Every fact as one hashable value (``kernels`` as sorted pairs): equal keys, equal
+        predictions (the route model's memo, :func:`tricount.backends.costs.candidates`)."""
+        return tuple(tuple(sorted(value.items())) if isinstance(value, dict) else value
+                     for value in (getattr(self, f.name) for f in _WARMTH_FIELDS))
+
+
+_WARMTH_FIELDS = dataclasses.fields(Warmth)
 
 
 # -- Numba's disk cache --------------------------------------------------------------------
@@ -305,11 +317,21 @@ def kernel_state(relative: str, name: str, listings: dict | None = None) -> str:
     return CACHED if cached else COMPILE
 
 
+#: Groups whose every kernel was seen loaded: their state is final (see :data:`_LOADED`).
+_GROUPS_LOADED: dict = {}
+
+
 def group_state(group: str, listings: dict | None = None) -> tuple[int, int, int]:
     """``(loaded, cached, to_compile)`` over the kernels of one of :data:`KERNEL_GROUPS`."""
+    done = _GROUPS_LOADED.get(group)
+    if done is not None:
+        return done
     listings = {} if listings is None else listings
     states = [kernel_state(relative, name, listings) for relative, name in KERNEL_GROUPS[group]]
-    return states.count(LOADED), states.count(CACHED), states.count(COMPILE)
+    state = (states.count(LOADED), states.count(CACHED), states.count(COMPILE))
+    if state[0] == len(states):
+        _GROUPS_LOADED[group] = state
+    return state
 
 
 # -- the GPU, without CuPy ------------------------------------------------------------------
@@ -350,14 +372,86 @@ def numpy_max_bytes() -> int | None:
     return getattr(sys.modules.get("tricount.io"), "NUMPY_PARSE_MAX_BYTES", None)
 
 
-def observe() -> Warmth:
-    """The facts of this process and machine, now (a few file-system look-ups)."""
-    presence, why = gpu_presence()
+class _CompileWatch:
+    """Counts the times Numba takes its compiler lock in this process: every kernel that
+    is compiled or loaded from the disk cache takes it (``Dispatcher.compile``), and a
+    call of a loaded kernel does not. While the count stands, no kernel has become
+    loaded, so the states of :func:`kernel_states` stand too, up to the disk's
+    (:data:`DISK_RECHECK_S`). Listens through Numba's event API once Numba is imported;
+    until it is, nothing can load."""
+
+    def __init__(self):
+        self.compiles = 0
+        self.listening = False
+        self.memo = None  # (compiles, when, states)
+        self._lock = threading.Lock()
+
+    def on_start(self, event) -> None:
+        self.compiles += 1
+
+    def on_end(self, event) -> None:
+        self.compiles += 1
+
+    def listen(self) -> bool:
+        """Whether compiles are being counted: listening starts once Numba is imported
+        whole. Imports nothing (another thread may be importing Numba: an import from
+        here could meet it half done)."""
+        with self._lock:
+            if not self.listening and _imported("numba") and _imported("numba.core.event"):
+                event = sys.modules["numba.core.event"]
+                try:
+                    class Listener(event.Listener):
+                        def on_start(inner, ev):  # noqa: N805
+                            self.on_start(ev)
+
+                        def on_end(inner, ev):  # noqa: N805
+                            self.on_end(ev)
+
+                    event.register("numba:compiler_lock", Listener())
+                    self.listening = True
+                    self.memo = None  # taken unheard: kernels may have loaded since
+                except Exception:  # an API this Numba lacks: every look stays a full one
+                    return False
+            return self.listening or "numba" not in sys.modules
+
+
+def _imported(name: str) -> bool:
+    """Whether module ``name`` is imported and done initialising."""
+    module = sys.modules.get(name)
+    return module is not None and not getattr(getattr(module, "__spec__", None),
+                                              "_initializing", False)
+
+
+_COMPILES = _CompileWatch()
+
+
+def kernel_states() -> dict:
+    """``group -> (loaded, cached, to_compile)`` for every group of :data:`KERNEL_GROUPS`;
+    the last answer while no kernel was compiled or loaded since and the disk's answers
+    are younger than :data:`DISK_RECHECK_S` (34 of the 53 us an observation took on two
+    cores, karate's whole count 300)."""
+    watching = _COMPILES.listen()
+    now = time.monotonic()
+    memo = _COMPILES.memo
+    if (watching and memo is not None and memo[0] == _COMPILES.compiles
+            and now - memo[1] < DISK_RECHECK_S):
+        return memo[2]
+    before = _COMPILES.compiles
     listings = {}
-    return Warmth(
+    states = {group: group_state(group, listings) for group in KERNEL_GROUPS}
+    _COMPILES.memo = (before, now, states)
+    return states
+
+
+def observe() -> Warmth:
+    """The facts of this process and machine, now (a few file-system look-ups); the last
+    observation's object when every fact is as it was (its :attr:`Warmth.key` is then
+    known)."""
+    presence, why = gpu_presence()
+    facts = dict(
         threads=thread_count(),
         numba_started=numba_started(),
-        kernels={group: group_state(group, listings) for group in KERNEL_GROUPS},
+        kernels=kernel_states(),
         scipy_sparse="scipy.sparse" in sys.modules,
         numpy_formats=numpy_formats(),
         numpy_max_bytes=numpy_max_bytes(),
@@ -367,6 +461,17 @@ def observe() -> Warmth:
         gpu_used=presence == "present",
         gpu_compiled=_gpu_compiled() if presence != "absent" else frozenset(),
     )
+    global _LAST_OBSERVED
+    last = _LAST_OBSERVED  # one read: the pair is replaced whole
+    if last is not None and last[0] == facts:
+        return last[1]
+    warmth = Warmth(**facts)
+    _LAST_OBSERVED = (facts, warmth)
+    return warmth
+
+
+#: ``(facts, Warmth)`` of the last observation.
+_LAST_OBSERVED = None
 
 
 # -- what is counted ------------------------------------------------------------------------
