@@ -459,7 +459,9 @@ def observe() -> Warmth:
         gpu_why=why,
         cupy_imported="cupy" in sys.modules,
         gpu_used=presence == "present",
-        gpu_compiled=_gpu_compiled() if presence != "absent" else frozenset(),
+        # Whether the GPU's kernels were compiled before matters only until this process
+        # has used the GPU (costs.py: _gpu_route); the markers are a folder listing.
+        gpu_compiled=_gpu_compiled() if presence == "unknown" else frozenset(),
     )
     global _LAST_OBSERVED
     last = _LAST_OBSERVED  # one read: the pair is replaced whole
