@@ -26,6 +26,12 @@ What is warm:
   disk cache, ``~/.cupy/kernel_cache``).
 
 Every check is a file-system look-up or a ``sys.modules`` read: a few milliseconds in all.
+Asked before every count, they are kept while nothing can have changed them: the kernels'
+states while Numba has compiled or loaded nothing since (it takes its compiler lock for
+either, and :class:`_CompileWatch` hears it through Numba's event API) and the disk's
+answers are younger than :data:`DISK_RECHECK_S`; :func:`observe` returns the last
+:class:`Warmth` itself when every fact is as before, so the routes predicted for it are
+found again (:func:`tricount.backends.costs.candidates`).
 """
 
 from __future__ import annotations
