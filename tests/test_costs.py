@@ -61,9 +61,11 @@ class TestChoose:
         assert choose(KARATE, SECOND_RUN).method == "numpy"
         started = dataclasses.replace(SECOND_RUN, numba_started=True)
         assert choose(KARATE, started).method == "numpy"  # loading kernels costs more, still
-        # Loaded, Numba's count still pays its call (threads woken, 0.55 ms for bitmap
-        # against NumPy's 0.03: karate took 0.64 against 0.08 ms on 16 threads, run 11).
-        assert choose(KARATE, HOT).method == "numpy"
+        # Loaded, Numba's count runs on the calling thread for so small a graph (no threads
+        # woken): merge was the fastest method under 700 edges on both machines (karate
+        # through tricount.count on the H100 host, run 60: merge 0.075 ms, NumPy 0.087).
+        assert choose(KARATE, HOT).method == "merge"
+        assert choose(KARATE, dataclasses.replace(HOT, threads=16)).method == "merge"
         assert choose(RMAT18, started, backend="cpu").method == "bitmap"
         # email-Enron (mean degree 10): merge on 16 threads (5.8 against bitmap's 8.1 ms, the
         # H100 machine, run 11); on 2, where merge gains no threads on bitmap, bitmap (13 against
@@ -157,6 +159,32 @@ def test_a_prediction_asked_again_is_the_same_and_new_facts_are_predicted_anew()
         assert fresh != first
         costs_module._CANDIDATES.clear()
         assert candidates(SOC_EPINIONS_FILE, changed) == fresh  # what the model says
+
+
+def test_merge_and_bitmap_on_the_calling_thread_are_ordered_by_mean_degree():
+    # The serial twins (graphs under SERIAL_MAX_EDGES, Numba warm): merge answered first at
+    # mean degree 2.7-10.7 on the 2-core machine (football 613 edges, 10.7) and bitmap at
+    # 27.7 (jazz, 2,742 edges).
+    football, jazz = Workload("host", 115, 613), Workload("host", 198, 2_742)
+    assert choose(football, HOT, backend="cpu").method == "merge"
+    assert choose(jazz, HOT, backend="cpu").method == "bitmap"
+
+
+def test_the_dense_numpy_count_is_not_shared_among_threads():
+    # NumPy's counter counts a graph of at most DENSE_MAX_CELLS vertex-edge pairs in one
+    # call (cpu/wedge_numpy.py): more threads do not shorten it; past that its walk's
+    # blocks go to threads.
+    from tricount.cpu.wedge_numpy import DENSE_MAX_CELLS
+
+    def numpy_count(w, threads):
+        route = choose(w, dataclasses.replace(HOT, threads=threads), backend="cpu",
+                       method="numpy")
+        return dict(route.steps)["count"]
+
+    dense = Workload("host", 100, DENSE_MAX_CELLS // 100)
+    walked = Workload("host", 100, DENSE_MAX_CELLS // 100 + 1)
+    assert numpy_count(dense, 16) == numpy_count(dense, 2)
+    assert numpy_count(walked, 16) < numpy_count(walked, 2)
 
 
 def test_every_kernel_of_the_model_exists():
@@ -354,8 +382,8 @@ def test_numba_caches_per_user_when_the_package_folder_is_not_writable(tmp_path,
 def test_select_and_count_report_predicted_and_measured_times():
     hot = dataclasses.replace(HOT, gpu="absent", gpu_used=False)
     chosen = select("auto", KARATE, warmth=hot)
-    assert chosen.backend.name == "cpu" and "predicted cpu/numpy" in chosen.reason
-    assert chosen.method_for("auto") == "numpy" and chosen.method_for("merge") == "merge"
+    assert chosen.backend.name == "cpu" and "predicted cpu/merge" in chosen.reason
+    assert chosen.method_for("auto") == "merge" and chosen.method_for("numpy") == "numpy"
     result = tricount.count(([0, 0, 1, 2], [1, 2, 2, 3]), backend="cpu")
     assert result.n_triangles == 1 and result.backend_reason == "requested"
     assert "predicted" in result.method_reason  # auto's CPU method, by the model

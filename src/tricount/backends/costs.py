@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from tricount._threads import SERIAL_MAX_EDGES, SERIAL_TWIN_SUFFIX
 from tricount.backends.facts import Warmth, Workload
 from tricount.cpu import CPU_METHODS
+from tricount.cpu.wedge_numpy import DENSE_MAX_CELLS
 from tricount.gpu.plan import fits_short_route
 from tricount.prep.orient import PARALLEL_MIN_EDGES, PARALLEL_STARTED_MIN_EDGES
 
@@ -103,6 +104,7 @@ class Costs:
     merge_degree: float = 5.7
     merge_min_ratio: float = 0.6
     merge_parallel_efficiency: float = 1.0
+    serial_merge_degree: float = 12.0  # merge's ratio on the calling thread (PROVENANCE)
 
 
 #: Where each constant of :data:`COSTS` comes from.
@@ -138,9 +140,23 @@ calls to the bytes. Device run 13 (auto against every method, benchmarks/results
 auto_vs_best_h100.md): through tricount.count from a host graph the short route took
 0.26-0.27 ms on jazz and power (0.15 of it the public call's own work), merge 0.16-0.28 ms
 on the graphs under 700 edges: the short route's fixed cost is 0.2 ms, merge's call 0.16.
-The call on the calling thread (serial_call_s, graphs under SERIAL_MAX_EDGES): karate's
-engine count on the 2-core development machine, 2026-11-26, 0.14-0.16 ms (0.66 in
-parallel regions); its rates are the 2-thread rates times 2 (one thread).
+The call on the calling thread (serial_call_s, graphs under SERIAL_MAX_EDGES): first set
+to karate's whole engine count on the 2-core development machine (0.14-0.16 ms, 0.66 in
+parallel regions), which counted the orientation and the count twice and, beside NumPy's
+30 us call measured on the H100 host, put merge and bitmap behind NumPy's counter on every
+graph under 700 edges with Numba warm. Measured since, merge is the fastest method there on
+both machines: through tricount.count from fresh built graphs on the H100 host (device run
+60, 2026-11-26) karate and lesmis took merge 0.075 and 0.082 ms against NumPy's 0.087 and
+0.101; through the engine on the 2-core machine (fresh built graphs, medians of 300) merge
+0.12-0.16 ms, bitmap 0.15-0.18, NumPy 0.15-0.20 on the six graphs under 700 edges. With
+NumPy's call at 30 us (H100 host), the call on the calling thread is then 25 us there. Its
+rates are the 2-thread rates times 2 (one thread), and merge's over bitmap's is
+mean degree / serial_merge_degree (12): through the engine on the 2-core machine merge took
+12-42 us less than bitmap at mean degree 2.7-10.7 (power, ca-GrQc and the five graphs under
+700 edges) and 97 us more at 27.7 (jazz), which deg / 12 orders as measured and merge_degree's
+5.7 (the parallel regions' fit on 2 threads) does not between 6.6 and 10.7. NumPy's dense
+count (graphs of at most DENSE_MAX_CELLS vertex-edge pairs) is one call: its step is not
+divided among threads.
 GPU: issue 25's measurements on the H100 machine (CUDA 13.2, CuPy 14.2.0): import cupy +
 first op 1.12 s; a second run of soc-Epinions1 spent 0.42 + 0.04 s in preparation and
 count for 0.4 ms of GPU work (per-process kernel loads from CuPy's disk cache); the first
@@ -166,8 +182,8 @@ COSTS = Costs(
     numpy_count_s_per_edge=3.2e-07, numpy_count_s_per_edge_per_degree=5e-09,
     # One count, whatever the graph; threads past cpu_threads.
     bitmap_call_s=5.5e-4, merge_call_s=1.6e-4, spgemm_call_s=1.5e-4, numpy_call_s=3e-5,
-    # Bitmap or merge under SERIAL_MAX_EDGES: no parallel region (karate, 2 cores).
-    serial_call_s=1.4e-4,
+    # Bitmap or merge under SERIAL_MAX_EDGES: no parallel region (karate, lesmis; H100 host).
+    serial_call_s=2.5e-5,
     parallel_efficiency=0.4,
     # The GPU.
     gpu_start_s=1.12, gpu_first_use_s=0.45, gpu_compile_s=5.0,
@@ -326,8 +342,12 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
             steps.add("count", _count_rate(c.spgemm_s_per_edge, c.spgemm_s_per_edge_per_degree,
                                            w, c))
         else:  # the NumPy counter's threads (cpu/wedge_numpy.py), fitted on cpu_threads
-            steps.parallel("count", _count_rate(c.numpy_count_s_per_edge,
-                                                c.numpy_count_s_per_edge_per_degree, w, c))
+            rate = _count_rate(c.numpy_count_s_per_edge, c.numpy_count_s_per_edge_per_degree,
+                               w, c)
+            if w.n_vertices * m <= DENSE_MAX_CELLS:  # the dense count: one call, no threads
+                steps.add("count", rate)
+            else:
+                steps.parallel("count", rate)
     else:
         # A small graph's kernels run on the calling thread (cpu.engine's rule): their
         # serial twins, compiled and cached apart.
@@ -337,8 +357,10 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
         run = steps.serial if on_caller else steps.parallel
         run("orient", c.orient_parallel_s_per_edge * m)
         ratio = 1.0
-        if method == "merge":  # merge scales better with threads than bitmap (PROVENANCE)
-            threads = 1 if on_caller else max(1, warmth.threads)
+        if method == "merge" and on_caller:  # the serial twins' own fit (PROVENANCE)
+            ratio = max(c.merge_min_ratio, w.mean_degree / c.serial_merge_degree)
+        elif method == "merge":  # merge scales better with threads than bitmap (PROVENANCE)
+            threads = max(1, warmth.threads)
             scaling = (_effective_threads(threads, c, c.parallel_efficiency)
                        / _effective_threads(threads, c, c.merge_parallel_efficiency))
             ratio = max(c.merge_min_ratio, w.mean_degree / c.merge_degree * scaling)
