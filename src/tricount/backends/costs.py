@@ -63,8 +63,10 @@ class Costs:
     with the mean degree (``*_per_degree``: the extra seconds per edge per unit of
     degree); merge's is bitmap's times ``mean degree / merge_degree``, times bitmap's
     effective threads over merge's (each of merge's threads past ``cpu_threads`` worth
-    ``merge_parallel_efficiency``), at least ``merge_min_ratio``. ``*_call_s``: what one
-    count of a method costs whatever the graph (thread wake-ups, allocations)."""
+    ``merge_parallel_efficiency``), at least ``merge_min_ratio``; on the calling thread
+    (graphs under ``SERIAL_MAX_EDGES``) it is ``mean degree / serial_merge_degree`` and the
+    call ``serial_call_s``. ``*_call_s``: what one count of a method costs whatever the
+    graph (thread wake-ups, allocations)."""
 
     cpu_threads: int
     numba_start_s: float
