@@ -285,7 +285,6 @@ class TestKernelStateMemo:
         monkeypatch.setattr(facts, "PACKAGE", root)
         monkeypatch.setattr(facts, "_DISK", {})
         monkeypatch.setattr(facts, "_LOADED", set())
-        monkeypatch.setattr(facts, "_GROUPS_LOADED", {})
         monkeypatch.setattr(facts, "DISK_RECHECK_S", 0.0)  # every call looks at the stamps
         monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
         facts._cache_folder.cache_clear()

@@ -323,21 +323,11 @@ def kernel_state(relative: str, name: str, listings: dict | None = None) -> str:
     return CACHED if cached else COMPILE
 
 
-#: Groups whose every kernel was seen loaded: their state is final (see :data:`_LOADED`).
-_GROUPS_LOADED: dict = {}
-
-
 def group_state(group: str, listings: dict | None = None) -> tuple[int, int, int]:
     """``(loaded, cached, to_compile)`` over the kernels of one of :data:`KERNEL_GROUPS`."""
-    done = _GROUPS_LOADED.get(group)
-    if done is not None:
-        return done
     listings = {} if listings is None else listings
     states = [kernel_state(relative, name, listings) for relative, name in KERNEL_GROUPS[group]]
-    state = (states.count(LOADED), states.count(CACHED), states.count(COMPILE))
-    if state[0] == len(states):
-        _GROUPS_LOADED[group] = state
-    return state
+    return states.count(LOADED), states.count(CACHED), states.count(COMPILE)
 
 
 # -- the GPU, without CuPy ------------------------------------------------------------------

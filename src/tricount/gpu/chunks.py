@@ -27,6 +27,7 @@ caller queues its work on its current stream before that.
 
 from __future__ import annotations
 
+import bisect
 import collections
 import os
 import threading
@@ -322,16 +323,10 @@ def cached_rows(indptr: np.ndarray, index_bytes: int, cache_bytes: int) -> int:
     >>> cached_rows(np.array([0, 2, 2, 9, 10]), 4, 40)
     2
     """
-    def held(rows: int) -> int:
+    def held(rows: int) -> int:  # grows with the rows
         return 8 * (rows + 1) + index_bytes * int(indptr[rows])
 
-    lo, hi = 0, int(indptr.shape[0]) - 1  # held() grows with the rows: the last that fits
-    if held(0) > cache_bytes:
-        return 0
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if held(mid) <= cache_bytes else (lo, mid - 1)
-    return lo
+    return max(0, bisect.bisect_right(range(int(indptr.shape[0])), cache_bytes, key=held) - 1)
 
 
 class CachedHostCSR:

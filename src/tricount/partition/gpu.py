@@ -341,16 +341,21 @@ class DeviceWorker:
         out = apex.oriented_degrees(reader, n, rank, dp.pass_entries)
         return False, out, apex.in_degrees(deg, out, rank), rank
 
+    def _check_longest_row(self, out, slice_name: str) -> None:
+        """Refuse a graph whose longest oriented row exceeds one slice of the orientation's
+        keys (every slice holds whole rows)."""
+        longest = int(out.max()) if out.shape[0] else 0
+        if longest > self.dplan.orient_slice_keys:
+            raise UnsupportedGraphError(
+                f"a row of {longest} edges does not fit {slice_name} of "
+                f"{self.dplan.orient_slice_keys} keys; use a larger max_memory or backend='cpu'")
+
     def _orient(self, reader, source: GraphSource, rank, out, host: bool, ranks=None):
         from tricount.gpu import apex
 
         dp = self.dplan
         n, m = source.n_vertices, source.n_edges
-        longest = int(out.max()) if n else 0
-        if longest > dp.orient_slice_keys:
-            raise UnsupportedGraphError(
-                f"a row of {longest} edges does not fit an orientation slice of "
-                f"{dp.orient_slice_keys} keys; use a larger max_memory or backend='cpu'")
+        self._check_longest_row(out, "an orientation slice")
         target = (np.empty(n + 1, dtype=np.int64),
                   np.empty(m, dtype=source.indices.dtype)) if host else None
         return apex.orient(reader, n, m, rank, out, slice_keys=dp.orient_slice_keys,
@@ -363,13 +368,8 @@ class DeviceWorker:
 
         dp = self.dplan
         n, m = source.n_vertices, source.n_edges
-        longest = int(out.max()) if n else 0
-        if longest > dp.orient_slice_keys:
-            self._close_reader(reader)
-            raise UnsupportedGraphError(
-                f"a row of {longest} edges does not fit a row sort's slice of "
-                f"{dp.orient_slice_keys} keys; use a larger max_memory or backend='cpu'")
         try:
+            self._check_longest_row(out, "a row sort's slice")
             indptr, cols = apex.scatter_oriented(reader, n, m, rank, out,
                                                  max_entries=dp.pass_entries)
         finally:
