@@ -19,7 +19,8 @@ Device memory is accounted as CuPy's pool does to its memory hooks: every
 array that owns its data is one allocation (rounded up to
 :data:`ALLOCATION_UNIT`), from its creation until NumPy frees it, reported to
 the hooks entered in the allocating thread (so ``live_memory_hook`` measures
-the emulated count as it does the real one). Host arrays given to
+the emulated count as it does the real one), and counted in the default pool's
+bytes in use on its device until it is freed, in whatever thread. Host arrays given to
 ``cupy.asarray`` are copied, as to a device; pinned buffers are host memory.
 The workspaces CuPy allocates inside a call are reported for the call's
 duration (:func:`_workspace`): a sort's second buffer, an argsort's key copy,
@@ -56,6 +57,8 @@ class _Hooks(threading.local):
 _HOOKS = _Hooks()
 _POINTERS = itertools.count(1 << 20)
 _OWNERS = {}  # id of an array owning device data -> its pointer, while it lives
+_USED = {}  # device id -> the bytes of its live allocations (the pool's used_bytes)
+_PLACED = {}  # pointer -> its device id
 
 
 def _block(nbytes: int) -> int:
@@ -67,14 +70,19 @@ def _malloc(nbytes: int) -> int | None:
     if nbytes <= 0:
         return None
     ptr = next(_POINTERS)
+    device = Device().id
+    _PLACED[ptr] = device
+    _USED[device] = _USED.get(device, 0) + _block(nbytes)
     for hook in list(_HOOKS.active):
-        hook.malloc_postprocess(Device().id, int(nbytes), _block(nbytes), ptr, 0)
+        hook.malloc_postprocess(device, int(nbytes), _block(nbytes), ptr, 0)
     return ptr
 
 
 def _free(nbytes: int, ptr: int) -> None:
+    device = _PLACED.pop(ptr)
+    _USED[device] -= _block(nbytes)
     for hook in list(_HOOKS.active):
-        hook.free_postprocess(Device().id, _block(nbytes), ptr, 0)
+        hook.free_postprocess(device, _block(nbytes), ptr, 0)
 
 
 def _own(array: np.ndarray) -> None:
@@ -275,7 +283,11 @@ class Pool:
         return 0
 
     def used_bytes(self):
-        return 0
+        """The current device's bytes in live allocations, every thread's."""
+        return _USED.get(Device().id, 0)
+
+    def malloc(self, size):
+        raise NotImplementedError("arrays allocate through _own")
 
     def free_all_blocks(self):
         pass
@@ -328,10 +340,12 @@ def make_modules(device_count: int = 1):
     cp.argsort = _argsort
     cp.flatnonzero = _flatnonzero
     cp.asnumpy = lambda a, stream=None: np.array(a)
-    cp.get_default_memory_pool = cp.get_default_pinned_memory_pool = lambda: Pool()
+    pool = Pool()
+    cp.get_default_memory_pool = lambda: pool
+    cp.get_default_pinned_memory_pool = lambda: Pool()
     cuda = types.SimpleNamespace(
         Device=Device, Stream=Stream, Event=Event, get_current_stream=get_current_stream,
-        MemoryHook=MemoryHook,
+        MemoryHook=MemoryHook, get_allocator=lambda: pool.malloc,
         memory=types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError),
         runtime=types.SimpleNamespace(getDeviceCount=lambda: device_count,
                                       memGetInfo=_mem_get_info,

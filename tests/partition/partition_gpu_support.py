@@ -58,3 +58,24 @@ def assert_dask_counted_as_count_gpu(report, local, n, expected) -> None:
     assert report.devices and report.devices[0]["device"] == "gpu:0"
     assert report.devices[0]["resident"] is True
     assert report.timings["prepare_s"] > 0 and PREPARED.key is None
+
+
+def assert_hook_hears_frees_in_other_threads(cp) -> None:
+    """A device's memory hook follows arrays whose last reference another thread drops (a
+    sampling profiler that held the counting thread's frame does that): what is alive
+    comes back down, the peak stays the one reached."""
+    import threading
+
+    from tricount.gpu.device import live_memory_hook
+
+    block = 1 << 20  # a multiple of CuPy's 512-byte allocation unit
+    with live_memory_hook("test-other-threads") as hook:
+        held = [cp.zeros(block, dtype=cp.uint8) for _ in range(4)]
+        assert hook.live == hook.peak == 4 * block
+        other = threading.Thread(target=held.clear)  # the four freed over there, unheard
+        other.start()
+        other.join()
+        kept = cp.zeros(block, dtype=cp.uint8)
+        assert hook.live == block and hook.peak == 4 * block
+        del kept  # heard: nothing alive
+        assert hook.live == 0 and hook.peak == 4 * block

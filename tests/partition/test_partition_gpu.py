@@ -37,7 +37,8 @@ from tricount.partition import plan_graph, prepare_ranked, ranked_csr  # noqa: E
 from tricount.partition.gpu import count_subproblem  # noqa: E402
 
 from graphs import NAMED, NOISY, complete_graph  # noqa: E402
-from partition_gpu_support import (assert_dask_counted_as_count_gpu, count_gpu,  # noqa: E402
+from partition_gpu_support import (assert_dask_counted_as_count_gpu,  # noqa: E402
+                                   assert_hook_hears_frees_in_other_threads, count_gpu,
                                    oracle, rmat_graph, shrink)
 
 ALL_NAMED = {**NAMED, **NOISY}
@@ -184,6 +185,11 @@ def test_memory_stays_within_the_budget():
     # The pool's 512-byte rounding and CUB's sort workspaces come on top of the estimates.
     assert hook.peak <= budget + (1 << 20), (hook.peak, report.devices)
     assert report.devices[0]["peak_bytes"] <= budget + (1 << 20)
+
+
+def test_the_memory_hook_hears_frees_in_other_threads():
+    cupy.get_default_memory_pool().free_all_blocks()
+    assert_hook_hears_frees_in_other_threads(cupy)
 
 
 @pytest.mark.parametrize("cache", [False, True], ids=["streamed-thrice", "prefix-kept"])

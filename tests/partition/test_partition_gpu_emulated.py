@@ -26,7 +26,8 @@ from tricount.errors import InvalidArgumentError, TricountError
 sys.path.insert(0, str(Path(__file__).parent))
 import fake_cupy  # noqa: E402
 from partition_gpu_support import count_gpu as gpu_count  # noqa: E402
-from partition_gpu_support import (assert_dask_counted_as_count_gpu, oracle,  # noqa: E402
+from partition_gpu_support import (assert_dask_counted_as_count_gpu,  # noqa: E402
+                                   assert_hook_hears_frees_in_other_threads, oracle,
                                    rmat_graph, shrink)
 
 from graphs import NAMED, NOISY, complete_graph  # noqa: E402
@@ -397,6 +398,10 @@ def test_memory_stays_within_the_budget(fake_gpu, scale, budget):
     # is for CuPy's and CUB's sizes that the emulation only estimates.
     assert hook.peak <= budget, (hook.peak, budget)
     assert reported <= budget + (1 << 20)
+
+
+def test_the_memory_hook_hears_frees_in_other_threads(fake_gpu):
+    assert_hook_hears_frees_in_other_threads(fake_gpu)
 
 
 @pytest.mark.parametrize("cache", [False, True], ids=["streamed-thrice", "prefix-kept"])

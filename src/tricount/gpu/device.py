@@ -111,21 +111,51 @@ def live_memory_hook(name: str = "tricount-live-memory"):
     mark of what the code held at once. CuPy's hooks are per thread and by
     ``name`` (two of one name cannot be active in one thread): each device
     thread of a partitioned count enters its own, named after its device.
+
+    A free in another thread is not heard: an array whose last reference another
+    thread drops (an in-process sampling profiler that held the counting thread's
+    frame for a moment, run 64's 172 GB on an 80 GB card) would stay counted. So,
+    while CuPy allocates from its default pool, every allocation heard also reads
+    that pool's bytes in use on the device, less those in use when the hook first
+    heard of the device: that witness hears every thread's frees, and ``live`` is
+    the smaller of the two (the witness is the larger where other code allocates on
+    the device meanwhile). A free of a block the hook never saw allocated changes
+    nothing.
     """
     cp = cupy()
+    pool = cp.get_default_memory_pool()
+    # Another allocator (a user's pool, managed memory): no witness, the hook alone.
+    witness = pool if cp.cuda.get_allocator() == pool.malloc else None
 
     class LiveMemory(cp.cuda.MemoryHook):
         def __init__(self):
             self.name = name
-            self.live, self.peak, self.start, self.sizes = 0, 0, 0, {}
+            self.live, self.peak, self.start = 0, 0, 0
+            self.sizes = {}  # pointer -> (device id, bytes) of each block heard allocated
+            # Per device: allocations heard less frees heard (a missed free stays in); the
+            # pool's bytes in use besides this hook's; what is alive, at most either.
+            self.heard, self.base, self.alive = {}, {}, {}
 
         def malloc_postprocess(self, device_id, size, mem_size, mem_ptr, pmem_id):
-            self.sizes[mem_ptr] = mem_size
-            self.live += mem_size
+            self.sizes[mem_ptr] = (device_id, mem_size)
+            heard = self.heard[device_id] = self.heard.get(device_id, 0) + mem_size
+            alive = heard
+            if witness is not None:  # called on the allocating device: its pool is current
+                used = witness.used_bytes()
+                base = self.base.setdefault(device_id, used - heard)
+                alive = min(heard, max(0, used - base))
+            self._set(device_id, alive)
             self.peak = max(self.peak, self.live)
 
         def free_postprocess(self, device_id, mem_size, mem_ptr, pmem_id):
-            self.live -= self.sizes.pop(mem_ptr, mem_size)
+            device, freed = self.sizes.pop(mem_ptr, (device_id, 0))
+            if freed:
+                self.heard[device] -= freed
+                self._set(device, max(0, min(self.heard[device], self.alive[device] - freed)))
+
+        def _set(self, device, alive):
+            self.alive[device] = alive
+            self.live = sum(self.alive.values())
 
         def reset(self):
             """Start a phase: ``peak`` and ``start`` become what is alive now."""
