@@ -188,3 +188,62 @@ def test_gpu_degrees_match_the_host_graph():
     src, dst = rmat(12, 16, seed=3)
     host = CSRGraph.from_edges(src, dst)
     same(host.to_device(cupy).degrees, host.degrees)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int32, np.int64, np.float64])
+def test_positions_are_numpys_flatnonzero(dtype):
+    rng = np.random.default_rng(11)
+    for n, share in ((0, 0.5), (1, 1.0), (1000, 0.0), (100_003, 0.3), (100_003, 1.0)):
+        a = (rng.random(n) < share).astype(dtype)
+        if dtype not in (np.bool_, np.uint8):
+            a = a * rng.integers(1, 100, size=n).astype(dtype)  # any nonzero value counts
+        got = prepare.positions(cupy.asarray(a))
+        assert got.dtype == cupy.int64
+        same(got, np.flatnonzero(a))
+
+
+def test_positions_with_a_64_bit_running_count(monkeypatch):
+    # Past 2^31 - 1 flags the running count is 64-bit: the same positions.
+    import tricount.gpu.prepare.keys as keys
+
+    flags = np.zeros(70_000, dtype=np.bool_)
+    flags[[0, 5, 69_999]] = True
+    seen = []
+    real = keys.run_prep
+    monkeypatch.setattr(keys, "run_prep", lambda name, n, args, **d: (seen.append(d),
+                                                                      real(name, n, args, **d)))
+    a = cupy.asarray(flags)
+    narrow = prepare.positions(a)
+    same(narrow, np.flatnonzero(flags))
+    running = cupy.cumsum(a.view(cupy.uint8), dtype=cupy.int64)
+    wide = cupy.empty(3, dtype=cupy.int64)
+    keys.run_prep("tc_prep_positions", 70_000, (a.view(cupy.uint8), running, np.int64(70_000),
+                                                wide), index_t="long long")
+    same(wide, np.flatnonzero(flags))
+    assert seen[0] == {"index_t": "int"}
+
+
+def test_a_gpu_count_in_a_fresh_process_imports_neither_cupyx_nor_scipy(tmp_path):
+    # CuPy's nonzero and cupyx.empty_pinned import cupyx, which imports SciPy: 0.33-0.48 s of
+    # a process's first GPU count (device run 68). A file read, built, oriented and counted
+    # on the GPU by every method, a large host CSR staged, must need neither.
+    import subprocess
+
+    from tricount.io import write_native
+
+    path = tmp_path / "g.tcsr"
+    write_native(path, CSRGraph.from_edges(*rmat(12, 16, seed=2)))
+    code = f"""
+import sys, numpy as np, tricount
+from tricount.gpu import chunks
+chunks.STAGED_COPY_MIN_BYTES = 0  # the host CSR goes through the pinned staging buffers
+g = tricount.load_graph({str(path)!r})
+for method in ("hash", "wedge", "bitwedge", "merge", "auto"):
+    tricount.count(g, backend="gpu", method=method)
+src, dst = g.edges()
+tricount.count((np.asarray(src), np.asarray(dst)), backend="gpu")
+print(sorted(m for m in ("cupyx", "scipy") if m in sys.modules))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]", out
