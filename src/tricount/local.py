@@ -44,7 +44,7 @@ from tricount.api import as_graph, count
 from tricount.backends import get_backend
 from tricount.errors import InvalidArgumentError, check_choice, check_count
 from tricount.graph import CSRGraph
-from tricount.prep.xp import array_namespace, flatnonzero, to_host
+from tricount.prep.xp import array_namespace, to_host
 
 __all__ = [
     "triangles",
@@ -364,7 +364,7 @@ def _edge_subgraph(g, keep, name) -> CSRGraph:
     used[hi] = True
     # Renumbering by rank keeps lo < hi and the (lo, hi) order CSRGraph expects.
     new_id = xp.cumsum(used, dtype=xp.int64) - 1
-    vertices = flatnonzero(used)
+    vertices = xp.flatnonzero(used)
     ids_xp = array_namespace(g.vertex_ids)
     vertex_ids = g.vertex_ids[ids_xp.asarray(to_host(vertices)) if ids_xp is np else vertices]
     return CSRGraph(new_id[lo].astype(lo.dtype), new_id[hi].astype(hi.dtype),

@@ -61,8 +61,7 @@ def _fake_cupy():
         "int64", "uint64", "uint32", "uint8", "float64")})
     cp.empty = lambda n, dtype: np.empty(n, dtype=dtype).view(_DeviceArray)
     cp.asnumpy = np.asarray
-    cp.cuda = types.SimpleNamespace(Stream=_Stream, alloc_pinned_memory=bytearray,
-                                    runtime=types.SimpleNamespace(
+    cp.cuda = types.SimpleNamespace(Stream=_Stream, runtime=types.SimpleNamespace(
         memcpyAsync=lambda dst, src, size, kind, stream: ctypes.memmove(dst, src, size),
         memcpy2DAsync=_memcpy_2d))
     return cp
@@ -150,6 +149,8 @@ def gpu(monkeypatch):
     import tricount.gpu.weighted as weighted
 
     cp = _fake_cupy()
+    monkeypatch.setitem(__import__("sys").modules, "cupyx",
+                        types.SimpleNamespace(empty_pinned=lambda n, dtype: np.empty(n, dtype)))
     from tricount.prep.partners import plan_partners
 
     for module in (listing, directed, weighted):

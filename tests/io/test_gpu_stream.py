@@ -32,21 +32,13 @@ class FakeDeviceArray(np.ndarray):
         assert isinstance(arr, np.ndarray) and arr.dtype == self.dtype
         assert arr.shape == self.shape and self.flags.c_contiguous
         assert stream is not None  # every copy goes on the loader's own stream
-        assert _pinned(arr)  # only pinned memory copies asynchronously
+        assert isinstance(arr, PinnedArray)  # only pinned memory copies asynchronously
         self[...] = arr
         stream.copies += 1
 
 
-class PinnedMemory(bytearray):
-    """What ``cupy.cuda.alloc_pinned_memory`` returns: host memory the GPU can copy from
-    directly (``tricount.prep.xp.pinned_empty`` wraps it in a NumPy array)."""
-
-
-def _pinned(arr) -> bool:
-    base = arr
-    while isinstance(base, np.ndarray):
-        base = base.base
-    return isinstance(base, PinnedMemory)
+class PinnedArray(np.ndarray):
+    """What ``cupyx.empty_pinned`` returns: host memory the GPU can copy from directly."""
 
 
 class FakeEvent:
@@ -90,14 +82,17 @@ def fake_gpu(monkeypatch):
         return np.asarray(a).view(FakeDeviceArray)
 
     cuda = types.SimpleNamespace(
-        Stream=make_stream, get_current_stream=FakeStream, alloc_pinned_memory=PinnedMemory,
+        Stream=make_stream, get_current_stream=FakeStream,
         memory=types.SimpleNamespace(OutOfMemoryError=MemoryError))
     cp = types.SimpleNamespace(
         cuda=cuda, int64=np.int64,
         empty=lambda n, dtype: device(np.empty(n, dtype=dtype)),
         zeros=lambda n, dtype: device(np.zeros(n, dtype=dtype)),
         arange=lambda a, b, dtype: device(np.arange(a, b, dtype=dtype)))
+    cpx = types.SimpleNamespace(
+        empty_pinned=lambda n, dtype: np.empty(n, dtype=dtype).view(PinnedArray))
     monkeypatch.setattr(gpu_stream, "_cupy", lambda: cp)
+    monkeypatch.setattr(gpu_stream, "_cupyx", lambda: cpx)
     return streams
 
 

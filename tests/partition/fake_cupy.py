@@ -345,7 +345,7 @@ def make_modules(device_count: int = 1):
     cp.get_default_pinned_memory_pool = lambda: Pool()
     cuda = types.SimpleNamespace(
         Device=Device, Stream=Stream, Event=Event, get_current_stream=get_current_stream,
-        MemoryHook=MemoryHook, get_allocator=lambda: pool.malloc, alloc_pinned_memory=bytearray,
+        MemoryHook=MemoryHook, get_allocator=lambda: pool.malloc,
         memory=types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError),
         runtime=types.SimpleNamespace(getDeviceCount=lambda: device_count,
                                       memGetInfo=_mem_get_info,
@@ -405,8 +405,7 @@ class Kernel:
     def __call__(self, grid, block, args, shared_mem=0):
         types_ = {"V": _C_TYPES[self.defines.get("vertex_t", "int")],
                   "E": _C_TYPES[self.defines.get("edge_t", "long long")],
-                  "H": _C_TYPES[self.defines.get("hist_t", "unsigned long long")],
-                  "I": _C_TYPES[self.defines.get("index_t", "long long")]}
+                  "H": _C_TYPES[self.defines.get("hist_t", "unsigned long long")]}
         _HOOKS.paused = True
         try:
             getattr(self, self.name)(args, types_)
@@ -417,15 +416,6 @@ class Kernel:
         _check(self.name, a, ["V*", "ll", "H*"], t)
         ids, n, counts = a
         np.add.at(counts, ids[:int(n)], counts.dtype.type(1))
-
-    def tc_prep_positions(self, a, t):
-        _check(self.name, a, ["uint8*", "I*", "ll", "int64*"], t)
-        flags, running, n, out = a
-        n = int(n)
-        assert flags[:n].max(initial=0) <= 1, "flags must be 0 or 1"
-        set_ = np.flatnonzero(flags[:n])
-        assert (running[set_] == np.arange(1, set_.shape[0] + 1)).all(), "running count"
-        out[running[set_] - 1] = set_
 
     def tc_prep_unpack(self, a, t):
         gather, mark = bool(self.defines["gather"]), bool(self.defines["mark"])

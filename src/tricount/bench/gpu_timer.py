@@ -22,7 +22,6 @@ import numpy as np
 
 from tricount.gpu._module import get_kernel
 from tricount.gpu.device import SYNC_EACH_LAUNCH, cupy
-from tricount.prep.xp import pinned_empty
 
 __all__ = ["KernelTimer", "HOLD_TIMEOUT_NS", "DEFAULT_DEFINES"]
 
@@ -38,7 +37,9 @@ DEFAULT_DEFINES = {"timing": {"block_size": HOLD_BLOCK_SIZE, "vertex_t": "int"}}
 def _hold_words():
     """Two pinned host words (a NumPy view): [0] releases held streams, [1] is the
     last ticket a hold saw released (not timed out)."""
-    words = pinned_empty(cupy(), 2, np.uint64)
+    import cupyx  # CuPy's companion package: imported with it, on first use
+
+    words = cupyx.empty_pinned(2, dtype=np.uint64)
     words[:] = 0
     return words
 

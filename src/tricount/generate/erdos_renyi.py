@@ -27,7 +27,6 @@ from tricount.errors import InvalidArgumentError
 from tricount.generate._common import check_int, n_pairs, unrank_pairs
 from tricount.generate._hash import below, stream_key
 from tricount.prep.canonical import MAX_VERTICES
-from tricount.prep.xp import flatnonzero
 
 _RANK_STREAM = 11
 #: Spare draws on top of the expected number, so one block nearly always suffices.
@@ -74,7 +73,7 @@ def erdos_renyi(n: int, m: int, *, seed: int = 1, xp=np):
         # Dense: choose the pairs to leave out, keep the rest in rank order.
         keep = xp.ones(pairs, dtype=xp.bool_)
         keep[first_distinct(pairs - m, pairs, key, xp).astype(xp.int64)] = False
-        ranks = flatnonzero(keep).astype(xp.uint64)
+        ranks = xp.flatnonzero(keep).astype(xp.uint64)
     return unrank_pairs(ranks, xp)
 
 

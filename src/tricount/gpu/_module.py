@@ -54,7 +54,6 @@ ENTRY_POINTS = (
     ("prep", "tc_prep_plan_keys"),
     ("prep", "tc_prep_task_starts"),
     ("prep", "tc_prep_histogram"),
-    ("prep", "tc_prep_positions"),
     ("slice", "tc_slice_out_degree"),
     ("slice", "tc_slice_rank_keys"),
     ("slice", "tc_slice_rank_keys_by_share"),

@@ -51,7 +51,7 @@ from tricount.gpu.device import c_type, cupy
 from tricount.gpu.methods.hash import hash_kernel, launch_plan
 from tricount.gpu.plan import HashShape
 from tricount.gpu.prepare.fused import HISTOGRAM_NARROW_MAX_IDS
-from tricount.gpu.prepare.keys import KeyLayout, positions, rank_layout, run_prep, run_slice
+from tricount.gpu.prepare.keys import KeyLayout, rank_layout, run_prep, run_slice
 from tricount.gpu.prepare.sliced import slice_bounds, sorted_keys
 from tricount.prep.orient import degree_rank
 from tricount.prep.partners import plan_from_pairs
@@ -411,7 +411,7 @@ def _launch_pairs(keys, layout: KeyLayout, first: int, block: Block, idx, prepar
     cp.not_equal(owners[1:], owners[:-1], out=head[1:])
     dense = cp.cumsum(head, dtype=cp.int32)
     dense -= 1
-    owner_ids = owners[positions(head)]
+    owner_ids = owners[cp.flatnonzero(head)]
     del head, owners
     if first:
         owner_ids += first

@@ -38,7 +38,7 @@ import numpy as np
 
 from tricount.gpu.device import cupy
 from tricount.prep.upper import rows_by_steps
-from tricount.prep.xp import array_namespace, pinned_empty
+from tricount.prep.xp import array_namespace
 
 __all__ = ["Chunk", "DeviceCSR", "DeviceRows", "HostCSR", "CachedHostCSR", "cached_rows",
            "chunk_bounds", "stage_csr_to_device",
@@ -220,13 +220,13 @@ class HostCSR:
         return int(self.indptr.shape[0]) - 1
 
     def _open(self):
-        cp = cupy()
+        cp, cupyx = cupy(), _cupyx()
         self.device = cp.cuda.Device()
         self.copy_stream = cp.cuda.Stream(non_blocking=True)
         self._filler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tricount-stage")
         idx = self.indices.dtype
-        self._slots = [{"pinned": (pinned_empty(cp, self.stage_rows + 1, np.int64),
-                                   pinned_empty(cp, self.stage_entries, idx)),
+        self._slots = [{"pinned": (cupyx.empty_pinned(self.stage_rows + 1, dtype=np.int64),
+                                   cupyx.empty_pinned(self.stage_entries, dtype=idx)),
                         "device": (cp.empty(self.stage_rows + 1, dtype=cp.int64),
                                    cp.empty(self.stage_entries, dtype=idx)),
                         "copied": None, "released": None} for _ in range(STAGE_SLOTS)]
@@ -383,6 +383,12 @@ class CachedHostCSR:
     def close(self) -> None:
         self._cache = None
         self.host.close()
+
+
+def _cupyx():
+    import cupyx  # CuPy's companion package: imported with it, on first use
+
+    return cupyx
 
 
 #: Host CSRs whose entries take at least this many bytes go to the device through the

@@ -32,7 +32,6 @@ from tricount.gpu.methods.hash import DEFAULT_DEFINES as HASH_DEFINES
 from tricount.gpu.methods.hash import hash_kernel, plan_tasks, task_grid
 from tricount.gpu.plan import HashShape
 from tricount.gpu.prepare import plan_partners
-from tricount.prep.xp import pinned_empty
 
 __all__ = ["GpuLister", "batch_rows", "iter_columns_gpu", "list_triangles_gpu"]
 
@@ -156,13 +155,15 @@ def iter_columns_gpu(oriented, labels, chunk_size: int, **tunables):
 def _stream(lister, chunk_size: int, *, rows: bool):
     """The chunks of ``lister`` as views of pinned memory: ``(k, 3)`` when ``rows``, else
     ``(3, k)`` (the module doc's streaming; iter_columns_gpu's contract)."""
+    import cupyx
+
     cp = cupy()
     n = lister.n_triangles
     if n == 0:
         return
     batch = batch_rows(n, chunk_size, free_device_bytes())
     device = [cp.empty(3 * min(batch, n), dtype=cp.int64) for _ in range(min(2, -(-n // batch)))]
-    host = [pinned_empty(cp, 3 * min(chunk_size, n), np.int64)
+    host = [cupyx.empty_pinned(3 * min(chunk_size, n), dtype=np.int64)
             for _ in range(1 if chunk_size >= n else 2)]
     compute, copier = cp.cuda.Stream(), cp.cuda.Stream()
     written, freed = [None] * len(device), [None] * len(device)

@@ -38,7 +38,6 @@ import numpy as np
 
 from tricount.errors import BackendUnavailableError, UnsupportedGraphError
 from tricount.io._parse import EdgeText
-from tricount.prep.xp import pinned_empty
 
 __all__ = ["DeviceEdges", "read_graph_gpu"]
 
@@ -59,6 +58,12 @@ def _cupy():
         raise BackendUnavailableError("device 'gpu' is unavailable: CuPy is not installed; "
                                       "load with device='cpu'") from None
     return cupy
+
+
+def _cupyx():
+    import cupyx
+
+    return cupyx
 
 
 def plan_capacity(m: int, chunk_bytes: int, file_bytes: int | None) -> int:
@@ -134,8 +139,8 @@ class DeviceEdges(EdgeText):
         pinned = self._pinned[slot]
         if pinned is None or pinned[0].shape[0] < m:
             room = int(PINNED_SLACK * m) + 1
-            pinned = (pinned_empty(self._cp, room, self.dtype),
-                      pinned_empty(self._cp, room, self.dtype))
+            pinned = (_cupyx().empty_pinned(room, dtype=self.dtype),
+                      _cupyx().empty_pinned(room, dtype=self.dtype))
             self._pinned[slot] = pinned
         src_h, dst_h = pinned[0][:m], pinned[1][:m]
         fill(src_h, dst_h)  # the parser's gather writes straight into pinned memory

@@ -27,7 +27,7 @@ import numpy as np
 from tricount.errors import InvalidEdgesError, UnsupportedGraphError, check_count
 from tricount.prep.accel import lookup
 from tricount.prep.orient import pair_keys, split_keys
-from tricount.prep.xp import array_namespace, flatnonzero, index_dtype
+from tricount.prep.xp import array_namespace, index_dtype
 
 MAX_INT64 = np.iinfo(np.int64).max
 # Keys pack (lo * n + hi) << 1 into 64 bits: n * n * 2 must stay below 2**64.
@@ -172,7 +172,7 @@ def compact_ids(src, dst):
         present = xp.zeros(max_id + 1, dtype=xp.bool_)
         present[src] = True
         present[dst] = True
-        vertex_ids = flatnonzero(present).astype(xp.int64)
+        vertex_ids = xp.flatnonzero(present).astype(xp.int64)
         if vertex_ids.shape[0] == max_id + 1:  # already compact: identity map
             return vertex_ids, src, dst
         new_id = xp.cumsum(present, dtype=xp.int64) - 1

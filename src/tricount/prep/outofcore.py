@@ -64,7 +64,7 @@ from tricount.errors import (BackendUnavailableError, InvalidArgumentError, Inva
 from tricount.prep.accel import lookup
 from tricount.prep.canonical import (DENSE_ID_FACTOR, MAX_INT64, check_vertex_count,
                                      validate_edge_arrays)
-from tricount.prep.xp import array_namespace, bits_for, flatnonzero, index_dtype, to_host
+from tricount.prep.xp import array_namespace, bits_for, index_dtype, to_host
 
 __all__ = ["BuildPlan", "BoundedBuild", "ArrayChunks", "build_bounded", "in_memory_bytes",
            "needs_bounded_build", "available_memory"]
@@ -378,7 +378,7 @@ class _Survey:
             self.shift += 1
         m = int(s.shape[0])
         if self.dense and top >= self._dense_limit(self.lines + m):
-            self.pieces, self.merged = [flatnonzero(self.present).astype(xp.uint64)], 0
+            self.pieces, self.merged = [xp.flatnonzero(self.present).astype(xp.uint64)], 0
             self.present, self.dense = xp.zeros(0, dtype=xp.uint8), False
         if self.dense and top >= self.present.shape[0]:
             size = max(top + 1, min(2 * self.present.shape[0], self._dense_limit(0)))
@@ -411,7 +411,7 @@ class _Survey:
             return xp.arange(self.fixed, dtype=xp.int64), None, False, hist
         if self.dense:
             present = self.present[: self.max_id + 1]
-            vertex_ids = flatnonzero(present).astype(xp.int64)
+            vertex_ids = xp.flatnonzero(present).astype(xp.int64)
             rank = None
             if vertex_ids.shape[0] < present.shape[0]:  # gaps: table ids -> compact ids
                 wide = present.shape[0] >= 2**31

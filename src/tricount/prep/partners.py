@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from tricount.errors import UnsupportedGraphError
 from tricount.prep.orient import row_starts
-from tricount.prep.xp import array_namespace, bits_for, flatnonzero
+from tricount.prep.xp import array_namespace, bits_for
 
 __all__ = ["PartnerPlan", "plan_partners", "plan_from_pairs", "Tasks", "split_tasks",
            "tasks_from_starts"]
@@ -141,7 +141,7 @@ def split_tasks(plan, out_degree, max_probes: int) -> Tasks:
 def tasks_from_starts(plan, starts, out_degree) -> Tasks:
     """The tasks that begin at the pairs flagged in ``starts`` (the first pair is flagged)."""
     xp = array_namespace(plan.ptr)
-    begin = flatnonzero(starts)
+    begin = xp.flatnonzero(starts)
     end = xp.empty_like(begin)
     end[:-1] = begin[1:]
     end[-1] = plan.n_pairs

@@ -26,7 +26,7 @@ import functools
 
 from tricount._threads import parallel_region
 from tricount.prep.orient import OrientedCSR
-from tricount.prep.xp import array_namespace, flatnonzero
+from tricount.prep.xp import array_namespace
 
 __all__ = ["LazyRowsCSR", "UpperCSR", "coo_rows", "rows_by_steps"]
 
@@ -102,7 +102,7 @@ def rows_by_steps(xp, indptr, m: int, dtype):
     >>> rows_by_steps(np, np.array([0, 0, 2, 2, 3]), 3, np.int32).tolist()
     [1, 1, 3]
     """
-    nonempty = flatnonzero(indptr[1:] > indptr[:-1])
+    nonempty = xp.flatnonzero(indptr[1:] > indptr[:-1])
     steps = nonempty.copy()
     steps[1:] -= nonempty[:-1]
     marks = xp.zeros(m, dtype=dtype)

@@ -1,11 +1,4 @@
-"""Pick the array module (NumPy or CuPy) an array belongs to, without importing CuPy; the few
-array helpers written once for both.
-
-CuPy's ``nonzero`` family and ``cupyx.empty_pinned`` import ``cupyx``, which imports SciPy:
-0.33-0.48 s of a process's first GPU count on an H100 host (device run 68, 2026-11-26:
-``flatnonzero``'s first call 0.33-0.44 s, its second 0.4 ms). :func:`flatnonzero` and
-:func:`pinned_empty` give the same arrays without that import.
-"""
+"""Pick the array module (NumPy or CuPy) an array belongs to, without importing CuPy."""
 
 from __future__ import annotations
 
@@ -25,28 +18,6 @@ def array_namespace(*arrays):
 
             return cupy
     return np
-
-
-def flatnonzero(a):
-    """``numpy.flatnonzero(a)`` for a NumPy or CuPy array; on the GPU by the preparation's
-    own compaction (:func:`tricount.gpu.prepare.keys.positions`, found through
-    :mod:`tricount.prep.accel`), which imports neither cupyx nor SciPy."""
-    xp = array_namespace(a)
-    if xp is not np:
-        from tricount.prep.accel import lookup
-
-        twin = lookup(xp, "flatnonzero")
-        if twin is not None:
-            return twin(a)
-    return xp.flatnonzero(a)
-
-
-def pinned_empty(cupy, count: int, dtype) -> np.ndarray:
-    """A NumPy array of ``count`` elements of ``dtype`` in page-locked host memory from
-    CuPy's pinned pool (what ``cupyx.empty_pinned`` returns, without importing cupyx)."""
-    dtype = np.dtype(dtype)
-    memory = cupy.cuda.alloc_pinned_memory(max(1, int(count)) * dtype.itemsize)
-    return np.ndarray((int(count),), dtype=dtype, buffer=memory)
 
 
 def to_host(a):

@@ -35,15 +35,10 @@
 #define TC_HIST_T unsigned long long  // tc_prep_histogram's counters ("unsigned int": 32-bit)
 #endif
 
-#ifndef TC_INDEX_T
-#define TC_INDEX_T long long  // tc_prep_positions' running count ("int" below 2^31 flags)
-#endif
-
 #include "common.cuh"
 
 typedef unsigned long long packed_t;
 typedef TC_HIST_T hist_t;
-typedef TC_INDEX_T index_t;
 #define TC_DROP (~0ull)
 
 __device__ __forceinline__ long long tc_first_index() {
@@ -198,15 +193,4 @@ extern "C" __global__ void tc_prep_histogram(const vertex_t* __restrict__ ids, l
                                              hist_t* __restrict__ counts) {
     for (long long i = tc_first_index(); i < n_ids; i += tc_stride())
         atomicAdd(counts + ids[i], (hist_t)1);
-}
-
-// The positions of the set flags, in increasing order (numpy.flatnonzero's):
-// running is the inclusive running count of the flags (0 or 1 each), so flag
-// i, when set, is the running[i]-th set one and goes to out[running[i] - 1].
-// One thread per flag; every output slot is written exactly once.
-extern "C" __global__ void tc_prep_positions(const unsigned char* __restrict__ flags,
-                                             const index_t* __restrict__ running, long long n,
-                                             long long* __restrict__ out) {
-    for (long long i = tc_first_index(); i < n; i += tc_stride())
-        if (flags[i]) out[running[i] - 1] = i;
 }

@@ -32,7 +32,7 @@ from tricount.gpu.device import (ceil_div, cupy, free_device_bytes, kernel_array
                                  read_count, require_memory, resident_grid)
 from tricount.gpu.plan import (GLOBAL_BITMAP_MEMORY_SHARE, ID_ORDERED, BitwedgeShape,
                                bitmap_bytes)
-from tricount.gpu.prepare import plan_partners, positions
+from tricount.gpu.prepare import plan_partners
 
 __all__ = ["count_bitwedge", "wedge_pairs", "kernel_defines", "DEFAULT_DEFINES"]
 
@@ -68,7 +68,7 @@ def wedge_pairs(oriented, pairs: str = "owner"):
         work[indptr[1:][out_degree > 0] - 1] = 0
     else:
         work[out_degree[rows] < 2] = 0
-    keep = positions(work)
+    keep = cp.flatnonzero(work)
     before = cp.zeros(keep.shape[0] + 1, dtype=cp.int64)
     cp.cumsum(work[keep], out=before[1:])
     return rows[keep], cols[keep], before

@@ -22,17 +22,14 @@ from tricount.gpu.chunks import stage_csr_to_device
 from tricount.gpu.device import free_device_bytes
 from tricount.gpu.prepare.fused import (count_ids, fused_canonical_edges, orient_by_rank,
                                         plan_partners, split_tasks)
-from tricount.gpu.prepare.keys import positions
 from tricount.gpu.prepare.outofcore import device_buckets
 from tricount.gpu.prepare.sliced import SlicedCSR, orient_by_rank_sliced, plan_slices
 
 __all__ = ["orient", "fused_canonical_edges", "count_ids", "orient_by_rank", "plan_partners",
-           "positions", "split_tasks", "orient_by_rank_sliced", "plan_slices", "SlicedCSR", "TWINS"]
+           "split_tasks", "orient_by_rank_sliced", "plan_slices", "SlicedCSR", "TWINS"]
 
 #: The fused twins of portable preparation steps, found through :mod:`tricount.prep.accel`.
 TWINS = {"canonical_edges": fused_canonical_edges, "count_ids": count_ids,
-         # numpy.flatnonzero without CuPy's nonzero (which imports cupyx and SciPy)
-         "flatnonzero": positions,
          # the bounded build's buckets sorted on the device, and the room it has
          "outofcore": device_buckets, "free_bytes": free_device_bytes,
          # a large host CSR's copy through the pinned staging buffers

@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from tricount.gpu.device import c_type, cupy, out_of_memory
-from tricount.gpu.prepare.keys import (distinct_pairs, edge_layout, plan_layout, positions,
-                                      rank_layout, run_prep)
+from tricount.gpu.prepare.keys import (distinct_pairs, edge_layout, plan_layout, rank_layout,
+                                      run_prep)
 from tricount.prep import orient as portable_orient
 from tricount.prep import partners as portable_partners
 from tricount.prep.canonical import (DENSE_ID_FACTOR, CanonicalEdges, check_vertex_count,
@@ -89,7 +89,7 @@ def _canonical_edges(src, dst, n_vertices):
     lo, hi, counts = distinct_pairs(keys, layout, np.int32, present=present)
     del keys
     if mark:
-        vertex_ids = positions(present)
+        vertex_ids = cp.flatnonzero(present)
         if vertex_ids.shape[0] < top + 1:  # ids with gaps: rename, keeping the order
             new_id = cp.cumsum(present, dtype=cp.int32) - 1
             lo, hi = new_id[lo], new_id[hi]

@@ -26,7 +26,7 @@ from tricount.gpu.device import c_type, cupy, launch_grid_stride
 from tricount.prep.xp import bits_for
 
 __all__ = ["KeyLayout", "edge_layout", "rank_layout", "plan_layout", "distinct_pairs",
-           "positions", "run_prep", "run_slice",
+           "run_prep", "run_slice",
            "prep_defines", "slice_defines", "DEFAULT_DEFINES", "PREP_BLOCK_SIZE"]
 
 #: Threads per block of every preparation kernel: grid-stride passes, not tuned.
@@ -36,10 +36,10 @@ WIDE_HISTOGRAM = "unsigned long long"
 
 
 def prep_defines(*, vertex_t: str = "int", mark: bool = False, gather: bool = False,
-                 hist_t: str = WIDE_HISTOGRAM, index_t: str = "long long") -> dict:
+                 hist_t: str = WIDE_HISTOGRAM) -> dict:
     """Every define of ``kernels/prep.cu``."""
     return {"block_size": PREP_BLOCK_SIZE, "vertex_t": vertex_t, "mark": int(mark),
-            "gather": int(gather), "hist_t": hist_t, "index_t": index_t}
+            "gather": int(gather), "hist_t": hist_t}
 
 
 def slice_defines(*, vertex_t: str = "int") -> dict:
@@ -92,25 +92,6 @@ class KeyLayout:
         return high, low
 
 
-def positions(a):
-    """``numpy.flatnonzero(a)`` of a CuPy array (int64): the running count of its nonzero
-    entries (CuPy's cumsum, 32-bit below 2^31 entries), then one scatter
-    (``tc_prep_positions``). CuPy's own ``nonzero`` imports cupyx, and through it SciPy,
-    at its first call in a process (``tricount.prep.xp``)."""
-    cp = cupy()
-    a = cp.ascontiguousarray(a).ravel()
-    n = int(a.shape[0])
-    flags = (a if a.dtype == cp.bool_ else a != 0).view(cp.uint8)
-    narrow = n < 2**31 - 1
-    running = cp.cumsum(flags, dtype=cp.int32 if narrow else cp.int64)
-    count = int(running[-1]) if n else 0
-    out = cp.empty(count, dtype=cp.int64)
-    if count:
-        run_prep("tc_prep_positions", n, (flags, running, np.int64(n), out),
-                 index_t="int" if narrow else "long long")
-    return out
-
-
 def distinct_pairs(keys, layout: KeyLayout, dtype, *, present=None):
     """Sort edge keys in place and decode each distinct pair once, in order:
     ``(lo, hi, counts)``, ``counts`` (on the device) holding the distinct keys (the
@@ -121,9 +102,9 @@ def distinct_pairs(keys, layout: KeyLayout, dtype, *, present=None):
     first_pair = cp.empty(n, dtype=cp.uint8)
     counts = cp.zeros(2, dtype=cp.uint64)
     run_prep("tc_prep_pair_flags", n, (keys, np.int64(n), first_pair, counts))
-    where = positions(first_pair)
+    positions = cp.flatnonzero(first_pair)
     del first_pair
-    lo, hi = layout.decode(keys, int(where.shape[0]), dtype, positions=where,
+    lo, hi = layout.decode(keys, int(positions.shape[0]), dtype, positions=positions,
                            present=present)
     return lo, hi, counts
 
