@@ -203,6 +203,33 @@ class TestNeverOverTheInput:
         code, _, err = run_cli(capsys, "bench", "complete:n=5", "--out", tmp_path)
         assert code == 2 and "is an existing folder" in err
 
+    def test_user_time_out_is_checked_before_the_run(self, tmp_path, capsys, monkeypatch):
+        # The user-time table is minutes of fresh processes: a prefix it cannot use (an
+        # existing folder, a folder path through a file) is refused before anything runs.
+        from tricount.bench import usertime
+
+        monkeypatch.setattr(usertime, "user_time", lambda *a, **k: pytest.fail("ran"))
+        graph = write_text(tmp_path / "k4.txt", "0 1\n0 2\n0 3\n1 2\n1 3\n2 3\n")
+        code, _, err = run_cli(capsys, "bench", "--user-time", graph, "--out", tmp_path)
+        assert code == 2 and "is an existing folder" in err
+        code, _, err = run_cli(capsys, "bench", "--user-time", graph, "--out",
+                               tmp_path / "k4.txt" / "run")
+        assert code == 2 and "cannot create its folder" in err
+
+    def test_user_time_writes_its_table_into_a_new_folder(self, tmp_path, capsys, monkeypatch):
+        from tricount.bench import usertime
+
+        floor = usertime._Cell([{"wall_s": 0.2, "cpu_s": 0.2, "stdout": "", "ok": True}])
+        monkeypatch.setattr(usertime, "user_time",
+                            lambda *a, **k: {"import": floor, "rows": []})
+        graph = write_text(tmp_path / "k4.txt", "0 1\n0 2\n0 3\n1 2\n1 3\n2 3\n")
+        prefix = tmp_path / "new" / "deeper" / "user"
+        code, out, _ = run_cli(capsys, "bench", "--user-time", graph, "--sides", "auto",
+                               "--out", prefix)
+        assert code == 0
+        assert (prefix.parent / "user.md").read_text().strip() == out.strip()
+        assert (prefix.parent / "user.json").read_text() == "[]\n"
+
 
 def _cli(*argv, stdout=subprocess.PIPE):
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))

@@ -241,6 +241,11 @@ def main(argv=None) -> int:
     parser.add_argument("--no-gpu", action="store_true", help="skip the GPU's sides")
     parser.add_argument("--out", default=None, help="write OUT.md and OUT.json")
     args = parser.parse_args(argv)
+    paths = None
+    if args.out:  # checked, and its folder made, before anything is timed
+        from tricount.io.output import prefixed_outputs
+
+        paths = prefixed_outputs(args.out, (".md", ".json"), args.paths)
     gpu = False
     if not args.no_gpu:
         from tricount.gpu import probe
@@ -257,12 +262,14 @@ def main(argv=None) -> int:
                        progress=lambda text: print(text, file=sys.stderr, flush=True))
     text = markdown(result, sides, command=" ".join(["tricount bench --user-time",
                                                      *(argv or sys.argv[1:])]))
-    if args.out:
-        Path(f"{args.out}.md").write_text(text)
+    if paths:
+        from tricount.io.output import write_bytes
+
         records = [{"path": r["path"], "answers": r["answers"],
                     "warm": {k: c.runs for k, c in r["warm"].items()},
                     "cold": {k: c.runs for k, c in r["cold"].items()}} for r in result["rows"]]
-        Path(f"{args.out}.json").write_text(json.dumps(records, indent=1, default=str) + "\n")
+        write_bytes(paths[0], text.encode())  # each whole or not at all
+        write_bytes(paths[1], (json.dumps(records, indent=1, default=str) + "\n").encode())
     print(text)
     return 0 if all(_agree(r["answers"]) for r in result["rows"]) else 4
 

@@ -12,10 +12,8 @@ that failed to run), 3 backend unavailable, 4 verification failed.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import sys
-from pathlib import Path
 
 from tricount.cli import options
 
@@ -104,22 +102,10 @@ def command_line(args) -> str:
 def output_paths(args) -> list:
     """``PREFIX.jsonl``, ``PREFIX.md`` (and ``PREFIX.png`` unless --no-plot); checked
     before the run: PREFIX must not be an existing folder, no output an input graph."""
-    from tricount.io.output import OutputError, check_outputs
+    from tricount.io.output import prefixed_outputs
 
-    prefix = Path(args.out)
-    if args.out.endswith(os.sep) or prefix.is_dir():
-        raise OutputError(f"{args.out}: is an existing folder; --out takes a file prefix "
-                          f"(e.g. {os.path.join(args.out.rstrip(os.sep) or '.', 'run')}), "
-                          "and writes PREFIX.jsonl, PREFIX.md and PREFIX.png")
     suffixes = (".jsonl", ".md") + (() if args.no_plot else (".png",))
-    paths = [prefix.with_name(prefix.name + s) for s in suffixes]
-    check_outputs(paths, [g for g in args.graphs if os.path.exists(g)])
-    try:  # the folder now, so that a file in its way is refused before the run
-        prefix.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"{args.out}: cannot create its folder {prefix.parent}: "
-                          f"{exc.strerror or exc}") from None
-    return paths
+    return prefixed_outputs(args.out, suffixes, args.graphs)
 
 
 def write_outputs(paths, result, report, progress) -> None:

@@ -102,6 +102,38 @@ def check_outputs(outputs, inputs) -> None:
             raise OutputError(f"{out}: is a directory; expected a file name to write")
 
 
+def prefixed_outputs(prefix: str, suffixes, inputs=()) -> list:
+    """The files ``PREFIX + suffix`` of a command's ``--out PREFIX``, checked before any
+    work: PREFIX must not be an existing folder, no output may be an input
+    (:func:`check_outputs`), and PREFIX's folder is created now, so that a file in its way
+    is refused before the run rather than after it. Raises :class:`OutputError`.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> [os.path.basename(p) for p in prefixed_outputs(os.path.join(folder, "new", "run"),
+    ...                                                (".md", ".json"))]
+    ['run.md', 'run.json']
+    >>> os.path.isdir(os.path.join(folder, "new"))
+    True
+    """
+    from pathlib import Path
+
+    path = Path(prefix)
+    if prefix.endswith(os.sep) or path.is_dir():
+        example = os.path.join(prefix.rstrip(os.sep) or ".", "run")
+        raise OutputError(f"{prefix}: is an existing folder; --out takes a file prefix "
+                          f"(e.g. {example}), and writes "
+                          + ", ".join(f"PREFIX{s}" for s in suffixes))
+    paths = [path.with_name(path.name + s) for s in suffixes]
+    check_outputs(paths, [g for g in inputs if os.path.exists(g)])
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{prefix}: cannot create its folder {path.parent}: "
+                          f"{exc.strerror or exc}") from None
+    return paths
+
+
 def _target(path: str) -> str:
     """The file a write to ``path`` replaces: symbolic links followed."""
     return os.path.realpath(path) if os.path.islink(path) else path
