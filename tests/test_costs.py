@@ -96,6 +96,19 @@ class TestChoose:
         roomy = dataclasses.replace(offered, numpy_max_bytes=32 << 20)
         assert choose(SOC_EPINIONS_FILE, roomy).parser == "numpy"
 
+    def test_a_small_csv_compiles_nothing(self):
+        # pyarrow, polars or Python read a CSV and NumPy builds it while it fits: the NumPy
+        # count's route starts no Numba; past the build's cap, the build's kernels load.
+        small = Workload("text", 5_000, 20_000, text_bytes=300_000, format="csv")
+        route = choose(small, FIRST_RUN)
+        assert (route.backend, route.method) == ("cpu", "numpy")
+        assert not any("Numba" in w or "kernels" in w for w, _ in route.steps)
+        large = Workload("text", 10**6, 2 * tricount.io.NUMPY_BUILD_MAX_LINES,
+                         text_bytes=10**9, format="csv")
+        numpy_count = [r for r in candidates(large, FIRST_RUN, backend="cpu")
+                       if r.method == "numpy"][0]
+        assert any("build kernels" in w for w, _ in numpy_count.steps)
+
     def test_io_offers_what_it_reads(self):
         warmth = facts.observe()
         assert warmth.numpy_formats == frozenset(tricount.io.NUMPY_PARSE_FORMATS)

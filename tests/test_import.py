@@ -27,6 +27,28 @@ def test_documented_submodules_load_on_first_use():
     assert out.stdout.split()[-2:] == ["True", "True"]
 
 
+def test_a_small_table_of_names_loads_neither_numba_nor_pandas(tmp_path):
+    # CSV and Parquet readers compile nothing, so a small file of them is built by NumPy,
+    # and its names are ranked by NumPy: pyarrow's first compute call imports pandas.
+    pytest.importorskip("pyarrow")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "g.csv").write_text("source,target\nalice,bob\nbob,carol\ncarol,alice\n")
+    pq.write_table(pa.table({"source": ["alice", "bob", "carol"],
+                             "target": ["bob", "carol", "alice"]}), tmp_path / "g.parquet")
+    for name in ("g.csv", "g.parquet"):
+        code = (
+            "import sys, tricount; "
+            f"g = tricount.load_graph({str(tmp_path / name)!r}); "
+            "print(tricount.count_triangles(g, backend='cpu'), list(g.vertex_ids), "
+            "sorted(m for m in ('numba', 'pandas') if m in sys.modules))"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True)
+        assert out.stdout.strip() == "1 ['alice', 'bob', 'carol'] []", name
+
+
 def test_without_cupy_the_probe_answers_from_one_lookup(monkeypatch):
     # A failed import searches every path again (0.1 ms of every small listing): the
     # probe asks importlib once per process instead.

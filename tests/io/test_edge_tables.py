@@ -80,6 +80,17 @@ def _blocking(*modules):
 READERS = {"pyarrow": (), "polars": ("pyarrow",), "python": ("pyarrow", "polars")}
 
 
+@pytest.fixture(params=["small", "large"], autouse=True)
+def names_route(request, monkeypatch):
+    """Every test twice: names ranked the way a small table's are (NumPy's ``unique``), and
+    the way a large one's are (pyarrow's dictionary encoding, polars' ``unique``)."""
+    from tricount.io import _columns
+
+    if request.param == "large":
+        monkeypatch.setattr(_columns, "ARROW_NAMES_MIN_ROWS", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("reader", sorted(READERS))
 @pytest.mark.parametrize("name", sorted(FILES))
 def test_every_file_every_reader(name, reader, tmp_path, monkeypatch):

@@ -42,6 +42,7 @@ from tricount.backends.facts import Warmth, Workload
 from tricount.cpu import CPU_METHODS
 from tricount.cpu.wedge_numpy import DENSE_MAX_CELLS
 from tricount.gpu.plan import fits_short_route
+from tricount.io import NUMBA_FREE_FORMATS, NUMPY_BUILD_MAX_LINES
 from tricount.prep.orient import PARALLEL_MIN_EDGES, PARALLEL_STARTED_MIN_EDGES
 
 __all__ = ["Workload", "Costs", "Route", "COSTS", "PROVENANCE", "routes", "candidates",
@@ -309,7 +310,14 @@ def _read(steps: _Steps, w: Workload, parser: str) -> None:
     if w.kind == "text":
         if w.compressed:
             steps.add("decompress", c.inflate_s_per_byte * w.text_bytes)
-        if parser == "numba":
+        if w.format in NUMBA_FREE_FORMATS:  # a table (CSV): read by pyarrow, polars or Python
+            steps.parallel("parse", c.parse_numba_s_per_byte * w.text_bytes)
+            if lines <= NUMPY_BUILD_MAX_LINES and not steps.warmth.numba_started:  # by NumPy
+                steps.add("build", c.build_numpy_s_per_line * lines)
+            else:
+                steps.kernels("build")
+                steps.parallel("build", c.build_numba_s_per_line * lines)
+        elif parser == "numba":
             steps.kernels("parse", "build")
             steps.parallel("parse", c.parse_numba_s_per_byte * w.text_bytes)
             steps.parallel("build", c.build_numba_s_per_line * lines)

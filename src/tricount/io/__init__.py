@@ -14,7 +14,8 @@ what was expected. One path, walked forward::
          ─detect.resolve_format─▶ format
          ─<format>.read─▶ EdgeText (edge chunks; repeats merged when memory asks)
          ─CSRGraph.from_chunks (prep.build)─▶ CSRGraph
-    SNAP with parser="numpy" (or "auto" below the cap): ─snap_numpy.read─▶ EdgeText
+    SNAP with parser="numpy" (or "auto" below the cap), and CSV, Parquet, Arrow, .npy
+    (whose readers compile nothing) up to NUMPY_BUILD_MAX_LINES edges: ─read─▶ EdgeText
          ─CSRGraph.from_chunks(builder="numpy") (prep.canonical)─▶ CSRGraph: no Numba
     .tcsr: ─native.read (copied, every block checksummed)─▶ CSRGraph
     device="gpu", text: ─<format>.read into gpu_stream.DeviceEdges (pinned double
@@ -95,6 +96,11 @@ NUMPY_PARSE_FORMATS = ("snap",)
 #: The NumPy build holds every line at once: it builds at most this many (a line of
 #: text is 4 bytes at least, so a text under the parse cap always fits).
 NUMPY_BUILD_MAX_LINES = NUMPY_PARSE_MAX_BYTES // 4
+#: Formats whose readers compile nothing (pyarrow, polars, NumPy or Python read them): their
+#: edges are built by NumPy too while they fit, unless Numba has started already, so a
+#: process that reads one loads no Numba (its start and the build's cached kernels: 0.14 s
+#: and more on the 2-core machine).
+NUMBA_FREE_FORMATS = ("csv", "parquet", "arrow", "numpy")
 _TEXT_SUFFIXES = (".txt", ".tsv", ".el", ".edges", ".edgelist", ".snap")
 
 
@@ -169,8 +175,13 @@ def _read(source, name, format, progress, device, t0, parser="auto") -> LoadedGr
     from tricount.io._parse import check_symmetric
 
     n_entries = sink.n_entries
-    # The NumPy parser's graph is built by NumPy too (nothing compiles), while it fits.
-    builder = "numpy" if parser == "numpy" and sink.n_held <= NUMPY_BUILD_MAX_LINES else "numba"
+    # What the NumPy parser read is built by NumPy too (nothing compiles), while it fits; so
+    # is what a reader of NUMBA_FREE_FORMATS read, unless Numba has started in this process
+    # already (its parallel build is then the faster).
+    from tricount._threads import numba_started
+
+    numba_free = parser == "numpy" or (fmt_read in NUMBA_FREE_FORMATS and not numba_started())
+    builder = "numpy" if numba_free and sink.n_held <= NUMPY_BUILD_MAX_LINES else "numba"
     with Ticker(f"building the graph of {name}", progress):
         graph = CSRGraph.from_chunks(sink.chunks, max_id=sink.max_id,
                                      n_vertices=declared.n_vertices, id_base=declared.id_base,

@@ -7,7 +7,7 @@ text, the distinct names are sorted, and each name's rank is its id; the
 names themselves become the graph's ``vertex_ids``, so every output shows
 them. With pyarrow the names are dictionary-encoded in C++ (one pass, then a
 sort of the distinct names only); with polars, its ``unique`` and a binary
-search; otherwise NumPy's ``unique``.
+search; otherwise, and for small tables, NumPy's ``unique``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,10 @@ __all__ = ["COLUMN_PAIRS", "pick_columns", "add_edge_columns"]
 
 #: Column names read as an edge's two ends, in order of preference (compared lowercased).
 COLUMN_PAIRS = (("source", "target"), ("src", "dst"), ("u", "v"))
+#: Tables of names up to this many rows take NumPy's ``unique`` even from pyarrow: the first
+#: ``pyarrow.compute`` call of a process imports pandas (0.17 s on the 2-core machine,
+#: 2026-11-26), which is most of a small file's read.
+ARROW_NAMES_MIN_ROWS = 1 << 16
 
 
 def pick_columns(names, *, exclude=None, first_two: bool = True):
@@ -89,8 +93,25 @@ def _chunks(column):
     return column.chunks if hasattr(column, "chunks") else [column]
 
 
+def _text_cells(column) -> np.ndarray | None:
+    """A column as NumPy text; None when a cell is null. A pyarrow column goes through a
+    Python list: NumPy's conversion of a chunked array imports pandas."""
+    if hasattr(column, "null_count"):  # pyarrow
+        if column.null_count:
+            return None
+        import pyarrow as pa
+
+        if not pa.types.is_string(column.type):  # binary, large or dictionary-encoded text
+            column = column.cast(pa.string())
+        column = column.to_pylist()
+    return np.asarray(column).astype(str)
+
+
 def _names_numpy(src, dst):
-    both = np.concatenate([np.asarray(src).astype(str), np.asarray(dst).astype(str)])
+    cells = [_text_cells(src), _text_cells(dst)]
+    if cells[0] is None or cells[1] is None:
+        return None  # an empty cell
+    both = np.concatenate(cells)
     if (np.char.str_len(both) == 0).any():
         return None  # an empty cell
     names, ids = np.unique(both, return_inverse=True)
@@ -131,7 +152,7 @@ def add_edge_columns(path, src, dst, sink, *, consumed: int = 0):
     if _is_text(src) or _is_text(dst):
         if _is_polars(src):
             named = _names_polars(src, dst)
-        elif hasattr(src, "type") and hasattr(dst, "type"):
+        elif hasattr(src, "type") and hasattr(dst, "type") and len(src) > ARROW_NAMES_MIN_ROWS:
             named = _names_arrow(src, dst)
         else:
             named = _names_numpy(src, dst)
