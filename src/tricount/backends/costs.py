@@ -8,8 +8,8 @@ lines built, edges oriented and counted, bytes copied). ``auto`` takes the
 route with the smallest total, so a small graph goes to the CPU when the CPU
 answers first, and the GPU wins where its per-edge speed pays for its start.
 
-Pure: :class:`~tricount.backends.facts.Workload` (what is counted, from cheap facts: sizes, file bytes)
-and :class:`~tricount.backends.facts.Warmth` (what this process and the disk
+Pure: :class:`~tricount.backends.facts.Workload` (what is counted, from cheap facts:
+sizes, file bytes) and :class:`~tricount.backends.facts.Warmth` (what this process and the disk
 caches already hold) in, :class:`Route` objects out; tested on the CPU with
 given statistics (``tests/test_costs.py``). :data:`COSTS` holds the constants,
 each measured, with the machine, date and command in :data:`PROVENANCE`;
@@ -20,7 +20,8 @@ put in a JSON file named by ``TRICOUNT_COSTS``.
 The model is coarse by design: the work of a count is known only after
 orienting, so it is predicted from the mean degree; a file's edges from its
 size. Its job is to order routes whose totals differ by fixed costs of 0.3-5 s
-(Numba's and CuPy's start, compilation), which it does from the facts of :mod:`tricount.backends.facts`;
+(Numba's and CuPy's start, compilation), which it does from the facts of
+:mod:`tricount.backends.facts`;
 ``tricount bench --user-time`` measures how close the pick comes to the best.
 
 >>> w = Workload("host", n_vertices=34, n_edges=78)

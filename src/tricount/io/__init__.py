@@ -45,7 +45,8 @@ from tricount.io.snap import write_snap
 from tricount.io.source import open_source
 
 __all__ = ["load_graph", "read_graph", "read_edges", "write_graph", "write_snap",
-           "write_native", "write_native_edges", "graph_name", "output_format", "FORMATS", "OUTPUT_FORMATS",
+           "write_native", "write_native_edges", "graph_name", "output_format", "FORMATS",
+           "OUTPUT_FORMATS",
            "LoadedGraph", "PARSERS", "NUMPY_PARSE_FORMATS", "NUMPY_PARSE_MAX_BYTES"]
 
 _NAME_SUFFIXES = (".txt", ".tsv", ".csv", ".parquet", ".pq", ".arrow", ".feather", ".el", ".wel",
