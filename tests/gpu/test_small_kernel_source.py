@@ -19,9 +19,9 @@ KERNELS = Path(__file__).resolve().parents[2] / "src" / "tricount" / "gpu" / "ke
 VARIANTS = {
     "default": (),
     "tiny": ("-DTC_BLOCK_SIZE=32", "-DTC_WARP_SLOTS=32", "-DTC_SCAN_ITEMS=1",
-             "-DTC_TASK_LISTS=1", "-DTC_WEDGE_UNROLL=1"),
+             "-DTC_LIGHT_LIST=0", "-DTC_WEDGE_UNROLL=1"),
     "wide": ("-DTC_VERTEX_T=long long", "-DTC_BLOCK_SIZE=1024", "-DTC_WARP_SLOTS=4096",
-             "-DTC_TASK_LISTS=32", "-DTC_SCAN_ITEMS=16"),
+             "-DTC_LIGHT_LIST=32", "-DTC_SCAN_ITEMS=16"),
 }
 
 
@@ -39,17 +39,17 @@ def test_the_launcher_passes_every_define():
 
 
 def test_the_workspace_holds_every_part():
-    # tc_small_layout: header 4, degrees n, out-degrees n, tables 4m (the zeroed part),
-    # rows m, lists m, owners (one per task: at most m / TASK_LISTS + min(n, m)) and a spare.
+    # tc_small_layout: header 4, degrees n, out-degrees n, tables 4m (the zeroed part; the
+    # tables only for the hash count kernel), rows m, lists m, the slots' sources m.
     n, m = 1000, 5000
     assert small.zeroed_words(n, m) == 4 + 2 * n + 4 * m
-    assert small.workspace_words(n, m) == 4 + 2 * n + 6 * m + m // small.TASK_LISTS + n + 1
-    # Tasks: ceil(d+ / TASK_LISTS) per vertex with an out-list, whatever the out-degrees.
-    for out_degrees in ([m], [1] * m, [small.TASK_LISTS + 1] * (m // (small.TASK_LISTS + 1))):
-        tasks = sum(-(-d // small.TASK_LISTS) for d in out_degrees)
-        assert tasks <= small.max_tasks(len(out_degrees), sum(out_degrees))
+    assert small.zeroed_words(n, m, tables=False) == 4 + 2 * n
+    assert small.workspace_words(n, m) == 4 + 2 * n + 7 * m
     assert small.offset_words(n) == n + 1 + 1  # one tile of SCAN_TILE >= 1000 vertices
     assert small.offset_words(small.SCAN_TILE + 1) == small.SCAN_TILE + 2 + 2
+    # Tasks: TASKS_PER_WARP per warp of the count kernel's grid, never more than the slots.
+    assert small.n_tasks(1000, 5000) == 5000 and small.n_tasks(1, 1) == 1
+    assert small.n_tasks(2, 10**6) == 2 * (small.BLOCK_SIZE // 32) * small.TASKS_PER_WARP
     assert "#include" not in kernel_source("small")
 
 

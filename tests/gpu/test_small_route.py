@@ -144,6 +144,27 @@ def test_dense_core_with_long_and_short_lists():
     assert short_count(on_device(g)) == cpu_count(g)
 
 
+@pytest.mark.parametrize("light, per_warp", [(0, 1), (8, 4), (32, 3), (8, 64)])
+def test_light_lists_and_tasks_of_any_size(monkeypatch, light, per_warp):
+    # A slot whose source's list is at most LIGHT_LIST long is counted by its lane alone,
+    # the others in runs against the source's set; tasks of equal slots cut lists
+    # anywhere. Every source through a set (0), the default, lists of up to 32 in
+    # registers, and tasks from one a warp to more than the slots: a dense core (lists in
+    # global tables), a sparse rim (light lists), and a hub whose list is cut across tasks.
+    monkeypatch.setattr(small, "LIGHT_LIST", light)
+    monkeypatch.setattr(small, "TASKS_PER_WARP", per_warp)
+    monkeypatch.setattr(small, "_KERNELS", {})  # compiled again with this define
+    monkeypatch.setattr(small, "_WORKSPACES", {})
+    rng = np.random.default_rng(light + per_warp)
+    i, j = np.triu_indices(700, 1)
+    keep = rng.random(i.size) < 0.7
+    rim = rng.integers(700, 30_000, size=(60_000, 2))
+    src = np.concatenate([i[keep], rim[:, 0], rng.integers(0, 700, 8000)])
+    dst = np.concatenate([j[keep], rim[:, 1], rng.integers(700, 30_000, 8000)])
+    for g in (tricount.CSRGraph.from_edges(src, dst), complete_graph(40), hub_graph(3000)):
+        assert short_count(on_device(g)) == cpu_count(g)
+
+
 def test_past_2_32_triangles(monkeypatch):
     # K2955 has C(2955, 3) = 4,296,157,285 > 2^32 triangles and 4.36 M edges, past the
     # route's edge bound: raised for this count, the kernels' limits are far higher.

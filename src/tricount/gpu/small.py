@@ -2,8 +2,9 @@
 
 Counts: distinct triangles of a built graph's upper-triangular CSR on the device,
 in six launches on one stream (degrees; the (degree, id) orientation; two for the
-scan of the out-degrees; the scatter of the out-lists; the count, against a bitmap
-of n bits per warp where :data:`BITS_MAX_BYTES` holds them, else a hash set) after
+scan of the out-degrees; the scatter of the out-lists; the count, slot by slot for
+sources with light lists and against a set per source for the others: a bitmap of
+n bits per warp where :data:`BITS_MAX_BYTES` holds them, else a hash table) after
 one memset, and one 8-byte read: no host synchronisation, sort, plan or
 allocation between the built graph and the count. The kernel file's
 header says what each launch does and how each triangle is counted once.
@@ -11,10 +12,10 @@ header says what each launch does and how each triangle is counted once.
 Everything the kernels need lives in one :class:`Workspace` per device, made
 when first needed and grown when a graph needs more, never freed by a call:
 one buffer of 32-bit words (:func:`workspace_words`, laid out as
-``tc_small_layout`` of the kernel file), one of ``n + 1`` 64-bit offsets and a
-pinned host word the count is copied into. The kernels are fetched once per
-(device, column type) and kept in a dict, so a call costs a few dictionary
-look-ups and launches of host time.
+``tc_small_layout`` of the kernel file), one of 64-bit offsets
+(:func:`offset_words`) and a pinned host word the count is copied into. The
+kernels are fetched once per (device, column type) and kept in a dict, so a call
+costs a few dictionary look-ups and launches of host time.
 
 A graph counted twice (the same device arrays, sizes and workspace, as a
 benchmark's trials or a caller's repeated counts see it) is captured the second
@@ -40,7 +41,7 @@ from tricount.gpu.device import (SYNC_EACH_LAUNCH, c_type, ceil_div, cupy, devic
                                   launch, resident_grid)
 
 __all__ = ["count_small", "launches", "workspace_words", "zeroed_words", "offset_words",
-           "max_tasks", "bits_bytes", "count_set", "Workspace", "DEFAULT_DEFINES", "KERNELS"]
+           "n_tasks", "bits_bytes", "count_set", "Workspace", "DEFAULT_DEFINES", "KERNELS"]
 
 #: Threads per block of every kernel of the route.
 BLOCK_SIZE = 256
@@ -53,11 +54,18 @@ SCAN_TILE = BLOCK_SIZE * SCAN_ITEMS
 #: (degree, id) order: 2^9 = 512 holds them all), longer ones against a table in
 #: global memory built by the scatter.
 WARP_SLOTS = 512
-#: Out-neighbours v of one vertex u per task of the count kernel (one warp each): a task
-#: is at most this many lists long, so a dense core's vertices are cut into many tasks
-#: (ca-HepPh's largest task: 4,434 wedges with 32 lists, device run 1 of this branch,
-#: whose count kernel took 0.13 ms, most of it that one task).
-TASK_LISTS = 16
+#: Tasks of the count kernel per warp of its grid: the m slots of the out-lists are cut into
+#: that many tasks of equal slots, each warp taking its tasks strided across the slots.
+#: On an H100 (device runs 7-9 of 2026-11-26, with LIGHT_LIST = 8) 2 tasks a warp beat 4
+#: and 8 on the five graphs of issue 7 (count kernel 24-67 us against 26-77 and 32-96),
+#: and tasks of equal slots matched tasks cut by their wedges (a scan of each slot's cost:
+#: two more launches, 16-20 us) in the count.
+TASKS_PER_WARP = 2
+#: Out-lists up to this long are held in one lane's registers: such a source's slots are
+#: counted lane by lane, 32 at a time, instead of one set of N+(u) per source. With 0
+#: (every source through a set) soc-Epinions1's count kernel took 250-420 us, with 8
+#: 66-71 us, with 16 76-80 us (device runs 7-8, tasks cut by their wedges).
+LIGHT_LIST = 8
 #: Wedges per lane per round of the count kernel (independent loads in flight).
 WEDGE_UNROLL = 4
 #: Blocks per multiprocessor that a grid-stride launch asks for at most.
@@ -83,23 +91,24 @@ COUNT_SET = None
 def kernel_defines(*, vertex_t: str) -> dict:
     """Every define of ``kernels/small.cu`` for columns of C type ``vertex_t``."""
     return {"block_size": BLOCK_SIZE, "vertex_t": vertex_t, "warp_slots": WARP_SLOTS,
-            "scan_items": SCAN_ITEMS, "task_lists": TASK_LISTS, "wedge_unroll": WEDGE_UNROLL}
+            "scan_items": SCAN_ITEMS, "wedge_unroll": WEDGE_UNROLL, "light_list": LIGHT_LIST}
 
 
 #: The file's ``#ifndef`` defaults.
 DEFAULT_DEFINES = {"small": kernel_defines(vertex_t="int")}
 
 
-def zeroed_words(n_vertices: int, n_edges: int) -> int:
+def zeroed_words(n_vertices: int, n_edges: int, *, tables: bool = True) -> int:
     """Words of the workspace that start each count at zero: header, degrees,
-    out-degrees and the global hash tables (4 words per edge)."""
-    return HEADER_WORDS + 2 * n_vertices + 4 * n_edges
+    out-degrees and, for the hash count kernel (``tables``), the global hash tables
+    (4 words per edge)."""
+    return HEADER_WORDS + 2 * n_vertices + (4 * n_edges if tables else 0)
 
 
-def max_tasks(n_vertices: int, n_edges: int) -> int:
-    """Tasks of the count kernel at most: sum of ceil(d+(u) / TASK_LISTS) over the
-    vertices with an out-list, at most m / TASK_LISTS + min(n, m)."""
-    return n_edges // TASK_LISTS + min(n_vertices, n_edges)
+def workspace_words(n_vertices: int, n_edges: int) -> int:
+    """32-bit words of the workspace: the zeroed part, then COO rows, out-lists and the
+    slots' sources (one word per edge each)."""
+    return zeroed_words(n_vertices, n_edges) + 3 * n_edges
 
 
 def offset_words(n_vertices: int) -> int:
@@ -107,16 +116,10 @@ def offset_words(n_vertices: int) -> int:
     return n_vertices + 1 + ceil_div(max(1, n_vertices), SCAN_TILE)
 
 
-def workspace_words(n_vertices: int, n_edges: int) -> int:
-    """32-bit words of the workspace: the zeroed part, then COO rows and out-lists
-    (one word per edge each) and one owner per task (:func:`max_tasks`, and one spare)."""
-    return zeroed_words(n_vertices, n_edges) + 2 * n_edges + max_tasks(n_vertices, n_edges) + 1
-
-
 class Workspace:
-    """One device's buffers for the short route: ``words`` (int32) and ``offsets``
-    (uint64, :func:`offset_words`), ``host`` the pinned word the count is read
-    into, and the captured graphs of this workspace (:data:`GRAPH_CACHE` at most,
+    """One device's buffers for the short route: ``words`` (int32, :func:`workspace_words`)
+    and ``offsets`` (uint64, :func:`offset_words`), ``host`` the pinned word the count is
+    read into, and the captured graphs of this workspace (:data:`GRAPH_CACHE` at most,
     keyed by the arrays and sizes they were captured for). Grown, never shrunk;
     ``lock`` keeps two threads of one device from using it at once."""
 
@@ -173,6 +176,12 @@ def count_set(n_vertices: int) -> str:
     return "bits" if bits_bytes(n_vertices) <= BITS_MAX_BYTES else "hash"
 
 
+def n_tasks(count_grid: int, n_edges: int) -> int:
+    """Tasks of the count kernel: :data:`TASKS_PER_WARP` per warp of its grid, at most one
+    per slot."""
+    return max(1, min(count_grid * (BLOCK_SIZE // 32) * TASKS_PER_WARP, n_edges))
+
+
 def launches(kernels, indptr, indices, n: int, m: int, space: Workspace) -> list:
     """The six launches, in order, as ``(kernel, grid, block, args, shared_bytes)``."""
     degrees, orient, tile_sums, offsets_kernel, scatter, count, count_bits, sm_count = kernels
@@ -182,7 +191,8 @@ def launches(kernels, indptr, indices, n: int, m: int, space: Workspace) -> list
     # for a small graph (one item per thread); the scan takes one block per tile.
     cap = BLOCKS_PER_SM * sm_count
     tiles = ceil_div(n, SCAN_TILE)
-    warps_per_block = BLOCK_SIZE // 32  # the count kernel: one warp per task
+    counting = _count_launch(count, count_bits, n, m, cap)
+    tasks = np.int64(n_tasks(counting[1], m))
     return [
         (degrees, min(cap, ceil_div(max(n, m), BLOCK_SIZE)), BLOCK_SIZE,
          (indptr, indices, n64, m64, words), 0),
@@ -191,16 +201,17 @@ def launches(kernels, indptr, indices, n: int, m: int, space: Workspace) -> list
         (tile_sums, tiles, BLOCK_SIZE, (n64, m64, words, offsets), 0),
         (offsets_kernel, tiles, BLOCK_SIZE, (n64, m64, words, offsets), 0),
         (scatter, min(cap, ceil_div(m, BLOCK_SIZE)), BLOCK_SIZE,
-         (indices, n64, m64, words, offsets), 0),
-        _count_launch(count, count_bits, n, m, (n64, m64, words, offsets), cap),
+         (indices, n64, m64, words, offsets, np.int64(count_set(n) == "hash")), 0),
+        counting[:3] + ((n64, m64, words, offsets, tasks),) + counting[3:],
     ]
 
 
-def _count_launch(count, count_bits, n: int, m: int, args: tuple, cap: int) -> tuple:
-    """The count kernel's launch: the bitmap kernel with the blocks that fit the device
-    at once (its maps take most of a multiprocessor's shared memory), or the hash one."""
-    warps_per_block = BLOCK_SIZE // 32  # one warp per task
-    want = ceil_div(max_tasks(n, m), warps_per_block)
+def _count_launch(count, count_bits, n: int, m: int, cap: int) -> tuple:
+    """The count kernel, its grid and block, and its shared bytes: the bitmap kernel with
+    the blocks that fit the device at once (its maps take most of a multiprocessor's
+    shared memory), or the hash one; a warp for every 32 slots at most."""
+    warps_per_block = BLOCK_SIZE // 32
+    want = ceil_div(ceil_div(m, 32), warps_per_block)
     if count_set(n) == "bits":
         shared = bits_bytes(n)
         key = (count_bits, shared)
@@ -209,8 +220,8 @@ def _count_launch(count, count_bits, n: int, m: int, args: tuple, cap: int) -> t
             if shared > 48 * 1024:  # the opt-in the occupancy query needs (never lowered:
                 count_bits.max_dynamic_shared_size_bytes = shared  # launch() raises it alike)
             grid = _RESIDENT[key] = resident_grid(count_bits, BLOCK_SIZE, shared)
-        return count_bits, min(grid, want), BLOCK_SIZE, args, shared
-    return count, min(cap, want), BLOCK_SIZE, args, 4 * warps_per_block * WARP_SLOTS
+        return count_bits, min(grid, want), BLOCK_SIZE, shared
+    return count, min(cap, want), BLOCK_SIZE, 4 * warps_per_block * WARP_SLOTS
 
 
 #: Resident blocks of the bitmap kernel per (kernel, shared bytes): the occupancy query
@@ -220,7 +231,8 @@ _RESIDENT: dict = {}
 
 def _enqueue(kernels, indptr, indices, n: int, m: int, space: Workspace, stream, timed) -> None:
     """The memset and the six launches on ``stream`` (the current stream)."""
-    cupy().cuda.runtime.memsetAsync(space.words.data.ptr, 0, 4 * zeroed_words(n, m), stream.ptr)
+    zeroed = zeroed_words(n, m, tables=count_set(n) == "hash")  # the bitmap kernel has none
+    cupy().cuda.runtime.memsetAsync(space.words.data.ptr, 0, 4 * zeroed, stream.ptr)
     *prepare, counting = launches(kernels, indptr, indices, n, m, space)
     for step in prepare:
         launch(*step)

@@ -8,9 +8,9 @@
 // neighbour v > u once, in any order (nothing here needs sorted rows); every
 // id below 2^31 - 1 and m below 2^31 (the launcher's bound is far smaller).
 // The workspace `ws` (int32 words, laid out by tc_small_layout, mirrored by
-// gpu/small.py's workspace_words) has its first 4 + 2n + 4m words zeroed by the
-// launcher before kernel 1; `offsets` holds n + 1 64-bit words and one per tile
-// of the scan.
+// gpu/small.py's workspace_words) has its first 4 + 2n words zeroed by the
+// launcher before kernel 1, and the 4m words after them too when the hash count
+// kernel runs; `offsets` holds n + 1 64-bit words and one per tile of the scan.
 //
 // The six kernels, launched in this order on one stream:
 // 1. tc_small_degrees: the degree of every vertex, one thread per stored edge
@@ -20,43 +20,50 @@
 //    each vertex's out-degree d+ (atomicAdd); it keeps the direction in the
 //    sign of a COO row word for kernel 5. An edge finds its row by binary search.
 // 3, 4. tc_small_tile_sums, tc_small_offsets: the exclusive scan of the
-//    out-degrees into `offsets`, low 32 bits the first position of u's
-//    out-list, high 32 bits its first task (u's out-list cut into chunks of
-//    TC_TASK_LISTS). Kernel 3 sums each tile of vertices (coalesced) and its
-//    last block to finish (a counter in the workspace, after a __threadfence,
-//    as in the CUDA samples' threadFenceReduction) scans the tile sums; kernel
-//    4 scans each tile from its prefix.
+//    out-degrees into `offsets`, the first position of each vertex's
+//    out-list. Kernel 3 sums each tile of vertices (coalesced) and its last
+//    block to finish (a counter in the workspace, after a __threadfence, as in
+//    the CUDA samples' threadFenceReduction) scans the tile sums; kernel 4
+//    scans each tile from its prefix.
 // 5. tc_small_scatter: writes each oriented edge into its source's out-list at
-//    a slot taken by atomicSub (lists come out unsorted), records the owner of
-//    every chunk, and inserts the edge into its source's global hash table
-//    when that vertex's table would not fit a warp's shared one.
-// 6. tc_small_count: one warp per task (u, up to TC_TASK_LISTS out-neighbours v),
-//    tasks k, k + W, ... (W warps in the grid). Unless u's table is global,
-//    the warp inserts N+(u) into its shared table (linear probing, a power of
-//    two >= 2 d+(u) slots, so at most half full; keys are ids + 1, 0 marks an
-//    empty slot). Lane i takes the chunk's i-th v and its list N+(v); the
-//    non-empty lists move to the first lanes, a warp prefix sum of their
-//    lengths lays their wedges (u, v, w) end to end, and the lanes walk them
-//    32 x TC_WEDGE_UNROLL at a time, lane j taking wedges base + j,
-//    base + 32 + j, ... (their loads in flight together); a wedge's list is
-//    found by one ballot and one OR per window of 32 wedges
-//    (tc_task_wedges), and each wedge is one probe of w in u's table. The warp
-//    then empties the slots it used. Per-task 32-bit counts, per-lane 64-bit
-//    ones, one atomicAdd per block. Load balance: a task holds at most
-//    TC_TASK_LISTS lists, so a dense core's vertex is cut into many tasks.
-// Counted once: the orientation by (degree, id) is a total order, so each
-// triangle {a, b, c} with a < b < c in that order is found only at u = a,
-// v = b, as w = c in N+(a) ∩ N+(b); the edge a -> b lies in one chunk of a's
-// list, so in exactly one task, and each wedge is probed once. Under this
-// order d+(u) <= sqrt(2m), which bounds a table and a task's work.
+//    a slot taken by atomicSub (lists come out unsorted), records the source of
+//    every slot, and, for the hash count kernel, inserts the edge into its
+//    source's global hash table when that vertex's table would not fit a
+//    warp's shared one.
+// 6. tc_small_count: the m slots of the lists cut into n_tasks tasks of equal
+//    slots, one warp per task, tasks k, k + W, ... (W warps in the grid; the
+//    launcher gives each warp TASKS_PER_WARP of them). The warp reads its
+//    task's slots 32 at a time, lane i the slot of edge u_i -> v_i:
+//    - a slot whose source has a light list (d+(u) <= TC_LIGHT_LIST) is counted
+//      by its lane alone: N+(u) in registers, each w of N+(v) compared with all
+//      of them (tc_light_slot);
+//    - the other slots, in runs of one source u (a vertex's slots are
+//      consecutive), against u's set: unless the warp holds it already, it
+//      empties the set it holds and puts N+(u) in it -- its shared hash table
+//      (linear probing, a power of two >= 2 d+(u) slots, so at most half full;
+//      keys are ids + 1, 0 marks an empty slot), unless u's table is global.
+//      Lane i takes the run's i-th v and its list N+(v); the non-empty lists
+//      move to the first lanes, a warp prefix sum of their lengths lays their
+//      wedges (u, v, w) end to end, and the lanes walk them 32 x
+//      TC_WEDGE_UNROLL at a time, lane j taking wedges base + j, base + 32 + j,
+//      ... (their loads in flight together); a wedge's list is found by one
+//      ballot and one OR per window of 32 wedges (tc_task_wedges), and each
+//      wedge is one probe of w in u's set.
+//    Per-run 32-bit counts, per-lane 64-bit ones, one atomicAdd per block.
 // 6'. tc_small_count_bits, the count kernel taken instead of 6 when an n-bit
 //    bitmap per warp fits shared memory (the launcher decides): the same tasks,
-//    lanes and wedge walk, but u's out-list is a bitmap (one atomicOr per
-//    entry, one word test per wedge, one store per entry to empty it) instead
-//    of a hash table, so no probe sequence and no table in global memory (the
-//    bit test of Bisson and Fatica's bitmap method). Both kernels walk their
-//    tasks in tc_small_tasks; the warp's set of N+(u) is tc_own_table or
-//    tc_own_bits (fill, walk, empty).
+//    slots and wedge walk, but u's set is a bitmap (one atomicOr per entry,
+//    one word test per wedge, one store per entry to empty it) instead of a
+//    hash table, so no probe sequence and no table in global memory (the bit
+//    test of Bisson and Fatica's bitmap method). Both kernels walk their tasks
+//    in tc_small_tasks; the warp's set of N+(u) is tc_own_table or tc_own_bits
+//    (fill, walk, empty).
+// Counted once: the orientation by (degree, id) is a total order, so each
+// triangle {a, b, c} with a < b < c in that order is found only at u = a,
+// v = b, as w = c in N+(a) ∩ N+(b); the edge a -> b has one slot of a's list,
+// which lies in exactly one task (the tasks cut 0 .. m into consecutive
+// ranges) and is counted there once, by its lane or in one run. Under this
+// order d+(u) <= sqrt(2m), which bounds a table and a slot's work.
 // Tables that do not fit a warp's TC_WARP_SLOTS: a vertex whose table needs
 // more slots gets one in global memory, 4 words per out-list entry from
 // 4 * (its first position), which holds its power of two (< 4 d+ when
@@ -68,7 +75,7 @@
 // wedges laid out by a prefix sum, as in tricount's wedge and bitwedge kernels.
 
 #ifndef TC_BLOCK_SIZE
-#define TC_BLOCK_SIZE 256  // threads per block of kernels 1, 3 and 4
+#define TC_BLOCK_SIZE 256  // threads per block of every kernel
 #endif
 
 #ifndef TC_VERTEX_T
@@ -83,12 +90,12 @@
 #define TC_SCAN_ITEMS 8  // out-degrees per thread of the scan kernels (tiles of blocks x items)
 #endif
 
-#ifndef TC_TASK_LISTS
-#define TC_TASK_LISTS 16  // out-neighbours v of u per task (a power of two, 1 .. 32)
-#endif
-
 #ifndef TC_WEDGE_UNROLL
 #define TC_WEDGE_UNROLL 4  // wedges per lane per round (loads in flight)
+#endif
+
+#ifndef TC_LIGHT_LIST
+#define TC_LIGHT_LIST 8  // out-lists up to this long are held in a lane's registers (0: none)
 #endif
 
 #include "common.cuh"
@@ -101,27 +108,27 @@
 #error "TC_SCAN_ITEMS must be at least 1"
 #endif
 
-// Vertices per tile of the scan kernels.
-#define TC_SCAN_TILE (TC_BLOCK_SIZE * TC_SCAN_ITEMS)
-
-#if (TC_TASK_LISTS & (TC_TASK_LISTS - 1)) != 0 || TC_TASK_LISTS < 1 || TC_TASK_LISTS > 32
-#error "TC_TASK_LISTS must be a power of two in 1 .. 32"
-#endif
-
 #if TC_WEDGE_UNROLL < 1
 #error "TC_WEDGE_UNROLL must be at least 1"
 #endif
+
+#if TC_LIGHT_LIST < 0
+#error "TC_LIGHT_LIST must be at least 0"
+#endif
+
+// Vertices per tile of the scan kernels.
+#define TC_SCAN_TILE (TC_BLOCK_SIZE * TC_SCAN_ITEMS)
 
 // The workspace's parts, in the order of its words (gpu/small.py's workspace_words).
 struct tc_small_parts {
     count_t* result;       // words 0-1: the count (zeroed)
     unsigned* done;        // word 2: blocks of kernel 3 finished (zeroed); word 3 unused
     int* degree;           // n words (zeroed)
-    int* out_degree;       // n words (zeroed; kernel 3 takes them back to 0)
-    int* tables;           // 4m words (zeroed): global hash tables of long out-lists
+    int* out_degree;       // n words (zeroed; kernel 5 takes them back to 0)
+    int* tables;           // 4m words (zeroed for the hash count kernel): global hash tables
     int* rows;             // m words: the COO row of each stored edge, ~row when backward
-    int* lists;            // m words: the oriented out-lists, at offsets' low halves
-    int* owners;           // one word per task: the vertex whose list it cuts
+    int* lists;            // m words: the oriented out-lists, from `offsets`
+    int* sources;          // m words: the source u of each slot of `lists`
 };
 
 __device__ __forceinline__ tc_small_parts tc_small_layout(int* ws, long long n, long long m) {
@@ -133,7 +140,7 @@ __device__ __forceinline__ tc_small_parts tc_small_layout(int* ws, long long n, 
     p.tables = p.out_degree + n;
     p.rows = p.tables + 4 * m;
     p.lists = p.rows + m;
-    p.owners = p.lists + m;
+    p.sources = p.lists + m;
     return p;
 }
 
@@ -164,14 +171,6 @@ __device__ __forceinline__ unsigned tc_table_has(const int* table, unsigned slot
         if (held == 0) return 0u;
         s = (s + 1u) & (slots - 1u);
     }
-}
-
-// The out-list length and the task count of a vertex, packed as the scan adds them:
-// high 32 bits the chunks of TC_TASK_LISTS, low 32 bits the length (both sums stay
-// below 2^32).
-__device__ __forceinline__ unsigned long long tc_packed(int out_degree) {
-    const unsigned d = static_cast<unsigned>(out_degree);
-    return (static_cast<unsigned long long>((d + TC_TASK_LISTS - 1u) / TC_TASK_LISTS) << 32) | d;
 }
 
 // Kernel 1: degree[v] += 1 for every stored edge's column v, degree[u] += its row length.
@@ -252,9 +251,9 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_orient(
 }
 
 // Kernel 3, one block per tile of TC_SCAN_TILE vertices (ceil(n / tile) blocks): the
-// tile's packed out-degree sum into tiles[tile]; the last block to finish turns the
-// sums into each tile's exclusive prefix, in place, and writes offsets[n], the total.
-// `tiles` is offsets + n + 1.
+// tile's out-degree sum into tiles[tile]; the last block to finish turns the sums into
+// each tile's exclusive prefix, in place, and writes offsets[n], the total. `tiles` is
+// offsets + n + 1.
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_tile_sums(
     long long n, long long m, int* ws, unsigned long long* offsets) {
     const tc_small_parts p = tc_small_layout(ws, n, m);
@@ -264,7 +263,7 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_tile_sums(
 #pragma unroll
     for (int k = 0; k < TC_SCAN_ITEMS; ++k) {  // coalesced: the order of a sum is free
         const long long i = first + k * TC_BLOCK_SIZE + threadIdx.x;
-        if (i < n) sum += tc_packed(p.out_degree[i]);
+        if (i < n) sum += static_cast<unsigned long long>(p.out_degree[i]);
     }
     unsigned long long total;
     tc_block_exclusive(sum, &total);
@@ -290,8 +289,8 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_tile_sums(
     if (threadIdx.x == 0) offsets[n] = carry;
 }
 
-// Kernel 4, one block per tile: offsets[u] = the packed sum of tc_packed(out_degree[x])
-// over x < u, for the tile's u (thread t: TC_SCAN_ITEMS consecutive vertices).
+// Kernel 4, one block per tile: offsets[u] = the sum of out_degree[x] over x < u, for the
+// tile's u (thread t: TC_SCAN_ITEMS consecutive vertices).
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_offsets(
     long long n, long long m, int* ws, unsigned long long* offsets) {
     const tc_small_parts p = tc_small_layout(ws, n, m);
@@ -302,21 +301,21 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_offsets(
 #pragma unroll
     for (int k = 0; k < TC_SCAN_ITEMS; ++k) {
         out_degree[k] = first + k < n ? p.out_degree[first + k] : 0;
-        sum += tc_packed(out_degree[k]);
+        sum += static_cast<unsigned long long>(out_degree[k]);
     }
     unsigned long long total;
     unsigned long long before = tc_block_exclusive(sum, &total) + offsets[n + 1 + blockIdx.x];
 #pragma unroll
     for (int k = 0; k < TC_SCAN_ITEMS; ++k) {
         if (first + k < n) offsets[first + k] = before;
-        before += tc_packed(out_degree[k]);
+        before += static_cast<unsigned long long>(out_degree[k]);
     }
 }
 
 // Kernel 5: each oriented edge into its source's out-list (and global table).
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_scatter(
     const vertex_t* __restrict__ cols, long long n, long long m, int* ws,
-    const unsigned long long* __restrict__ offsets) {
+    const unsigned long long* __restrict__ offsets, long long tables) {
     const tc_small_parts p = tc_small_layout(ws, n, m);
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
     for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < m;
@@ -324,15 +323,15 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_scatter(
         const int row = p.rows[e];
         const int u = row >= 0 ? row : ~row, v = static_cast<int>(cols[e]);
         const int source = row >= 0 ? u : v, target = row >= 0 ? v : u;
-        const unsigned long long at = offsets[source];
-        const unsigned first = static_cast<unsigned>(at);
+        const unsigned first = static_cast<unsigned>(offsets[source]);
         const unsigned out_degree = static_cast<unsigned>(offsets[source + 1]) - first;
         // The counter falls from d+ to 0: slots d+ - 1 .. 0, each taken once.
         const unsigned slot = static_cast<unsigned>(atomicSub(p.out_degree + source, 1) - 1);
         p.lists[first + slot] = target;
-        if (slot % TC_TASK_LISTS == 0) p.owners[(at >> 32) + slot / TC_TASK_LISTS] = source;
+        p.sources[first + slot] = source;
         const unsigned slots = tc_table_slots(out_degree);
-        if (slots > TC_WARP_SLOTS) tc_table_insert(p.tables + 4ll * first, slots, target + 1);
+        if (tables && slots > TC_WARP_SLOTS)
+            tc_table_insert(p.tables + 4ll * first, slots, target + 1);
     }
 }
 
@@ -388,18 +387,17 @@ __device__ __forceinline__ unsigned tc_task_wedges(const Set set, const int* __r
     return found;
 }
 
-// One task's lists: lane i < n_lists holds the i-th non-empty list N+(v) of the task's
-// chunk of u's out-list (its first position in `list_begin`, the wedges of the lists
-// before it in `start`; 0xffffffff past the lists), and the task's wedge total is
-// returned.
+// One run's lists: lane i < n_lists holds the i-th non-empty list N+(v) of the run's
+// slots (the lanes `in_run`, each with its slot `slot`, one source u): its first
+// position in `list_begin`, the wedges of the lists before it in `start` (0xffffffff
+// past the lists); the run's wedge total is returned.
 __device__ __forceinline__ unsigned tc_task_lists(const int* __restrict__ lists,
                                                   const unsigned long long* __restrict__ offsets,
-                                                  unsigned chunk, unsigned end, int lane,
+                                                  long long slot, bool in_run, int lane,
                                                   unsigned* list_begin_out, unsigned* start_out) {
-    // Lane i < TC_TASK_LISTS: the chunk's i-th out-neighbour v and its list N+(v).
     unsigned list_begin = 0, length = 0;
-    if (lane < TC_TASK_LISTS && chunk + lane < end) {
-        const int v = __ldg(lists + chunk + lane);
+    if (in_run) {
+        const int v = __ldg(lists + slot);
         list_begin = static_cast<unsigned>(__ldg(offsets + v));
         length = static_cast<unsigned>(__ldg(offsets + v + 1)) - list_begin;
     }
@@ -420,12 +418,39 @@ __device__ __forceinline__ unsigned tc_task_lists(const int* __restrict__ lists,
     return __shfl_sync(TC_FULL_MASK, inclusive, TC_WARP - 1);
 }
 
-// u's out-list as a warp holds it for its task: filled, probed by the task's wedges,
-// emptied (every call by the whole warp). The hash table of kernel 6: in the warp's
-// shared slots, or, for a list too long for them, the table kernel 5 built in global
-// memory (neither filled nor emptied here).
+// |N+(u) ∩ N+(v)| for one slot u -> v whose u has a light list (d+(u) <= TC_LIGHT_LIST,
+// `u_begin`, `u_length`), by one lane alone: N+(u) in registers, each w of N+(v)
+// compared with all of them (TC_WEDGE_UNROLL loads in flight).
+__device__ __forceinline__ unsigned tc_light_slot(const int* __restrict__ lists,
+                                                  unsigned u_begin, unsigned u_length,
+                                                  unsigned v_begin, unsigned v_length) {
+    int held[TC_LIGHT_LIST > 0 ? TC_LIGHT_LIST : 1];
+#pragma unroll
+    for (int k = 0; k < TC_LIGHT_LIST; ++k)
+        held[k] = static_cast<unsigned>(k) < u_length ? __ldg(lists + u_begin + k) : -1;
+    unsigned found = 0;
+    for (unsigned j = 0; j < v_length; j += TC_WEDGE_UNROLL) {
+        int w[TC_WEDGE_UNROLL];
+#pragma unroll
+        for (int k = 0; k < TC_WEDGE_UNROLL; ++k)
+            w[k] = j + k < v_length ? __ldg(lists + v_begin + j + k) : -2;
+#pragma unroll
+        for (int k = 0; k < TC_WEDGE_UNROLL; ++k) {
+            unsigned hit = 0;
+#pragma unroll
+            for (int h = 0; h < TC_LIGHT_LIST; ++h) hit |= held[h] == w[k];
+            found += hit;
+        }
+    }
+    return found;
+}
+
+// u's out-list as a warp holds it for its runs: filled, probed by the runs' wedges,
+// emptied before another vertex's (every call by the whole warp). The hash table of
+// kernel 6: in the warp's shared slots, or, for a list too long for them, the table
+// kernel 5 built in global memory (neither filled nor emptied here).
 struct tc_own_table {
-    int* shared;             // the warp's TC_WARP_SLOTS slots, all zero between tasks
+    int* shared;             // the warp's TC_WARP_SLOTS slots, zero but the held set's
     int* global;             // p.tables
     unsigned slots = 0, first = 0;
     bool on_chip = false;
@@ -451,7 +476,7 @@ struct tc_own_table {
     }
 };
 
-// The bitmap of kernel 6': n bits of the warp's shared memory, all zero between tasks.
+// The bitmap of kernel 6': n bits of the warp's shared memory, zero but the held set's.
 struct tc_own_bits {
     unsigned* bits;
     __device__ __forceinline__ void fill(const int* __restrict__ lists, unsigned begin,
@@ -471,32 +496,63 @@ struct tc_own_bits {
     }
 };
 
-// One warp's tasks k, k + W, k + 2W, ... (W warps in the grid): u's list into `own`, the
-// task's wedges against it, `own` emptied; this lane's closed wedges.
+// One warp's tasks k, k + W, k + 2W, ... (W warps in the grid), task t the slots
+// [t m / n_tasks, (t + 1) m / n_tasks); this lane's closed wedges (the module doc, 6).
 template <class Own>
-__device__ __forceinline__ count_t tc_small_tasks(const tc_small_parts& p, long long n,
+__device__ __forceinline__ count_t tc_small_tasks(const tc_small_parts& p, long long m,
                                                   const unsigned long long* __restrict__ offsets,
-                                                  Own& own, int lane, int warp) {
-    const long long n_tasks = static_cast<long long>(__ldg(offsets + n) >> 32);
+                                                  long long n_tasks, Own& own, int lane,
+                                                  int warp) {
     const long long warps = static_cast<long long>(gridDim.x) * TC_WARPS_PER_BLOCK;
     const int* const lists = p.lists;
     count_t found = 0;  // 64-bit: one lane may close more than 2^32 wedges in all
+    int held = -1;      // the vertex whose set `own` holds (-1: none)
+    unsigned held_first = 0, held_end = 0;
     for (long long task = static_cast<long long>(blockIdx.x) * TC_WARPS_PER_BLOCK + warp;
          task < n_tasks; task += warps) {
-        const int u = __ldg(p.owners + task);
-        const unsigned long long at = __ldg(offsets + u);
-        const unsigned first = static_cast<unsigned>(at);
-        const unsigned end = static_cast<unsigned>(__ldg(offsets + u + 1));
-        own.fill(lists, first, end, lane);
-        const unsigned chunk =
-            first + TC_TASK_LISTS * static_cast<unsigned>(task - static_cast<long long>(at >> 32));
-        unsigned list_begin, start;
-        const unsigned wedges = tc_task_lists(lists, offsets, chunk, end, lane, &list_begin, &start);
-        __syncwarp();  // u's list is complete
-        found += own.walk(lists, list_begin, start, wedges, lane);
-        __syncwarp();  // every lane's probes are done
-        own.empty(lists, first, end, lane);
-        __syncwarp();  // empty for the next task
+        const long long first = task * m / n_tasks, end = (task + 1) * m / n_tasks;
+        // Windows of 32 slots, lane i taking slot chunk + i: the slots of light sources
+        // (d+(u) <= TC_LIGHT_LIST), each by its lane alone; then the others, in runs of one
+        // source u (a vertex's slots are consecutive) against u's set.
+        for (long long chunk = first; chunk < end; chunk += TC_WARP) {
+            const long long slot = chunk + lane;
+            const bool valid = slot < end;
+            const int mine = valid ? __ldg(p.sources + slot) : -1;
+            unsigned u_begin = 0, u_length = 0;
+            if (valid) {
+                u_begin = static_cast<unsigned>(__ldg(offsets + mine));
+                u_length = static_cast<unsigned>(__ldg(offsets + mine + 1)) - u_begin;
+            }
+            const bool light = valid && u_length <= TC_LIGHT_LIST;
+            if (light) {
+                const int v = __ldg(lists + slot);
+                const unsigned v_begin = static_cast<unsigned>(__ldg(offsets + v));
+                const unsigned v_length = static_cast<unsigned>(__ldg(offsets + v + 1)) - v_begin;
+                found += tc_light_slot(lists, u_begin, u_length, v_begin, v_length);
+            }
+            unsigned heavy = __ballot_sync(TC_FULL_MASK, valid && !light);
+            while (heavy) {  // uniform: every lane has the same mask
+                const int u = __shfl_sync(TC_FULL_MASK, mine, __ffs(heavy) - 1);
+                const unsigned run = __ballot_sync(TC_FULL_MASK, valid && !light && mine == u);
+                heavy &= ~run;
+                if (u != held) {
+                    if (held >= 0) {
+                        own.empty(lists, held_first, held_end, lane);
+                        __syncwarp();  // emptied before any lane fills the set again
+                    }
+                    held_first = static_cast<unsigned>(__ldg(offsets + u));
+                    held_end = static_cast<unsigned>(__ldg(offsets + u + 1));
+                    own.fill(lists, held_first, held_end, lane);
+                    held = u;
+                }
+                unsigned list_begin, start;
+                const unsigned wedges = tc_task_lists(lists, offsets, slot, (run >> lane) & 1u,
+                                                      lane, &list_begin, &start);
+                __syncwarp();  // u's set is complete
+                found += own.walk(lists, list_begin, start, wedges, lane);
+                __syncwarp();  // every lane's probes are done before the set may change
+            }
+        }
     }
     return found;
 }
@@ -504,21 +560,23 @@ __device__ __forceinline__ count_t tc_small_tasks(const tc_small_parts& p, long 
 // Kernel 6: count, one warp per task; needs TC_WARPS_PER_BLOCK * TC_WARP_SLOTS words of
 // dynamic shared memory.
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_count(
-    long long n, long long m, int* ws, const unsigned long long* __restrict__ offsets) {
+    long long n, long long m, int* ws, const unsigned long long* __restrict__ offsets,
+    long long n_tasks) {
     extern __shared__ int warp_tables[];
     const tc_small_parts p = tc_small_layout(ws, n, m);
     const int lane = threadIdx.x % TC_WARP, warp = threadIdx.x / TC_WARP;
     tc_own_table own{warp_tables + warp * TC_WARP_SLOTS, p.tables};
     for (int i = lane; i < TC_WARP_SLOTS; i += TC_WARP) own.shared[i] = 0;
     __syncwarp();
-    tc_block_add(tc_small_tasks(p, n, offsets, own, lane, warp), p.result);
+    tc_block_add(tc_small_tasks(p, m, offsets, n_tasks, own, lane, warp), p.result);
 }
 
 // Kernel 6': count as kernel 6, u's out-list as a bitmap of n bits per warp; needs
 // TC_WARPS_PER_BLOCK * ceil(n / 32) words of dynamic shared memory. Every bit is zero
-// between tasks: a task sets the bits of N+(u), and zeroes their words when done.
+// but those of the held vertex's N+(u), whose words are zeroed before another's.
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_count_bits(
-    long long n, long long m, int* ws, const unsigned long long* __restrict__ offsets) {
+    long long n, long long m, int* ws, const unsigned long long* __restrict__ offsets,
+    long long n_tasks) {
     extern __shared__ unsigned warp_bits[];
     const tc_small_parts p = tc_small_layout(ws, n, m);
     const int lane = threadIdx.x % TC_WARP, warp = threadIdx.x / TC_WARP;
@@ -526,5 +584,5 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_count_bits(
     tc_own_bits own{warp_bits + warp * n_words};
     for (long long i = lane; i < n_words; i += TC_WARP) own.bits[i] = 0u;
     __syncwarp();
-    tc_block_add(tc_small_tasks(p, n, offsets, own, lane, warp), p.result);
+    tc_block_add(tc_small_tasks(p, m, offsets, n_tasks, own, lane, warp), p.result);
 }
