@@ -63,8 +63,8 @@ WARP_SLOTS = 512
 TASKS_PER_WARP = 2
 #: Out-lists up to this long are held in one lane's registers: such a source's slots are
 #: counted lane by lane, 32 at a time, instead of one set of N+(u) per source. With 0
-#: (every source through a set) soc-Epinions1's count kernel took 250-420 us, with 8
-#: 66-71 us, with 16 76-80 us (device runs 7-8, tasks cut by their wedges).
+#: (every source through a set) soc-Epinions1's count kernel took 182-418 us, with 8
+#: 66-69 us, with 16 76-80 us (device run 7, tasks cut by their wedges).
 LIGHT_LIST = 8
 #: Wedges per lane per round of the count kernel (independent loads in flight).
 WEDGE_UNROLL = 4
