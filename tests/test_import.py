@@ -27,9 +27,10 @@ def test_documented_submodules_load_on_first_use():
     assert out.stdout.split()[-2:] == ["True", "True"]
 
 
-def test_a_small_table_of_names_loads_neither_numba_nor_pandas(tmp_path):
-    # CSV and Parquet readers compile nothing, so a small file of them is built by NumPy,
-    # and its names are ranked by NumPy: pyarrow's first compute call imports pandas.
+def test_a_small_table_loads_neither_numba_nor_pandas(tmp_path):
+    # CSV and Parquet readers compile nothing, so a small file of them is built by NumPy;
+    # its names are ranked by NumPy and its numbers copied from pyarrow's buffers: pyarrow's
+    # first compute call, and its conversion to NumPy, import pandas.
     pytest.importorskip("pyarrow")
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -37,16 +38,23 @@ def test_a_small_table_of_names_loads_neither_numba_nor_pandas(tmp_path):
     (tmp_path / "g.csv").write_text("source,target\nalice,bob\nbob,carol\ncarol,alice\n")
     pq.write_table(pa.table({"source": ["alice", "bob", "carol"],
                              "target": ["bob", "carol", "alice"]}), tmp_path / "g.parquet")
-    for name in ("g.csv", "g.parquet"):
+    # Ids, not names: the same three vertices, labelled by integers and by floats.
+    (tmp_path / "ids.csv").write_text("source,target\n0,1\n1,2\n2,0\n")
+    pq.write_table(pa.table({"source": pa.array([0, 1, 2], pa.int32()),
+                             "target": pa.array([1.0, 2.0, 0.0])}), tmp_path / "ids.parquet")
+    want = {"g.csv": "['alice', 'bob', 'carol']", "g.parquet": "['alice', 'bob', 'carol']",
+            "ids.csv": "[0, 1, 2]", "ids.parquet": "[0, 1, 2]"}
+    for name in want:
         code = (
             "import sys, tricount; "
             f"g = tricount.load_graph({str(tmp_path / name)!r}); "
-            "print(tricount.count_triangles(g, backend='cpu'), list(g.vertex_ids), "
+            "print(tricount.count_triangles(g, backend='cpu'), "
+            "[v if isinstance(v, str) else int(v) for v in g.vertex_ids], "
             "sorted(m for m in ('numba', 'pandas') if m in sys.modules))"
         )
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              check=True)
-        assert out.stdout.strip() == "1 ['alice', 'bob', 'carol'] []", name
+        assert out.stdout.strip() == f"1 {want[name]} []", name
 
 
 def test_without_cupy_the_probe_answers_from_one_lookup(monkeypatch):

@@ -193,3 +193,22 @@ def test_random_name_files_match_networkx(pairs, delimiter, header, tmp_path_fac
     G.remove_edges_from(list(nx.selfloop_edges(G)))
     G.add_nodes_from(v for p in pairs for v in p)
     assert tricount.triangles(str(path), output="dict", backend="cpu") == nx.triangles(G)
+
+
+@pytest.mark.parametrize("kind", ["int8", "uint16", "int32", "int64", "uint64", "float32",
+                                  "float64"])
+def test_numbers_read_from_arrow_buffers(kind):
+    # Integer and float columns are copied out of their buffers (pyarrow's own conversion
+    # imports pandas): chunks, sliced chunks (an offset into their buffer) and empty ones
+    # give what pyarrow gives, as one writable array.
+    pa = pytest.importorskip("pyarrow")
+    from tricount.io._columns import _arrow_numbers
+
+    whole = pa.array(list(range(20)), type=kind)
+    column = pa.chunked_array([whole.slice(3, 7), pa.array([], type=kind), whole.slice(15),
+                               whole], type=kind)
+    got = _arrow_numbers(column)
+    np.testing.assert_array_equal(got, column.to_numpy())
+    assert got.dtype == column.to_numpy().dtype and got.flags.writeable
+    assert _arrow_numbers(pa.chunked_array([], type=kind)).shape == (0,)
+    assert _arrow_numbers(pa.chunked_array([pa.array(["a"])])) is None
