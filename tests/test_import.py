@@ -57,6 +57,27 @@ def test_a_small_table_loads_neither_numba_nor_pandas(tmp_path):
         assert out.stdout.strip() == f"1 {want[name]} []", name
 
 
+def test_parquet_of_numbers_is_written_without_pandas(tmp_path):
+    # The triangles of a graph of ids and its per-vertex counts, as Parquet: numbers go to
+    # pyarrow around their own buffers (pyarrow's conversion of NumPy arrays imports pandas).
+    pytest.importorskip("pyarrow")
+    code = (
+        "import sys, numpy as np, tricount, pyarrow.parquet as pq; "
+        "from tricount.io.tables import write_table; "
+        "g = tricount.CSRGraph.from_edges(np.array([0, 0, 1, 2]), np.array([1, 2, 2, 3])); "
+        f"tricount.write_triangles(g, {str(tmp_path / 't.parquet')!r}, backend='cpu'); "
+        f"write_table({str(tmp_path / 'v.parquet')!r}, "
+        "{'vertex': np.arange(4), 'c': np.array([1.0, 1.0, 1 / 3, 0.0])}); "
+        "written = 'pandas' in sys.modules; "  # before reading back, which may import it
+        f"print(written, pq.read_table({str(tmp_path / 't.parquet')!r}).to_pylist(), "
+        f"pq.read_table({str(tmp_path / 'v.parquet')!r}).column('c').to_pylist())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == ("False [{'u': 0, 'v': 1, 'w': 2}] "
+                                  "[1.0, 1.0, 0.3333333333333333, 0.0]")
+
+
 def test_without_cupy_the_probe_answers_from_one_lookup(monkeypatch):
     # A failed import searches every path again (0.1 ms of every small listing): the
     # probe asks importlib once per process instead.

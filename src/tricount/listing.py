@@ -234,14 +234,16 @@ def _pyarrow():
 
 def _named(names, ids):
     """``names`` taken at ``ids`` as a pyarrow array."""
-    import pyarrow as pa
+    from tricount.io.tables import to_arrow
 
-    return names.take(pa.array(ids))
+    return names.take(to_arrow(ids))
 
 
 def _write_parquet(columns, where, names, compression: str) -> int:
     """The chunks as Parquet into ``where``: the temporary's path (written through
     pyarrow's own file, with no Python call per write) or a file object."""
+    from tricount.io.tables import to_arrow
+
     pa, pq = _pyarrow()
     if names is not None:
         names = pa.array(names)
@@ -257,7 +259,7 @@ def _write_parquet(columns, where, names, compression: str) -> int:
         for chunk in columns:
             k = chunk.shape[1]
             # Zero-copy views of the chunk; pyarrow encodes and writes without the GIL.
-            arrays = [pa.array(c) if names is None else _named(names, c) for c in chunk]
+            arrays = [to_arrow(c) if names is None else _named(names, c) for c in chunk]
             writer.write_table(pa.Table.from_arrays(arrays, schema=schema), row_group_size=k)
             written += k
     return written

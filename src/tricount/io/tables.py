@@ -51,13 +51,33 @@ def write_table(path, columns: dict) -> int:
         except ImportError:
             raise TricountError(f"{path}: writing Parquet needs pyarrow (pip install pyarrow), "
                                 "or name the file *.csv") from None
-        table = pa.table(columns)
+        table = pa.Table.from_arrays([to_arrow(v) for v in columns.values()],
+                                     names=list(columns))
         with atomic_output(path) as (f, _):
             pq.write_table(table, f)
         return n_rows
     with atomic_output(path) as (f, _):
         _write_csv(f, columns)
     return n_rows
+
+
+def to_arrow(values):
+    """A 1-D NumPy array as a pyarrow array: integers and floats in native byte order
+    wrapped around their own buffer (no copy; the array keeps the NumPy one alive), anything
+    else through ``pyarrow.array``, whose conversion of a NumPy array imports pandas on first
+    use (0.16 s of a small Parquet write on the 2-core machine, 2026-11-26).
+
+    >>> to_arrow(np.arange(3)).to_pylist(), to_arrow(np.array(["a"], dtype=object)).to_pylist()
+    ([0, 1, 2], ['a'])
+    """
+    import pyarrow as pa
+
+    values = np.asarray(values)
+    if values.ndim == 1 and values.dtype.kind in "iuf" and values.dtype.isnative:
+        values = np.ascontiguousarray(values)
+        return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values),
+                                     [None, pa.py_buffer(values)])
+    return pa.array(values)
 
 
 #: Rows formatted per write: bounds the text held in memory.
