@@ -43,7 +43,7 @@ from tricount.backends.facts import Warmth, Workload
 from tricount.cpu import CPU_METHODS
 from tricount.cpu.wedge_numpy import DENSE_MAX_CELLS
 from tricount.gpu.plan import fits_short_route
-from tricount.io import NUMBA_FREE_FORMATS, NUMPY_BUILD_MAX_LINES
+from tricount.io import NUMBA_FREE_FORMATS, builds_with_numpy
 from tricount.prep.orient import PARALLEL_MIN_EDGES, PARALLEL_STARTED_MIN_EDGES
 
 __all__ = ["Workload", "Costs", "Route", "COSTS", "PROVENANCE", "routes", "candidates",
@@ -313,7 +313,7 @@ def _read(steps: _Steps, w: Workload, parser: str) -> None:
             steps.add("decompress", c.inflate_s_per_byte * w.text_bytes)
         if w.format in NUMBA_FREE_FORMATS:  # a table (CSV): read by pyarrow, polars or Python
             steps.parallel("parse", c.parse_numba_s_per_byte * w.text_bytes)
-            if lines <= NUMPY_BUILD_MAX_LINES and not steps.warmth.numba_started:  # by NumPy
+            if builds_with_numpy(w.format, parser, lines, steps.warmth.numba_started):
                 steps.add("build", c.build_numpy_s_per_line * lines)
             else:
                 steps.kernels("build")

@@ -105,6 +105,19 @@ NUMBA_FREE_FORMATS = ("csv", "parquet", "arrow", "numpy")
 _TEXT_SUFFIXES = (".txt", ".tsv", ".el", ".edges", ".edgelist", ".snap")
 
 
+def builds_with_numpy(fmt: str, parser: str, n_lines: int, numba_started: bool) -> bool:
+    """Whether what was read is built by NumPy (nothing compiles) rather than Numba: what the
+    NumPy parser read, or a reader of :data:`NUMBA_FREE_FORMATS` while Numba has not started
+    in the process (its parallel build is then the faster), up to
+    :data:`NUMPY_BUILD_MAX_LINES` lines. The cost model asks the same question.
+
+    >>> builds_with_numpy("csv", "numba", 4, False), builds_with_numpy("csv", "numba", 4, True)
+    (True, False)
+    """
+    numba_free = parser == "numpy" or (fmt in NUMBA_FREE_FORMATS and not numba_started)
+    return numba_free and n_lines <= NUMPY_BUILD_MAX_LINES
+
+
 def _check_parser(parser: str) -> None:
     if parser not in PARSERS:
         raise TricountError(f"unknown parser {parser!r}; choose 'auto', 'numba' or 'numpy'")
@@ -176,13 +189,10 @@ def _read(source, name, format, progress, device, t0, parser="auto") -> LoadedGr
     from tricount.io._parse import check_symmetric
 
     n_entries = sink.n_entries
-    # What the NumPy parser read is built by NumPy too (nothing compiles), while it fits; so
-    # is what a reader of NUMBA_FREE_FORMATS read, unless Numba has started in this process
-    # already (its parallel build is then the faster).
     from tricount._threads import numba_started
 
-    numba_free = parser == "numpy" or (fmt_read in NUMBA_FREE_FORMATS and not numba_started())
-    builder = "numpy" if numba_free and sink.n_held <= NUMPY_BUILD_MAX_LINES else "numba"
+    numpy_build = builds_with_numpy(fmt_read, parser, sink.n_held, numba_started())
+    builder = "numpy" if numpy_build else "numba"
     with Ticker(f"building the graph of {name}", progress):
         graph = CSRGraph.from_chunks(sink.chunks, max_id=sink.max_id,
                                      n_vertices=declared.n_vertices, id_base=declared.id_base,
