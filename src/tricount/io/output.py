@@ -115,6 +115,7 @@ def prefixed_outputs(prefix: str, suffixes, inputs=()) -> list:
     ['run.md', 'run.json']
     >>> os.path.isdir(os.path.join(folder, "new"))
     True
+    >>> import shutil; shutil.rmtree(folder)
     """
     from pathlib import Path
 
