@@ -14,6 +14,7 @@ import functools
 import importlib.util
 import sys
 
+from tricount.gpu.context import start_primary_context
 from tricount.gpu.device import device_facts
 from tricount.gpu.plan import GPU_METHODS
 from tricount.prep import accel
@@ -34,7 +35,9 @@ def cupy_installed() -> bool:
 def probe() -> tuple[bool, str]:
     """Say whether a GPU is usable here, and why not when it is not.
 
-    Imports CuPy (only when called) and asks the CUDA runtime for devices. Without
+    Imports CuPy (only when called) and asks the CUDA runtime for devices; in a
+    process where CuPy was not imported yet, device 0's context is first started on
+    a thread (:mod:`tricount.gpu.context`), made while CuPy imports. Without
     CuPy the answer is :func:`cupy_installed`'s: a failed ``import`` searches every
     path again, which cost every listing of a small graph about 0.1 ms.
     """
@@ -42,6 +45,7 @@ def probe() -> tuple[bool, str]:
                       'or ".[cuda12]")')
     if not cupy_installed():
         return missing
+    start_primary_context()  # in a fresh process, the device's context is made while CuPy imports
     try:
         import cupy
     except ImportError:
