@@ -46,6 +46,7 @@ import numba
 import numpy as np
 
 import tricount
+from tricount._threads import load_numba
 from tricount.bench.environment import machine, utc_now, versions
 from tricount.generate import rmat
 from tricount.listing import list_triangles
@@ -185,6 +186,9 @@ def main(argv=None) -> int:
 
     import igraph
 
+    # The Numba lister, started first: this measures a process that lists many graphs
+    # (a fresh process lists its first small graphs in NumPy, tricount.cpu.listing_numpy).
+    load_numba()
     env = {"machine": machine(), "versions": {**versions(backends=("cpu",)),
                                               "igraph": igraph.__version__},
            "date": utc_now(), "threads": numba.get_num_threads()}

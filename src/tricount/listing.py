@@ -268,10 +268,21 @@ def _write_parquet(columns, where, names, compression: str) -> int:
 def _write_tsv(columns, f, names) -> int:
     written = 0
     if names is None:
-        from tricount.cpu.text_rows import format_rows
+        # Where the first chunk came without Numba (a small graph's NumPy lister), NumPy
+        # formats the rows too (the same bytes): the file then costs no Numba start.
+        from tricount._threads import numba_started
+        from tricount.cpu import text_rows_numpy
 
+        with_numpy = None
         for chunk in columns:
-            f.write(format_rows(chunk).data)
+            if with_numpy is None:
+                with_numpy = not numba_started()
+            if with_numpy and written + chunk.shape[1] <= text_rows_numpy.MAX_ROWS:
+                f.write(text_rows_numpy.format_rows_numpy(chunk))
+            else:
+                from tricount.cpu.text_rows import format_rows
+
+                f.write(format_rows(chunk).data)
             written += chunk.shape[1]
         return written
     try:

@@ -20,8 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tricount
+from tricount.cpu import listing_numpy
 from tricount.cpu.listing import CpuLister, list_triangles_cpu, stream_triangles_cpu
+from tricount.cpu.listing_numpy import stream_triangles_numpy
 from tricount.cpu.text_rows import format_rows
+from tricount.cpu.text_rows_numpy import format_rows_numpy
 from tricount.errors import TricountError
 from tricount.generate import rmat
 from tricount.listing import list_triangles, write_triangles
@@ -169,6 +172,11 @@ def streamed(graph, chunk_size: int) -> list:
     return list(stream_triangles_cpu(graph.oriented(), None, chunk_size))
 
 
+def numpy_streamed(graph, chunk_size: int, labels=None) -> list:
+    """The NumPy lister's chunks (compact ids, or ``labels`` of them)."""
+    return list(stream_triangles_numpy(graph.oriented(), labels, chunk_size))
+
+
 class TestRoutes:
     """The one pass (chunk by chunk, no count) and the counted route write the same rows."""
 
@@ -265,6 +273,11 @@ def test_routes_agree_on_random_graphs(edges, chunk_size):
     assert all(c.shape == (chunk_size, 3) for c in chunks[:-1])
     rows = rows_of(chunks)
     assert np.array_equal(rows, counted(g, chunk_size))
+    # The NumPy lister: the same rows, in the same order and chunks.
+    in_numpy = numpy_streamed(g, chunk_size)
+    assert [c.shape for c in in_numpy] == [c.shape for c in chunks]
+    assert all(c.dtype == np.int64 and c.flags.c_contiguous for c in in_numpy)
+    assert np.array_equal(rows_of(in_numpy), rows)
     ids = g.vertex_ids
     assert sorted(map(tuple, ids[rows].tolist())) == sorted(triangle_set(src, dst))
 
@@ -275,6 +288,80 @@ def test_random_graphs_match_the_oracle(edges, chunk_size):
     src, dst = ends(edges)
     rows = listed((src, dst), chunk_size=chunk_size) if edges else np.zeros((0, 3), np.int64)
     assert sorted(map(tuple, rows.tolist())) == sorted(triangle_set(src, dst))
+
+
+def test_numpy_lister_on_named_graphs_with_labels():
+    # Labels (sparse original ids) and a chunk size that cuts the rows: the Numba lister's
+    # chunks, exactly.
+    for name in sorted(ALL_NAMED):
+        src, dst, n_triangles, _ = ALL_NAMED[name]
+        g = tricount.Graph.from_edges(src, dst)
+        labels = np.arange(g.n_vertices, dtype=np.int64) * 7 + 3
+        want = list(stream_triangles_cpu(g.oriented(), labels, 5))
+        got = numpy_streamed(g, 5, labels)
+        assert [c.shape for c in got] == [c.shape for c in want], name
+        assert np.array_equal(rows_of(got), rows_of(want)), name
+        assert rows_of(got).shape == (n_triangles, 3)
+
+
+class TestNumpyRoute:
+    """Which lister the CPU backend takes (tricount.cpu.listing_numpy.takes)."""
+
+    @pytest.fixture
+    def fresh(self, monkeypatch):
+        monkeypatch.setattr(listing_numpy, "numba_started", lambda: False)
+        monkeypatch.setattr(listing_numpy, "_ledger", {"lost_s": 0.0})
+        return tricount.Graph.from_edges(*rmat(8, 8, seed=3))
+
+    def test_a_small_graph_without_numba(self, fresh):
+        assert listing_numpy.takes(fresh.oriented(), 0.5)
+
+    def test_not_once_numba_has_started(self, fresh, monkeypatch):
+        monkeypatch.setattr(listing_numpy, "numba_started", lambda: True)
+        assert not listing_numpy.takes(fresh.oriented(), 0.5)
+
+    def test_not_past_the_bounds(self, fresh, monkeypatch):
+        monkeypatch.setattr(listing_numpy, "MAX_WEDGES", 0)
+        assert not listing_numpy.takes(fresh.oriented(), 0.5)
+        monkeypatch.setattr(listing_numpy, "MAX_EDGES", 0)
+        assert not listing_numpy.takes(tricount.Graph.from_edges([0], [1]).oriented(), 0.5)
+
+    def test_many_listings_start_numba_at_the_break_even(self, fresh, monkeypatch):
+        # Ski rental: each listing here adds its loss; once the loss reaches Numba's
+        # start, the next one is Numba's.
+        o = fresh.oriented()
+        wedges = int(np.diff(o.indptr)[o.indices].sum())
+        monkeypatch.setattr(listing_numpy, "EXTRA_S_PER_WEDGE", 0.5 / (2.5 * wedges))
+        assert [listing_numpy.takes(o, 0.5) for _ in range(4)] == [True, True, True, False]
+
+    def test_the_backend_lists_the_same_rows_either_way(self, fresh, monkeypatch):
+        want = rows_of(list_triangles(fresh, backend="cpu", chunk_size=50))
+        monkeypatch.setattr(listing_numpy, "takes", lambda oriented, price: False)
+        assert np.array_equal(rows_of(list_triangles(fresh, backend="cpu", chunk_size=50)), want)
+
+
+def test_a_fresh_process_lists_a_small_graph_without_numba(tmp_path):
+    # TSV and the Python API: the NumPy lister and formatter, the same bytes as Numba's.
+    import subprocess
+
+    src, dst = rmat(7, 8, seed=9)
+    g = tricount.Graph.from_edges(src * 3 + 1, dst * 3 + 1)
+    write_triangles(g, tmp_path / "numba.tsv", backend="cpu")  # this process: Numba
+    np.save(tmp_path / "src.npy", src * 3 + 1)
+    np.save(tmp_path / "dst.npy", dst * 3 + 1)
+    code = (
+        "import sys, numpy as np, tricount; "
+        f"src, dst = np.load({str(tmp_path / 'src.npy')!r}), "
+        f"np.load({str(tmp_path / 'dst.npy')!r}); "
+        "g = tricount.Graph.from_edges(src, dst); "
+        f"print(tricount.write_triangles(g, {str(tmp_path / 'numpy.tsv')!r}, backend='cpu'), "
+        "'numba.np.arraymath' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    rows = (tmp_path / "numba.tsv").read_bytes()
+    assert out.stdout.split() == [str(rows.count(b"\n")), "False"]
+    assert (tmp_path / "numpy.tsv").read_bytes() == rows
 
 
 def test_lister_on_a_literal_csr():
@@ -373,9 +460,22 @@ class TestFormatRows:
         columns = np.array([[0, 9, 10, 2**63 - 1], [1, 99, 100, 12345]], dtype=np.int64)
         want = "".join(f"{a}\t{b}\n" for a, b in columns.T.tolist()).encode()
         assert bytes(format_rows(columns)) == want
+        assert format_rows_numpy(columns) == want
 
     def test_empty(self):
         assert bytes(format_rows(np.zeros((3, 0), dtype=np.int64))) == b""
+        assert format_rows_numpy(np.zeros((3, 0), dtype=np.int64)) == b""
+
+    @settings(max_examples=60, deadline=None)
+    @given(n_cols=st.integers(1, 4), n_rows=st.integers(0, 30),
+           top=st.sampled_from([1, 9, 10, 11, 10**6, 10**18, 2**63 - 1]), seed=st.integers(0, 99))
+    def test_numpy_writes_the_same_bytes(self, n_cols, n_rows, top, seed):
+        # Every digit count, powers of ten and their neighbours among the ids.
+        rng = np.random.default_rng(seed)
+        columns = rng.integers(0, top, size=(n_cols, n_rows), dtype=np.int64, endpoint=True)
+        powers = np.minimum([0, 1, 9, 10, 99, 100, 10**17, 10**18 - 1, 10**18, top], top)
+        columns[:, : min(n_rows, powers.size)] = powers[: min(n_rows, powers.size)]
+        assert format_rows_numpy(columns) == bytes(format_rows(columns))
 
     def test_refuses_negative_ids(self):
         with pytest.raises(ValueError):

@@ -42,16 +42,26 @@ class CpuBackend:
 
     def list_triangles(self, graph, *, chunk_size: int, labels=None, columns: bool = False,
                        count_first: bool = True):
-        from tricount.cpu import listing  # microseconds less than importing two names
+        from tricount.backends.costs import COSTS
+        from tricount.cpu import listing_numpy
 
         oriented = graph.to_device(np).oriented()
         labels = None if labels is None else to_host(labels)
-        if count_first or not listing.one_pass(oriented.n_edges):
-            lister = listing.CpuLister(oriented, labels)  # counts now: the total is known
-            n_triangles, rows = lister.n_triangles, listing.list_triangles_cpu(lister, None,
-                                                                               chunk_size)
-        else:  # one pass, chunk by chunk as they are asked for: no total up front
-            n_triangles, rows = None, listing.stream_triangles_cpu(oriented, labels, chunk_size)
+        if listing_numpy.takes(oriented, COSTS.numba_start_s):  # small, and no Numba yet
+            from tricount.cpu.wedge_numpy import count_wedges_numpy
+
+            n_triangles = count_wedges_numpy(oriented) if count_first else None
+            rows = listing_numpy.stream_triangles_numpy(oriented, labels, chunk_size)
+        else:
+            from tricount.cpu import listing  # microseconds less than importing two names
+
+            if count_first or not listing.one_pass(oriented.n_edges):
+                lister = listing.CpuLister(oriented, labels)  # counts now: the total is known
+                n_triangles = lister.n_triangles
+                rows = listing.list_triangles_cpu(lister, None, chunk_size)
+            else:  # one pass, chunk by chunk as they are asked for: no total up front
+                n_triangles = None
+                rows = listing.stream_triangles_cpu(oriented, labels, chunk_size)
         return n_triangles, ((r.T for r in rows) if columns else rows)
 
     def directed_counts(self, graph, mask, *, per_vertex: bool = True):

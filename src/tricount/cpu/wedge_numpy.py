@@ -39,7 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["count_wedges_numpy"]
+__all__ = ["count_wedges_numpy", "AnchorWalk"]
 
 #: Wedges gathered per block: 128 K, so a block's temporaries (0.5-1.5 MB) stay in the
 #: cache and under the allocator's reuse threshold. With 1 M (4-12 MB each) every block's
@@ -105,16 +105,12 @@ def count_wedges_numpy(oriented, *, threads: int | None = None) -> int:
     4
     """
     n = oriented.n_vertices
-    indptr = np.asarray(oriented.indptr, dtype=np.int64)
-    indices = oriented.indices
-    m = int(indices.shape[0])
+    m = int(oriented.indices.shape[0])
     if m == 0:
         return 0
     if n * m <= DENSE_MAX_CELLS:
-        return _count_dense(n, indptr, indices)
-    # Map positions stay below MAX_MAP_BYTES; indices and ids below 2**31 while they fit.
-    ids = np.int32 if m < 2**31 and n < 2**31 else np.int64
-    walk = _Walk(n, indptr, indices.astype(ids, copy=False), ids)
+        return _count_dense(n, np.asarray(oriented.indptr, dtype=np.int64), oriented.indices)
+    walk = AnchorWalk(oriented)
     blocks = walk.blocks()
     if threads is None:
         from tricount._threads import thread_count
@@ -139,10 +135,18 @@ def _count_dense(n: int, indptr, indices) -> int:
     return int(np.count_nonzero(out[rows] & out[indices]))
 
 
-class _Walk:
-    """The anchor walk of one oriented CSR, cut into blocks (the module doc)."""
+class AnchorWalk:
+    """The anchor walk of one oriented CSR (NumPy arrays, rows sorted), cut into blocks
+    (the module doc); :meth:`walk` gives each block's wedges, :meth:`count` counts the
+    closed ones (:mod:`tricount.cpu.listing_numpy` lists them)."""
 
-    def __init__(self, n: int, indptr, indices, ids):
+    def __init__(self, oriented):
+        n = oriented.n_vertices
+        indices = oriented.indices
+        # Map positions stay below MAX_MAP_BYTES; indices and ids below 2**31 while they fit.
+        ids = np.int32 if indices.shape[0] < 2**31 and n < 2**31 else np.int64
+        indptr = np.asarray(oriented.indptr, dtype=np.int64)
+        indices = indices.astype(ids, copy=False)
         self.n, self.indptr, self.indices, self.ids = n, indptr, indices, ids
         self.out_degree = np.diff(indptr)
         self.wedges = self.out_degree[indices]  # wedges through each edge u -> v: |N+(v)|
@@ -164,12 +168,15 @@ class _Walk:
             e0 = e1
         return out
 
-    def count(self, blocks) -> int:
-        """The triangles anchored in ``blocks``, with a byte map of this call's own."""
+    def walk(self, blocks):
+        """For each block of ``blocks`` that has wedges, ``(e0, e1, at, closed)``: the
+        block's wedges in order (by edge ``e0 .. e1 - 1``, then by w along N+(v)),
+        ``at[k]`` the position in ``indices`` of wedge k's end w, ``closed[k]`` whether
+        the anchor's out-list holds w. One byte map, this call's own; a block's marks
+        stay set until the next block is asked for."""
         n, ids, indptr, indices = self.n, self.ids, self.indptr, self.indices
         before, wedges, out_degree = self.before, self.wedges, self.out_degree
         marks = np.zeros(self.rows * n, dtype=np.bool_)
-        total = 0
         for e0, e1, r0, r1 in blocks:
             a0, a1 = int(indptr[r0]), int(indptr[r1])
             # The anchors' out-lists, marked at (anchor - r0) * n + neighbour.
@@ -185,9 +192,11 @@ class _Walk:
                                counts)
                 at += np.arange(n_wedges, dtype=ids)
                 ends = indices[at]
-                del at
                 ends += np.repeat(keys[e0 - a0:e1 - a0] - middle, counts)  # the anchor's row
-                total += int(np.count_nonzero(marks[ends]))
-                del ends
+                yield e0, e1, at, marks[ends]
+                del at, ends
             marks[keys] = False
-        return total
+
+    def count(self, blocks) -> int:
+        """The triangles anchored in ``blocks``, with a byte map of this call's own."""
+        return sum(int(np.count_nonzero(closed)) for *_, closed in self.walk(blocks))
