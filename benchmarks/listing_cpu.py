@@ -187,7 +187,7 @@ def main(argv=None) -> int:
     import igraph
 
     # The Numba lister, started first: this measures a process that lists many graphs
-    # (a fresh process lists its first small graphs in NumPy, tricount.cpu.listing_numpy).
+    # (a fresh process lists its first small graphs in NumPy, tricount.cpu.walk_numpy).
     load_numba()
     env = {"machine": machine(), "versions": {**versions(backends=("cpu",)),
                                               "igraph": igraph.__version__},

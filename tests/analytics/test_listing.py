@@ -20,9 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tricount
-from tricount.cpu import listing_numpy
+from tricount.cpu import walk_numpy
 from tricount.cpu.listing import CpuLister, list_triangles_cpu, stream_triangles_cpu
-from tricount.cpu.listing_numpy import stream_triangles_numpy
+from tricount.cpu.walk_numpy import stream_triangles_numpy
 from tricount.cpu.text_rows import format_rows
 from tricount.cpu.text_rows_numpy import format_rows_numpy
 from tricount.errors import TricountError
@@ -305,38 +305,38 @@ def test_numpy_lister_on_named_graphs_with_labels():
 
 
 class TestNumpyRoute:
-    """Which lister the CPU backend takes (tricount.cpu.listing_numpy.takes)."""
+    """Which lister the CPU backend takes (tricount.cpu.walk_numpy.takes)."""
 
     @pytest.fixture
     def fresh(self, monkeypatch):
-        monkeypatch.setattr(listing_numpy, "numba_started", lambda: False)
-        monkeypatch.setattr(listing_numpy, "_ledger", {"lost_s": 0.0})
+        monkeypatch.setattr(walk_numpy, "numba_started", lambda: False)
+        monkeypatch.setattr(walk_numpy, "_ledger", {"lost_s": 0.0})
         return tricount.Graph.from_edges(*rmat(8, 8, seed=3))
 
     def test_a_small_graph_without_numba(self, fresh):
-        assert listing_numpy.takes(fresh.oriented(), 0.5)
+        assert walk_numpy.takes(fresh.oriented(), 0.5)
 
     def test_not_once_numba_has_started(self, fresh, monkeypatch):
-        monkeypatch.setattr(listing_numpy, "numba_started", lambda: True)
-        assert not listing_numpy.takes(fresh.oriented(), 0.5)
+        monkeypatch.setattr(walk_numpy, "numba_started", lambda: True)
+        assert not walk_numpy.takes(fresh.oriented(), 0.5)
 
     def test_not_past_the_bounds(self, fresh, monkeypatch):
-        monkeypatch.setattr(listing_numpy, "MAX_WEDGES", 0)
-        assert not listing_numpy.takes(fresh.oriented(), 0.5)
-        monkeypatch.setattr(listing_numpy, "MAX_EDGES", 0)
-        assert not listing_numpy.takes(tricount.Graph.from_edges([0], [1]).oriented(), 0.5)
+        monkeypatch.setattr(walk_numpy, "MAX_WEDGES", 0)
+        assert not walk_numpy.takes(fresh.oriented(), 0.5)
+        monkeypatch.setattr(walk_numpy, "MAX_EDGES", 0)
+        assert not walk_numpy.takes(tricount.Graph.from_edges([0], [1]).oriented(), 0.5)
 
     def test_many_listings_start_numba_at_the_break_even(self, fresh, monkeypatch):
         # Ski rental: each listing here adds its loss; once the loss reaches Numba's
         # start, the next one is Numba's.
         o = fresh.oriented()
         wedges = int(np.diff(o.indptr)[o.indices].sum())
-        monkeypatch.setattr(listing_numpy, "EXTRA_S_PER_WEDGE", 0.5 / (2.5 * wedges))
-        assert [listing_numpy.takes(o, 0.5) for _ in range(4)] == [True, True, True, False]
+        monkeypatch.setattr(walk_numpy, "EXTRA_S_PER_WEDGE", 0.5 / (2.5 * wedges))
+        assert [walk_numpy.takes(o, 0.5) for _ in range(4)] == [True, True, True, False]
 
     def test_the_backend_lists_the_same_rows_either_way(self, fresh, monkeypatch):
         want = rows_of(list_triangles(fresh, backend="cpu", chunk_size=50))
-        monkeypatch.setattr(listing_numpy, "takes", lambda oriented, price: False)
+        monkeypatch.setattr(walk_numpy, "takes", lambda oriented, price: False)
         assert np.array_equal(rows_of(list_triangles(fresh, backend="cpu", chunk_size=50)), want)
 
 

@@ -18,6 +18,7 @@ from tricount import reference
 from tricount.backends.cpu import CPU
 from tricount.cpu.edge_support import edge_support_merge
 from tricount.cpu.per_vertex import per_vertex_bitmap
+from tricount.cpu.walk_numpy import per_vertex_numpy
 from tricount.cpu.truss import peel_frontier
 from tricount.prep.orient import csr_from_sorted
 
@@ -192,6 +193,7 @@ def test_literal_per_vertex_kernel():
     oriented = csr_from_sorted(rows, cols, 4, "degree")
     assert oriented.indptr.tolist() == [0, 2, 4, 5, 5]
     assert per_vertex_bitmap(oriented).tolist() == [1, 1, 2, 2]
+    assert per_vertex_numpy(oriented).tolist() == [1, 1, 2, 2]
 
 
 def test_literal_edge_support_kernel():
@@ -279,6 +281,9 @@ def test_random_multigraphs_match_networkx(edges):
     per_vertex = tricount.triangles(g, backend="cpu")
     support = tricount.edge_support(g, backend="cpu")
     assert tricount.vertex_dict(g, per_vertex) == nx.triangles(G)
+    # Both walks: Numba's bitmap kernel and NumPy's (a process without Numba).
+    assert np.array_equal(per_vertex_bitmap(g.oriented()), per_vertex)
+    assert np.array_equal(per_vertex_numpy(g.oriented()), per_vertex)
     assert int(per_vertex.sum()) == 3 * n_triangles == int(support.sum())
     assert frozen(tricount.edge_dict(g, support)) == reference.edge_support(src, dst)
     assert tricount.vertex_dict(g, tricount.clustering(g, backend="cpu")) == nx.clustering(G)
@@ -288,6 +293,28 @@ def test_random_multigraphs_match_networkx(edges):
     for k in (3, 4, 5):
         assert edge_set(tricount.k_truss(g, k, backend="cpu")) == {
             frozenset(e) for e in nx.k_truss(G, k).edges}
+
+
+def test_a_fresh_process_computes_clustering_without_numba(tmp_path):
+    # Per-vertex counts, clustering and transitivity of a small graph: NumPy's walk, no
+    # Numba start, NetworkX's answers.
+    import subprocess
+    import sys
+
+    G = nx.les_miserables_graph()
+    code = (
+        "import sys, networkx as nx, tricount; "
+        "g = tricount.Graph.from_networkx(nx.les_miserables_graph()); "
+        "print(repr(tricount.vertex_dict(g, tricount.triangles(g, backend='cpu'))), '|', "
+        "repr(tricount.transitivity(g, backend='cpu')), '|', "
+        "'numba.np.arraymath' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    triangles, transitivity, numba_started = out.stdout.strip().split(" | ")
+    assert eval(triangles) == nx.triangles(G)
+    assert float(transitivity) == nx.transitivity(G)
+    assert numba_started == "False"
 
 
 @settings(max_examples=60, deadline=None)

@@ -25,9 +25,14 @@ class CpuBackend:
         return engine.count(graph, method=method, **options)
 
     def per_vertex(self, graph) -> np.ndarray:
+        oriented = graph.to_device(np).oriented()
+        if _in_numpy(oriented):
+            from tricount.cpu.walk_numpy import per_vertex_numpy
+
+            return per_vertex_numpy(oriented)
         from tricount.cpu.per_vertex import per_vertex_bitmap
 
-        return per_vertex_bitmap(graph.to_device(np).oriented())
+        return per_vertex_bitmap(oriented)
 
     def edge_support(self, graph) -> np.ndarray:
         from tricount.cpu.edge_support import edge_support_merge
@@ -42,16 +47,15 @@ class CpuBackend:
 
     def list_triangles(self, graph, *, chunk_size: int, labels=None, columns: bool = False,
                        count_first: bool = True):
-        from tricount.backends.costs import COSTS
-        from tricount.cpu import listing_numpy
+        from tricount.cpu import walk_numpy
 
         oriented = graph.to_device(np).oriented()
         labels = None if labels is None else to_host(labels)
-        if listing_numpy.takes(oriented, COSTS.numba_start_s):  # small, and no Numba yet
+        if _in_numpy(oriented):
             from tricount.cpu.wedge_numpy import count_wedges_numpy
 
             n_triangles = count_wedges_numpy(oriented) if count_first else None
-            rows = listing_numpy.stream_triangles_numpy(oriented, labels, chunk_size)
+            rows = walk_numpy.stream_triangles_numpy(oriented, labels, chunk_size)
         else:
             from tricount.cpu import listing  # microseconds less than importing two names
 
@@ -74,6 +78,15 @@ class CpuBackend:
         from tricount.cpu.weighted import weighted_triangle_sums_cpu
 
         return weighted_aligned(graph.to_device(np), factors, weighted_triangle_sums_cpu)
+
+
+def _in_numpy(oriented) -> bool:
+    """Whether a walk of ``oriented`` goes through NumPy (:func:`tricount.cpu.walk_numpy.takes`:
+    a small graph in a process that has not started Numba), priced by the cost model."""
+    from tricount.backends.costs import COSTS
+    from tricount.cpu import walk_numpy
+
+    return walk_numpy.takes(oriented, COSTS.numba_start_s)
 
 
 CPU = CpuBackend()

@@ -18,7 +18,7 @@ __all__ = ["format_rows_numpy", "MAX_ROWS"]
 
 #: Rows a TSV writer formats here when its first chunk came without Numba
 #: (tricount.listing): as many as the NumPy lister's largest graph can have
-#: (:data:`tricount.cpu.listing_numpy.MAX_WEDGES`). 135-190 ns a row of three ids on the
+#: (:data:`tricount.cpu.walk_numpy.MAX_WEDGES`). 135-190 ns a row of three ids on the
 #: 2-core machine: 4 M rows would take about 0.7 s, 1.35 M (ca-AstroPh) 0.25 s, where
 #: Numba's start costs about 0.4 s before its own formatter.
 MAX_ROWS = 1 << 22

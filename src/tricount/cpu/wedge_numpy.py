@@ -138,7 +138,7 @@ def _count_dense(n: int, indptr, indices) -> int:
 class AnchorWalk:
     """The anchor walk of one oriented CSR (NumPy arrays, rows sorted), cut into blocks
     (the module doc); :meth:`walk` gives each block's wedges, :meth:`count` counts the
-    closed ones (:mod:`tricount.cpu.listing_numpy` lists them)."""
+    closed ones (:mod:`tricount.cpu.walk_numpy` lists them and counts them per vertex)."""
 
     def __init__(self, oriented):
         n = oriented.n_vertices

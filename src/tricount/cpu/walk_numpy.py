@@ -1,0 +1,133 @@
+"""Triangles as rows and per vertex, in NumPy alone, for a process that has not started Numba.
+
+What the NumPy counter's anchor walk (:class:`tricount.cpu.wedge_numpy.AnchorWalk`)
+gives beyond the count, for a small graph in a process where starting Numba would
+cost more than the work:
+
+- *rows* (:func:`stream_triangles_numpy`): each triangle {a, b, c} once, as a row of
+  three vertex ids sorted by compact id -- the rows of :mod:`tricount.cpu.listing`, in
+  its order: by oriented edge (anchor u, then v in N+(u)), then by increasing third
+  vertex;
+- *per vertex* (:func:`per_vertex_numpy`): the triangles at every vertex, as
+  :func:`tricount.cpu.per_vertex.per_vertex_bitmap` counts them.
+
+Precondition: the degree-oriented CSR (rows sorted by id). Found once: a triangle
+a < b < c in (degree, id) order is the wedge a -> b -> c closed by the edge a -> c,
+found only at its anchor a through its middle b; the walk gives each block's wedges in
+edge order, each edge's ends w in increasing id, so the closed wedges come out in the
+rows' order, and each credits a, b and c once.
+
+Why: the Numba kernels walk a wedge in about 5 ns, these in 20-50 (rows included), but
+Numba's start and the loading of its compiled kernels cost a fresh process about 0.4 s
+(11 s compiling on a first run), which is the whole answer of a small graph:
+``tricount list small.txt -o out.tsv`` waited 0.62-0.76 s and ``tricount clustering``
+0.65 s where ``tricount count`` took 0.21 s (2-core machine, 2026-11-26). :func:`takes`
+says when these are the ones: Numba not started, at most :data:`MAX_WEDGES` wedges,
+and the process not yet past the break-even of many such calls.
+
+Memory beyond the graph: the walk's per-edge arrays (as the NumPy counter), one block's
+wedges, and at most one chunk of rows waiting to be handed out.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from tricount._threads import numba_started
+
+__all__ = ["takes", "stream_triangles_numpy", "per_vertex_numpy", "MAX_WEDGES", "MAX_EDGES",
+           "EXTRA_S_PER_WEDGE"]
+
+#: Wedges (the anchor walk's Σ d+(v) over the edges) up to which a process without
+#: Numba walks in NumPy: at 20-50 ns a wedge, 4 M wedges take 0.08-0.2 s, under Numba's
+#: start (about 0.4-0.56 s).
+MAX_WEDGES = 1 << 22
+#: Oriented edges past which the wedges are not even summed (a gather over every edge).
+MAX_EDGES = 1 << 21
+#: What a wedge costs here beyond the Numba kernels (about 5 ns a wedge): 20-33 ns a
+#: wedge in NumPy on ca-AstroPh, email-Enron, ca-HepPh and ego-Facebook, rows included
+#: (2-core machine, 2026-11-26).
+EXTRA_S_PER_WEDGE = 2e-8
+
+_ledger = {"lost_s": 0.0}  # seconds this process has lost by walking without Numba
+_lock = threading.Lock()
+
+
+def takes(oriented, numba_start_s: float) -> bool:
+    """Whether ``oriented`` is walked here: Numba has not started in this process, the
+    graph has at most :data:`MAX_EDGES` edges and :data:`MAX_WEDGES` wedges, and the
+    process has not yet lost Numba's start to these walks. Each walk here adds what it
+    loses against a warm Numba (:data:`EXTRA_S_PER_WEDGE` a wedge); once that reaches
+    ``numba_start_s`` (the price of starting Numba: the CPU backend passes the cost
+    model's), the next call starts it (ski rental, as
+    :class:`tricount.backends.costs.WarmUpLedger` rules for counts): a process that lists
+    or counts per vertex many small graphs spends at most about twice what it would with
+    the best choices."""
+    if numba_started() or oriented.n_edges > MAX_EDGES:
+        return False
+    indptr = np.asarray(oriented.indptr, dtype=np.int64)
+    wedges = int(np.diff(indptr)[oriented.indices].sum())
+    if wedges > MAX_WEDGES:
+        return False
+    with _lock:
+        if _ledger["lost_s"] >= numba_start_s:
+            return False
+        _ledger["lost_s"] += wedges * EXTRA_S_PER_WEDGE
+    return True
+
+
+def stream_triangles_numpy(oriented, labels=None, chunk_size: int = 1 << 20):
+    """Yield every triangle once, as C-contiguous ``(k, 3)`` int64 arrays (``labels`` of
+    the vertices, or compact ids for None), every chunk ``chunk_size`` rows but the last;
+    the same rows, in the same order, as :func:`tricount.cpu.listing.stream_triangles_cpu`.
+    """
+    from tricount.cpu.wedge_numpy import AnchorWalk
+
+    labels = None if labels is None else np.asarray(labels, dtype=np.int64)
+    if oriented.n_edges == 0:
+        return
+    walk = AnchorWalk(oriented)
+    indices = walk.indices
+    anchor = np.repeat(np.arange(walk.n, dtype=np.int64), walk.out_degree)  # of every edge
+    waiting, held = [], 0
+    for e0, e1, at, closed in walk.walk(walk.blocks()):
+        edge = np.repeat(np.arange(e0, e1), walk.wedges[e0:e1])[closed]
+        if edge.shape[0] == 0:
+            continue
+        rows = np.empty((edge.shape[0], 3), dtype=np.int64)
+        rows[:, 0] = anchor[edge]
+        rows[:, 1] = indices[edge]
+        rows[:, 2] = indices[at[closed]]
+        rows.sort(axis=1)  # by compact id, as the Numba lister writes them
+        if labels is not None:
+            rows = labels[rows]
+        waiting.append(rows)
+        held += rows.shape[0]
+        if held >= chunk_size:
+            pending = np.concatenate(waiting)
+            full = held - held % chunk_size
+            for start in range(0, full, chunk_size):
+                yield pending[start:start + chunk_size]  # rows of a C-contiguous array
+            waiting, held = [pending[full:]], held - full
+    if held:
+        yield np.concatenate(waiting)
+
+
+def per_vertex_numpy(oriented) -> np.ndarray:
+    """Triangles at every vertex (int64, indexed by compact id): each closed wedge
+    a -> b -> c credits a, b and c."""
+    from tricount.cpu.wedge_numpy import AnchorWalk
+
+    n = oriented.n_vertices
+    per_vertex = np.zeros(n, dtype=np.int64)
+    if oriented.n_edges == 0:
+        return per_vertex
+    walk = AnchorWalk(oriented)
+    anchor = np.repeat(np.arange(n, dtype=np.int64), walk.out_degree)  # of every edge
+    for e0, e1, at, closed in walk.walk(walk.blocks()):
+        edge = np.repeat(np.arange(e0, e1), walk.wedges[e0:e1])[closed]
+        for ends in (anchor[edge], walk.indices[edge], walk.indices[at[closed]]):
+            per_vertex += np.bincount(ends, minlength=n)
+    return per_vertex
