@@ -271,14 +271,14 @@ def _write_tsv(columns, f, names) -> int:
         # Where the first chunk came without Numba (a small graph's NumPy lister), NumPy
         # formats the rows too (the same bytes): the file then costs no Numba start.
         from tricount._threads import numba_started
-        from tricount.cpu import text_rows_numpy
+        from tricount.io import text_numpy
 
         with_numpy = None
         for chunk in columns:
             if with_numpy is None:
                 with_numpy = not numba_started()
-            if with_numpy and written + chunk.shape[1] <= text_rows_numpy.MAX_ROWS:
-                f.write(text_rows_numpy.format_rows_numpy(chunk))
+            if with_numpy and written + chunk.shape[1] <= text_numpy.MAX_ROWS:
+                f.write(text_numpy.format_rows_numpy(chunk))
             else:
                 from tricount.cpu.text_rows import format_rows
 

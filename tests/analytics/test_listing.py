@@ -24,7 +24,7 @@ from tricount.cpu import walk_numpy
 from tricount.cpu.listing import CpuLister, list_triangles_cpu, stream_triangles_cpu
 from tricount.cpu.walk_numpy import stream_triangles_numpy
 from tricount.cpu.text_rows import format_rows
-from tricount.cpu.text_rows_numpy import format_rows_numpy
+from tricount.io.text_numpy import format_rows_numpy
 from tricount.errors import TricountError
 from tricount.generate import rmat
 from tricount.listing import list_triangles, write_triangles

@@ -20,7 +20,9 @@ import os
 
 import numpy as np
 
-from tricount.errors import GraphFormatError
+from tricount._threads import numba_started
+from tricount.errors import GraphFormatError, InvalidEdgesError
+from tricount.io import text_numpy
 from tricount.io.output import atomic_output, check_outputs
 
 #: Edges formatted per call when writing; bounds the text buffer to 40 MiB.
@@ -69,22 +71,33 @@ def write_snap(path, src, dst, *, comments=(), inputs=()) -> None:
     A path ending in ``.gz``, ``.bz2``, ``.xz`` or ``.zst`` is compressed.
     ``inputs``: paths the output must not be.
     """
-    from tricount.io._text import format_edge_pairs
-
     check_outputs([path], inputs)
     if np.asarray(src).dtype.kind not in "iu":  # vertex names
         _write_names(path, src, dst, comments)
         return
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
-    out = np.empty(40 * min(max(src.shape[0], 1), WRITE_CHUNK_EDGES), dtype=np.uint8)
+    if src.shape[0] and min(int(src.min()), int(dst.min())) < 0:
+        raise InvalidEdgesError(f"{path}: a negative vertex id cannot be written to an edge "
+                                "list (SNAP ids are non-negative)")
+    # While Numba has not started, a small graph's lines are formatted by NumPy (the same
+    # bytes): `tricount generate` of a small graph then costs no Numba start.
+    if not numba_started() and src.shape[0] <= text_numpy.MAX_ROWS:
+        def lines(a, b):
+            return text_numpy.format_rows_numpy(np.stack((a, b)))
+    else:
+        from tricount.io._text import format_edge_pairs
+
+        out = np.empty(40 * min(max(src.shape[0], 1), WRITE_CHUNK_EDGES), dtype=np.uint8)
+
+        def lines(a, b):
+            return out[:format_edge_pairs(a, b, out)]
     with atomic_output(path) as (f, _), compressed_writer(f, path) as w:
         for line in comments:
             w.write(f"# {line}\n".encode())
         for start in range(0, src.shape[0], WRITE_CHUNK_EDGES):
             stop = start + WRITE_CHUNK_EDGES
-            n = format_edge_pairs(src[start:stop], dst[start:stop], out)
-            w.write(out[:n])
+            w.write(lines(src[start:stop], dst[start:stop]))
 
 
 def _write_names(path, src, dst, comments) -> None:

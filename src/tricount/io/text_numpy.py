@@ -1,12 +1,13 @@
 """Rows of non-negative integer ids as tab-separated text, in NumPy alone.
 
-The same bytes as :func:`tricount.cpu.text_rows.format_rows` (``c0[i] TAB c1[i]
-... LF`` per row, plain decimal) for a process that has not started Numba: a few
-hundred thousand rows cost less here than Numba's start (about 0.4 s; 262,144 rows
-of three ids below 10^6 took 55 ms on the 2-core machine, 2026-11-26; ca-AstroPh's
-1.35 M triangles 0.25 s). Each id's
-digit count is found by comparing with the powers of ten; a prefix sum of the row
-lengths places every row; then the digits are written from each id's last one
+The same bytes as the Numba formatters, :func:`tricount.cpu.text_rows.format_rows`
+and :func:`tricount.io._text.format_edge_pairs` (``c0[i] TAB c1[i] ... LF`` per row,
+plain decimal), for a process that has not started Numba: the triangles of a small
+graph's listing, the edges ``tricount generate`` writes. A few hundred thousand rows
+cost less here than Numba's start (about 0.4 s): 262,144 rows of three ids below 10^6
+took 55 ms on the 2-core machine (2026-11-26), ca-AstroPh's 1.35 M triangles 0.25 s.
+Each id's digit count is found by comparing with the powers of ten; a prefix sum of
+the row lengths places every row; then the digits are written from each id's last one
 backwards, one vectorised pass per digit place over the ids that still have one.
 """
 
@@ -16,11 +17,11 @@ import numpy as np
 
 __all__ = ["format_rows_numpy", "MAX_ROWS"]
 
-#: Rows a TSV writer formats here when its first chunk came without Numba
-#: (tricount.listing): as many as the NumPy lister's largest graph can have
-#: (:data:`tricount.cpu.walk_numpy.MAX_WEDGES`). 135-190 ns a row of three ids on the
-#: 2-core machine: 4 M rows would take about 0.7 s, 1.35 M (ca-AstroPh) 0.25 s, where
-#: Numba's start costs about 0.4 s before its own formatter.
+#: Rows a writer formats here while Numba has not started: as many as the NumPy lister's
+#: largest graph can have triangles (:data:`tricount.cpu.walk_numpy.MAX_WEDGES`).
+#: 135-190 ns a row of three ids on the 2-core machine: 4 M rows would take about 0.7 s,
+#: 1.35 M (ca-AstroPh) 0.25 s, where Numba's start costs about 0.4 s before its own
+#: formatter.
 MAX_ROWS = 1 << 22
 
 _TAB, _LF, _ZERO = 9, 10, 48
