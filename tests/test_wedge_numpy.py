@@ -48,6 +48,7 @@ def test_same_count_on_any_number_of_threads(monkeypatch, threads, seed):
     block, every thread gets blocks, some more than others, and the sum must not change."""
     monkeypatch.setattr(wedge_numpy, "BLOCK_WEDGES", 5)
     monkeypatch.setattr(wedge_numpy, "MIN_THREAD_WEDGES", 1)
+    monkeypatch.setattr(wedge_numpy, "MAX_THREADS", 64)
     monkeypatch.setattr(wedge_numpy, "MIN_MAP_BYTES", 200)
     monkeypatch.setattr(wedge_numpy, "MAX_MAP_BYTES", 200)
     g = tricount.Graph.from_edges(*rmat(9, 8, seed=seed))
@@ -56,8 +57,8 @@ def test_same_count_on_any_number_of_threads(monkeypatch, threads, seed):
 
 
 def test_threads_share_blocks_within_the_maps_bound(monkeypatch):
-    """No more threads than blocks, nor than MAX_MAPS_BYTES of maps or MIN_THREAD_WEDGES
-    allow."""
+    """No more threads than blocks, nor than MAX_THREADS, MAX_MAPS_BYTES of maps or
+    MIN_THREAD_WEDGES allow."""
     started = []
     real = wedge_numpy.ThreadPoolExecutor
 
@@ -74,6 +75,9 @@ def test_threads_share_blocks_within_the_maps_bound(monkeypatch):
     monkeypatch.setattr(wedge_numpy, "MIN_THREAD_WEDGES", 100)
     assert count_wedges_numpy(g.oriented(), threads=4) == expected
     assert started == [4]
+    assert count_wedges_numpy(g.oriented(), threads=16) == expected
+    assert started == [4, wedge_numpy.MAX_THREADS]
+    del started[1:]
     map_bytes = wedge_numpy.map_rows(g.n_vertices) * g.n_vertices
     monkeypatch.setattr(wedge_numpy, "MAX_MAPS_BYTES", 2 * map_bytes)
     assert count_wedges_numpy(g.oriented(), threads=4) == expected

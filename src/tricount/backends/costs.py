@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from tricount._threads import SERIAL_MAX_EDGES, SERIAL_TWIN_SUFFIX
 from tricount.backends.facts import Warmth, Workload
 from tricount.cpu import CPU_METHODS
-from tricount.cpu.wedge_numpy import DENSE_MAX_CELLS
+from tricount.cpu.wedge_numpy import DENSE_MAX_CELLS, MAX_THREADS as NUMPY_MAX_THREADS
 from tricount.gpu.plan import fits_short_route
 from tricount.io import NUMBA_FREE_FORMATS, builds_with_numpy
 from tricount.prep.orient import PARALLEL_MIN_EDGES, PARALLEL_STARTED_MIN_EDGES
@@ -280,10 +280,14 @@ class _Steps:
         """A parallel step run on the calling thread (one thread, no region)."""
         self.add(what, seconds_at_ref * self.costs.cpu_threads)
 
-    def parallel(self, what: str, seconds_at_ref: float) -> None:
-        """A parallel step measured with ``costs.cpu_threads`` threads."""
+    def parallel(self, what: str, seconds_at_ref: float, *, max_threads: int | None = None) -> None:
+        """A parallel step measured with ``costs.cpu_threads`` threads, run on this process's
+        threads (at most ``max_threads``)."""
         c = self.costs
-        threads = _effective_threads(max(1, self.warmth.threads), c, c.parallel_efficiency)
+        threads = max(1, self.warmth.threads)
+        if max_threads is not None:
+            threads = min(threads, max_threads)
+        threads = _effective_threads(threads, c, c.parallel_efficiency)
         self.add(what, seconds_at_ref * c.cpu_threads / threads)
 
     def kernels(self, *groups: str) -> None:
@@ -358,7 +362,7 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
             if w.n_vertices * m <= DENSE_MAX_CELLS:  # the dense count: one call, no threads
                 steps.add("count", rate)
             else:
-                steps.parallel("count", rate)
+                steps.parallel("count", rate, max_threads=NUMPY_MAX_THREADS)
     else:
         # A small graph's kernels run on the calling thread (cpu.engine's rule): their
         # serial twins, compiled and cached apart.

@@ -22,6 +22,8 @@ Blocks are independent, so a graph of several blocks is counted by several threa
 and every k-th block: NumPy's gathers, repeats and counts release the GIL, and on the
 2-core development machine two threads took soc-Epinions1 from 0.22 to 0.14 s and
 blogcatalog from 0.22 to 0.14 s (2026-11-26, ``benchmarks/results/cpu_numpy_threads.md``).
+The Python between those calls holds the GIL, so past :data:`MAX_THREADS` more threads
+only wait for it.
 
 A graph of at most :data:`DENSE_MAX_CELLS` vertex-edge pairs (n x m) skips the walk: its
 out-lists become the rows of an n x n boolean matrix, and each edge u -> v counts the w
@@ -39,7 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["count_wedges_numpy", "AnchorWalk"]
+__all__ = ["count_wedges_numpy", "AnchorWalk", "MAX_THREADS"]
 
 #: Wedges gathered per block: 128 K, so a block's temporaries (0.5-1.5 MB) stay in the
 #: cache and under the allocator's reuse threshold. With 1 M (4-12 MB each) every block's
@@ -62,6 +64,11 @@ MAX_MAPS_BYTES = 1 << 28
 #: about 0.1 M wedges, took 4.5 ms on one thread and 5.4 on two; email-Enron's 3.8 M wedges
 #: 66 and 45 ms).
 MIN_THREAD_WEDGES = 1 << 20
+#: Threads at most: on the 16 cores of the H100 machine's host (device run 6 of
+#: 2026-11-26's last session, ``cpu_numpy_threads.md``) 4 threads counted blogcatalog in
+#: 97 ms and soc-Epinions1 in 99 ms, 8 in 135 and 116, 16 in 198 and 170 (1 thread: 194
+#: and 229); ca-HepPh 28 ms on 4 against 30 on 16.
+MAX_THREADS = 4
 
 
 #: Graphs of at most this many vertex-edge pairs (n x m) are counted dense (module doc): on
@@ -118,7 +125,8 @@ def count_wedges_numpy(oriented, *, threads: int | None = None) -> int:
         threads = thread_count()
     map_bytes = walk.rows * n
     enough = -(-int(walk.before[-1]) // MIN_THREAD_WEDGES)  # threads with enough wedges
-    workers = max(1, min(int(threads), len(blocks), MAX_MAPS_BYTES // map_bytes, enough))
+    workers = max(1, min(int(threads), MAX_THREADS, len(blocks), MAX_MAPS_BYTES // map_bytes,
+                         enough))
     if workers == 1:
         return walk.count(blocks)
     # Every k-th block to each thread: blocks hold about equal wedges, so the shares match.
