@@ -326,6 +326,13 @@ class TestNumpyRoute:
         monkeypatch.setattr(walk_numpy, "MAX_EDGES", 0)
         assert not walk_numpy.takes(tricount.Graph.from_edges([0], [1]).oriented(), 0.5)
 
+    def test_not_past_the_vertex_bound(self, fresh, monkeypatch):
+        # The walk's byte map has a row of n bytes at least.
+        g = tricount.Graph.from_edges([0, 0, 1], [1, 2, 2], n_vertices=walk_numpy.MAX_VERTICES + 1)
+        assert not walk_numpy.takes(g.oriented(), 0.5)
+        monkeypatch.setattr(walk_numpy, "MAX_VERTICES", g.n_vertices)
+        assert walk_numpy.takes(g.oriented(), 0.5)
+
     def test_many_listings_start_numba_at_the_break_even(self, fresh, monkeypatch):
         # Ski rental: each listing here adds its loss; once the loss reaches Numba's
         # start, the next one is Numba's.

@@ -38,7 +38,7 @@ import numpy as np
 from tricount._threads import numba_started
 
 __all__ = ["takes", "stream_triangles_numpy", "per_vertex_numpy", "MAX_WEDGES", "MAX_EDGES",
-           "EXTRA_S_PER_WEDGE"]
+           "MAX_VERTICES", "EXTRA_S_PER_WEDGE"]
 
 #: Wedges (the anchor walk's Σ d+(v) over the edges) up to which a process without
 #: Numba walks in NumPy: at 20-50 ns a wedge, 4 M wedges take 0.08-0.2 s, under Numba's
@@ -46,6 +46,8 @@ __all__ = ["takes", "stream_triangles_numpy", "per_vertex_numpy", "MAX_WEDGES", 
 MAX_WEDGES = 1 << 22
 #: Oriented edges past which the wedges are not even summed (a gather over every edge).
 MAX_EDGES = 1 << 21
+#: Vertices at most: the walk's byte map holds at least one row of n bytes.
+MAX_VERTICES = 1 << 24
 #: What a wedge costs here beyond the Numba kernels (about 5 ns a wedge): 20-33 ns a
 #: wedge in NumPy on ca-AstroPh, email-Enron, ca-HepPh and ego-Facebook, rows included
 #: (2-core machine, 2026-11-26).
@@ -57,7 +59,8 @@ _lock = threading.Lock()
 
 def takes(oriented, numba_start_s: float) -> bool:
     """Whether ``oriented`` is walked here: Numba has not started in this process, the
-    graph has at most :data:`MAX_EDGES` edges and :data:`MAX_WEDGES` wedges, and the
+    graph has at most :data:`MAX_EDGES` edges, :data:`MAX_VERTICES` vertices and
+    :data:`MAX_WEDGES` wedges, and the
     process has not yet lost Numba's start to these walks. Each walk here adds what it
     loses against a warm Numba (:data:`EXTRA_S_PER_WEDGE` a wedge); once that reaches
     ``numba_start_s`` (the price of starting Numba: the CPU backend passes the cost
@@ -65,7 +68,7 @@ def takes(oriented, numba_start_s: float) -> bool:
     :class:`tricount.backends.costs.WarmUpLedger` rules for counts): a process that lists
     or counts per vertex many small graphs spends at most about twice what it would with
     the best choices."""
-    if numba_started() or oriented.n_edges > MAX_EDGES:
+    if numba_started() or oriented.n_edges > MAX_EDGES or oriented.n_vertices > MAX_VERTICES:
         return False
     indptr = np.asarray(oriented.indptr, dtype=np.int64)
     wedges = int(np.diff(indptr)[oriented.indices].sum())
@@ -129,5 +132,5 @@ def per_vertex_numpy(oriented) -> np.ndarray:
     for e0, e1, at, closed in walk.walk(walk.blocks()):
         edge = np.repeat(np.arange(e0, e1), walk.wedges[e0:e1])[closed]
         for ends in (anchor[edge], walk.indices[edge], walk.indices[at[closed]]):
-            per_vertex += np.bincount(ends, minlength=n)
+            np.add.at(per_vertex, ends, 1)  # memory of the block's triangles, not of n
     return per_vertex
