@@ -506,3 +506,52 @@ def test_a_small_graph_is_predicted_on_the_calling_thread():
         [big] = candidates(large, many, backend="cpu", method=method)
         assert dict(big.steps)["call"] == getattr(COSTS, f"{method}_call_s")
         assert dict(big.steps)["orient"] < steps["orient"]  # 16 threads
+
+
+class TestBackendFor:
+    """``backend_for``: the backend of a local computation or a listing, ``auto`` by the
+    count's predicted total (a GPU machine simulated: the probe and the facts faked)."""
+
+    @pytest.fixture
+    def gpu_machine(self, monkeypatch):
+        import tricount.gpu
+
+        probed = []
+        monkeypatch.setattr(facts, "observe", lambda: HOT)
+        monkeypatch.setattr(tricount.gpu, "probe", lambda: probed.append(1) or (True, "GPU fake"))
+        return probed
+
+    class Edges:
+        """A side of a (src, dst) pair that only says how long it is."""
+
+        def __init__(self, n):
+            self.n = n
+
+        def __len__(self):
+            return self.n
+
+    def test_a_small_graph_stays_on_the_cpu_without_probing(self, gpu_machine):
+        from tricount.backends import backend_for
+
+        g = tricount.Graph.from_edges([0, 0, 1], [1, 2, 2])
+        backend, reason = backend_for("auto", g)
+        assert backend.name == "cpu" and reason.startswith("auto:")
+        assert gpu_machine == []  # the GPU is not started for it
+
+    def test_a_large_graph_goes_to_the_gpu(self, gpu_machine):
+        from tricount.backends import backend_for
+
+        backend, _ = backend_for("auto", (self.Edges(1 << 29), self.Edges(1 << 29)))
+        assert backend.name == "gpu" and gpu_machine == [1]
+
+    def test_named_backends_and_unsized_inputs_as_get_backend(self, gpu_machine):
+        import networkx as nx
+
+        from tricount.backends import backend_for
+
+        g = tricount.Graph.from_edges([0, 0, 1], [1, 2, 2])
+        assert backend_for("cpu", g)[0].name == "cpu"
+        # A NetworkX graph is not sized before it is built: get_backend's auto (the GPU).
+        assert backend_for("auto", nx.karate_club_graph())[0].name == "gpu"
+        with pytest.raises(tricount.errors.InvalidArgumentError):
+            backend_for("fast", g)

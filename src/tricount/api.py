@@ -172,10 +172,9 @@ def _countable(graph):
     """``(graph, None)`` for what the cost model reads as it is (a graph, a path, a
     ``(src, dst)`` pair of arrays); anything else a user holds is built now:
     ``(CSRGraph, steps)``."""
-    if isinstance(graph, (CSRGraph, str, os.PathLike)) or (
-            isinstance(graph, tuple) and len(graph) == 2
-            and all(hasattr(side, "__len__") and not isinstance(side, (str, bytes))
-                    for side in graph)):
+    from tricount.backends.facts import sizable  # with the first count, not the import
+
+    if sizable(graph):
         return graph, None
     return as_graph(graph)
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tricount.backends import get_backend
+from tricount.backends import backend_for
 from tricount.errors import UnsupportedGraphError
 from tricount.graph import CSRGraph
 from tricount.inputs import graph_and_arcs, is_networkx
@@ -204,7 +204,7 @@ def directed_triangle_counts(edges, *, backend: str = "auto") -> DirectedTriangl
 
 def _run(dg: DirectedGraph, backend: str, *, per_vertex: bool):
     """Host ``(counts (4, n), codes (64,))`` from the chosen backend."""
-    engine, _reason = get_backend(backend)
+    engine, _reason = backend_for(backend, dg.graph)
     return engine.directed_counts(dg.graph, dg.mask, per_vertex=per_vertex)
 
 

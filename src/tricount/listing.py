@@ -27,7 +27,7 @@ import os
 
 import numpy as np
 
-from tricount.backends import get_backend
+from tricount.backends import backend_for
 from tricount.errors import InvalidArgumentError, TricountError
 from tricount.inputs import as_graph
 from tricount.io.output import atomic_output, check_outputs
@@ -188,7 +188,7 @@ def _prepare(graph, backend, chunk_size):
     chunk_size = int(chunk_size)
     if chunk_size < 1:
         raise InvalidArgumentError(f"chunk_size must be at least 1, got {chunk_size}")
-    engine, _reason = get_backend(backend)
+    engine, _reason = backend_for(backend, graph)
     g, _ = as_graph(graph, device="gpu" if engine.name == "gpu" else "cpu")
     return g, engine, chunk_size
 

@@ -1,6 +1,6 @@
 """Beyond the total: triangles per vertex and per edge, clustering, transitivity, k-truss.
 
-    graph ──as_graph──▶ CSRGraph ──get_backend──▶ cpu | gpu | reference
+    graph ──as_graph──▶ CSRGraph ──backend_for──▶ cpu | gpu | reference
     per vertex:  degree-oriented CSR ─▶ per_vertex kernel (each corner credited once)
     per edge:    degree-oriented CSR ─▶ edge_support kernel ─▶ reordered to graph.edges()
     k-truss:     edge support + symmetric CSR with edge ids ─▶ level-by-level peeling
@@ -41,7 +41,7 @@ import numpy as np
 from tricount import directed as _directed
 from tricount import weighted as _weighted
 from tricount.api import as_graph, count
-from tricount.backends import get_backend
+from tricount.backends import backend_for
 from tricount.errors import InvalidArgumentError, check_choice, check_count
 from tricount.graph import CSRGraph
 from tricount.prep.xp import array_namespace, to_host
@@ -64,7 +64,7 @@ OUTPUTS = ("array", "dict", "frame")
 
 
 def _prepare(graph, backend, vertices="edges"):
-    engine, _reason = get_backend(backend)  # a bad backend name fails before any file is read
+    engine, _reason = backend_for(backend, graph)  # a bad name fails before any file is read
     g, _ = as_graph(graph, device="gpu" if engine.name == "gpu" else "cpu", vertices=vertices)
     return g, engine
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tricount.backends import get_backend
+from tricount.backends import backend_for
 from tricount.directed import DirectedGraph, arc_degrees, average_in_order, direction_mask
 from tricount.errors import UnsupportedGraphError
 from tricount.graph import CSRGraph
@@ -154,7 +154,7 @@ def weighted_triangle_sums(edges, *, weight="weight", directed: bool | None = No
 
 
 def _sums(wg: WeightedGraph, backend: str) -> np.ndarray:
-    engine, _reason = get_backend(backend)
+    engine, _reason = backend_for(backend, wg.graph)
     return engine.weighted_sums(wg.graph, wg.factors)
 
 

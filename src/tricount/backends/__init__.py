@@ -45,7 +45,7 @@ from tricount.backends.gpu import GPU
 from tricount.backends.reference import REFERENCE
 from tricount.errors import BackendUnavailableError, check_choice
 
-__all__ = ["BACKENDS", "get_backend", "select", "Selection"]
+__all__ = ["BACKENDS", "get_backend", "backend_for", "select", "Selection"]
 
 BACKENDS = ("auto", "cpu", "gpu", "reference")
 
@@ -69,6 +69,25 @@ def get_backend(requested: str):
     reason = f"auto: no usable GPU ({why}), using the CPU"
     log.info(reason)
     return CPU, reason
+
+
+def backend_for(requested: str, graph):
+    """``(backend, reason)`` of a computation on ``graph`` other than a count (per vertex,
+    per edge, a listing, directed or weighted sums): ``requested`` as :func:`get_backend`
+    takes it, but ``auto`` by :func:`select`'s predicted total for counting ``graph``, so
+    that a graph whose count the CPU answers first (CuPy's import and the device's context
+    cost more than the work) is computed on the CPU, and the GPU is not started for it.
+    What the cost model cannot size without building it (a NetworkX graph, a table) takes
+    :func:`get_backend`'s ``auto``."""
+    check_choice(requested, "backend", BACKENDS)
+    if requested != "auto":
+        return get_backend(requested)
+    from tricount.backends.facts import sizable, workload_of
+
+    if not sizable(graph):
+        return get_backend("auto")
+    chosen = select("auto", workload_of(graph))
+    return chosen.backend, chosen.reason
 
 
 @dataclass(frozen=True)

@@ -508,6 +508,18 @@ def _edge_lines(head: bytes) -> tuple[int, int, tuple | None]:
     return len(body), sum(len(line) + 1 for line in body), declared
 
 
+def sizable(graph) -> bool:
+    """Whether :func:`workload_of` reads ``graph`` as it is: a ``CSRGraph``, a path, or a
+    ``(src, dst)`` pair of arrays. Anything else a user holds (a NetworkX graph, a table)
+    is built first."""
+    from tricount.graph import CSRGraph
+
+    return isinstance(graph, (CSRGraph, str, os.PathLike)) or (
+        isinstance(graph, tuple) and len(graph) == 2
+        and all(hasattr(side, "__len__") and not isinstance(side, (str, bytes))
+                for side in graph))
+
+
 def workload_of(graph, *, format: str = "auto") -> Workload:
     """The :class:`Workload` of what ``tricount.count`` was given: a graph, a
     ``(src, dst)`` pair, or a path (sniffed: its first 64 KiB decompressed)."""

@@ -37,9 +37,9 @@ def add_arguments(clustering) -> None:
 
 def load_for(args):
     """The graph and the backend a local command runs on: ``(graph, timings, name, reason)``."""
-    from tricount.backends import get_backend
+    from tricount.backends import backend_for
 
-    backend, reason = get_backend(args.backend)  # exit 3 before reading when unavailable
+    backend, reason = backend_for(args.backend, args.path)  # exit 3 before reading
     loaded = options.load(args)
     return loaded.graph, loaded.timings, backend.name, reason
 

@@ -70,11 +70,11 @@ class _CountThenWrite:
 
 def run(args) -> int:
     from tricount._progress import Progress
-    from tricount.backends import get_backend
+    from tricount.backends import backend_for
     from tricount.listing import write_triangles
 
     t0 = time.perf_counter()
-    engine, reason = get_backend(args.backend)  # exit 3 before reading when unavailable
+    engine, reason = backend_for(args.backend, args.path)  # exit 3 before reading
     loaded = options.load(args, device="gpu" if engine.name == "gpu" else "cpu")
     graph = loaded.graph
     t1 = time.perf_counter()
