@@ -538,11 +538,16 @@ class TestBackendFor:
         assert backend.name == "cpu" and reason.startswith("auto:")
         assert gpu_machine == []  # the GPU is not started for it
 
-    def test_a_large_graph_goes_to_the_gpu(self, gpu_machine):
+    def test_a_large_graph_goes_to_the_gpu(self, gpu_machine, monkeypatch):
+        import tricount.backends as backends
         from tricount.backends import backend_for
 
         backend, _ = backend_for("auto", (self.Edges(1 << 29), self.Edges(1 << 29)))
         assert backend.name == "gpu" and gpu_machine == [1]
+        # Past LOCAL_CPU_MAX_EDGES, the GPU whatever the count's model says.
+        g = tricount.Graph.from_edges([0, 0, 1], [1, 2, 2])
+        monkeypatch.setattr(backends, "LOCAL_CPU_MAX_EDGES", 2)
+        assert backend_for("auto", g)[0].name == "gpu"
 
     def test_named_backends_and_unsized_inputs_as_get_backend(self, gpu_machine):
         import networkx as nx

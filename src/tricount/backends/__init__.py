@@ -71,13 +71,26 @@ def get_backend(requested: str):
     return CPU, reason
 
 
+#: Edges up to which :func:`backend_for`'s ``auto`` may keep a computation on the CPU. The
+#: count's model is its proxy, and a count of a mid-size graph has a NumPy route that a
+#: per-vertex count or a listing has not (past :data:`tricount.cpu.walk_numpy.MAX_WEDGES`
+#: they start Numba). On the H100 machine's 16-core host (2026-11-26, fresh processes, warm
+#: caches): `tricount clustering` and `tricount list` of karate took 0.67-0.72 and 0.44-0.64 s
+#: on the CPU against 1.57-1.78 and 3.1-4.1 s on the GPU, email-Enron (183,831 edges)
+#: 0.79-0.94 and 1.31-1.45 against 1.60-2.30 and 4.28-4.85, but R-MAT 16 (909,759 edges)'s
+#: clustering 2.90-3.67 s on the CPU against 1.86-2.40 on the GPU. 2^19 keeps every
+#: shared graph (soc-Epinions1: 405,740 edges) and leaves R-MAT 16 to the GPU.
+LOCAL_CPU_MAX_EDGES = 1 << 19
+
+
 def backend_for(requested: str, graph):
     """``(backend, reason)`` of a computation on ``graph`` other than a count (per vertex,
     per edge, a listing, directed or weighted sums): ``requested`` as :func:`get_backend`
     takes it, but ``auto`` by :func:`select`'s predicted total for counting ``graph``, so
-    that a graph whose count the CPU answers first (CuPy's import and the device's context
-    cost more than the work) is computed on the CPU, and the GPU is not started for it.
-    What the cost model cannot size without building it (a NetworkX graph, a table) takes
+    that a graph of at most :data:`LOCAL_CPU_MAX_EDGES` edges whose count the CPU answers
+    first (CuPy's import and the device's context cost more than the work) is computed on
+    the CPU, and the GPU is not started for it. Larger graphs, and what the cost model
+    cannot size without building it (a NetworkX graph, a table), take
     :func:`get_backend`'s ``auto``."""
     check_choice(requested, "backend", BACKENDS)
     if requested != "auto":
@@ -86,7 +99,10 @@ def backend_for(requested: str, graph):
 
     if not sizable(graph):
         return get_backend("auto")
-    chosen = select("auto", workload_of(graph))
+    workload = workload_of(graph)
+    if workload.n_edges > LOCAL_CPU_MAX_EDGES:
+        return get_backend("auto")
+    chosen = select("auto", workload)
     return chosen.backend, chosen.reason
 
 
