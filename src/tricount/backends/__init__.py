@@ -71,16 +71,18 @@ def get_backend(requested: str):
     return CPU, reason
 
 
-#: Edges up to which :func:`backend_for`'s ``auto`` may keep a computation on the CPU. The
-#: count's model is its proxy, and a count of a mid-size graph has a NumPy route that a
-#: per-vertex count or a listing has not (past :data:`tricount.cpu.walk_numpy.MAX_WEDGES`
-#: they start Numba). On the H100 machine's 16-core host (2026-11-26, fresh processes, warm
-#: caches): `tricount clustering` and `tricount list` of karate took 0.67-0.72 and 0.44-0.64 s
-#: on the CPU against 1.57-1.78 and 3.1-4.1 s on the GPU, email-Enron (183,831 edges)
-#: 0.79-0.94 and 1.31-1.45 against 1.60-2.30 and 4.28-4.85, but R-MAT 16 (909,759 edges)'s
-#: clustering 2.90-3.67 s on the CPU against 1.86-2.40 on the GPU. 2^19 keeps every
-#: shared graph (soc-Epinions1: 405,740 edges) and leaves R-MAT 16 to the GPU.
-LOCAL_CPU_MAX_EDGES = 1 << 19
+#: Edges (as the cost model estimates them: a text file's lines) up to which
+#: :func:`backend_for`'s ``auto`` may keep a computation on the CPU. The count's model is
+#: its proxy, and a count of a mid-size graph has a NumPy route that a per-vertex count or a
+#: listing has not (past :data:`tricount.cpu.walk_numpy.MAX_WEDGES` they start Numba). On
+#: the H100 machine's 16-core host (2026-11-26, fresh processes, warm caches): `tricount
+#: clustering` and `tricount list` of karate took 0.67-0.72 and 0.44-0.64 s on the CPU
+#: against 1.57-1.78 and 3.1-4.1 s on the GPU, email-Enron (183,831 edges) 0.79-0.94 and
+#: 1.31-1.45 against 1.60-2.30 and 4.28-4.85, but R-MAT 16 (909,759 edges, its file
+#: estimated at 1,049,338)'s clustering 2.90-3.67 s on the CPU against 1.86-2.40 on the
+#: GPU. 3 x 2^18 keeps every shared graph (soc-Epinions1's file: 545,183 estimated) and
+#: leaves R-MAT 16 to the GPU.
+LOCAL_CPU_MAX_EDGES = 3 << 18
 
 
 def backend_for(requested: str, graph):
