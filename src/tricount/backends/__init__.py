@@ -75,14 +75,12 @@ def get_backend(requested: str):
 #: :func:`backend_for`'s ``auto`` may keep a computation on the CPU. The count's model is
 #: its proxy, and a count of a mid-size graph has a NumPy route that a per-vertex count or a
 #: listing has not (past :data:`tricount.cpu.walk_numpy.MAX_WEDGES` they start Numba). On
-#: the H100 machine's 16-core host (2026-11-26, fresh processes, warm caches): `tricount
-#: clustering` and `tricount list` of karate took 0.67-0.72 and 0.44-0.64 s on the CPU
-#: against 1.57-1.78 and 3.1-4.1 s on the GPU, email-Enron (183,831 edges) 0.79-0.94 and
-#: 1.31-1.45 against 1.60-2.30 and 4.28-4.85, but R-MAT 16 (909,759 edges, its file
-#: estimated at 1,049,338)'s clustering 2.90-3.67 s on the CPU against 1.86-2.40 on the
-#: GPU. 3 x 2^18 keeps every shared graph (soc-Epinions1's file: 545,183 estimated) and
-#: leaves R-MAT 16 to the GPU.
-LOCAL_CPU_MAX_EDGES = 3 << 18
+#: the H100 machine's 16-core host (2026-11-26, fresh processes, warm caches), `tricount
+#: clustering` on the CPU against the GPU: karate 0.64-0.72 against 1.57-1.78 s,
+#: email-Enron (estimated 240,696 edges; NumPy's walk) 0.79-0.94 against 1.60-2.30 s; but
+#: on the CPU through Numba soc-Epinions1 (545,183) 2.11-2.17 s, blogcatalog (406,793)
+#: 2.17-2.87, R-MAT 16 (1,049,338) 2.90-3.67 against 1.86-2.40 on the GPU.
+LOCAL_CPU_MAX_EDGES = 1 << 18
 
 
 def backend_for(requested: str, graph):

@@ -41,9 +41,11 @@ __all__ = ["takes", "stream_triangles_numpy", "per_vertex_numpy", "MAX_WEDGES", 
            "MAX_VERTICES", "EXTRA_S_PER_WEDGE"]
 
 #: Wedges (the anchor walk's Σ d+(v) over the edges) up to which a process without
-#: Numba walks in NumPy: at 20-50 ns a wedge, 4 M wedges take 0.08-0.2 s, under Numba's
-#: start (about 0.4-0.56 s).
-MAX_WEDGES = 1 << 22
+#: Numba walks in NumPy: at 20-50 ns a wedge, 8 M wedges take 0.16-0.4 s, under Numba's
+#: start (about 0.4-0.56 s on the 2-core machine; on the H100 machine's 16-core host a
+#: clustering through Numba took 2.1-2.5 s for ca-HepPh's 4.6 M wedges, through NumPy
+#: 0.7-0.9 s for email-Enron's and ca-AstroPh's 3.8 M, 2026-11-26).
+MAX_WEDGES = 1 << 23
 #: Oriented edges past which the wedges are not even summed (a gather over every edge).
 MAX_EDGES = 1 << 21
 #: Vertices at most: the walk's byte map holds at least one row of n bytes.

@@ -17,11 +17,11 @@ import numpy as np
 
 __all__ = ["format_rows_numpy", "MAX_ROWS"]
 
-#: Rows a writer formats here while Numba has not started: as many as the NumPy lister's
-#: largest graph can have triangles (:data:`tricount.cpu.walk_numpy.MAX_WEDGES`).
-#: 135-190 ns a row of three ids on the 2-core machine: 4 M rows would take about 0.7 s,
-#: 1.35 M (ca-AstroPh) 0.25 s, where Numba's start costs about 0.4 s before its own
-#: formatter.
+#: Rows a writer formats here while Numba has not started, at most. 135-190 ns a row of
+#: three ids on the 2-core machine: 4 M rows would take about 0.7 s, 1.35 M (ca-AstroPh)
+#: 0.25 s, where Numba's start costs about 0.4 s before its own formatter; past it the
+#: writer starts Numba (a NumPy lister's graph may have up to
+#: :data:`tricount.cpu.walk_numpy.MAX_WEDGES` triangles).
 MAX_ROWS = 1 << 22
 
 _TAB, _LF, _ZERO = 9, 10, 48
