@@ -18,7 +18,7 @@ from tricount import reference
 from tricount.backends.cpu import CPU
 from tricount.cpu.edge_support import edge_support_merge
 from tricount.cpu.per_vertex import per_vertex_bitmap
-from tricount.cpu.walk_numpy import per_vertex_numpy
+from tricount.cpu.walk_numpy import edge_support_numpy, per_vertex_numpy
 from tricount.cpu.truss import peel_frontier
 from tricount.prep.orient import csr_from_sorted
 
@@ -203,6 +203,7 @@ def test_literal_edge_support_kernel():
     cols = np.array([2, 3, 2, 3, 3], dtype=np.int32)
     oriented = csr_from_sorted(rows, cols, 4, "degree")
     assert edge_support_merge(oriented).tolist() == [1, 1, 1, 1, 2]
+    assert edge_support_numpy(oriented).tolist() == [1, 1, 1, 1, 2]
 
 
 def test_literal_peel_frontier_kernel():
@@ -281,9 +282,10 @@ def test_random_multigraphs_match_networkx(edges):
     per_vertex = tricount.triangles(g, backend="cpu")
     support = tricount.edge_support(g, backend="cpu")
     assert tricount.vertex_dict(g, per_vertex) == nx.triangles(G)
-    # Both walks: Numba's bitmap kernel and NumPy's (a process without Numba).
+    # Both walks: Numba's kernels and NumPy's (a process without Numba).
     assert np.array_equal(per_vertex_bitmap(g.oriented()), per_vertex)
     assert np.array_equal(per_vertex_numpy(g.oriented()), per_vertex)
+    assert np.array_equal(edge_support_numpy(g.oriented()), edge_support_merge(g.oriented()))
     assert int(per_vertex.sum()) == 3 * n_triangles == int(support.sum())
     assert frozen(tricount.edge_dict(g, support)) == reference.edge_support(src, dst)
     assert tricount.vertex_dict(g, tricount.clustering(g, backend="cpu")) == nx.clustering(G)

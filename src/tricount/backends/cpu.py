@@ -35,9 +35,12 @@ class CpuBackend:
         return per_vertex_bitmap(oriented)
 
     def edge_support(self, graph) -> np.ndarray:
-        from tricount.cpu.edge_support import edge_support_merge
-
-        return support_aligned(graph.to_device(np), edge_support_merge)
+        g = graph.to_device(np)
+        if _in_numpy(g.oriented()):
+            from tricount.cpu.walk_numpy import edge_support_numpy as kernel
+        else:
+            from tricount.cpu.edge_support import edge_support_merge as kernel
+        return support_aligned(g, kernel)
 
     def peel(self, graph, *, stop_level=None):
         from tricount.cpu.edge_support import edge_support_merge

@@ -9,13 +9,16 @@ cost more than the work:
   its order: by oriented edge (anchor u, then v in N+(u)), then by increasing third
   vertex;
 - *per vertex* (:func:`per_vertex_numpy`): the triangles at every vertex, as
-  :func:`tricount.cpu.per_vertex.per_vertex_bitmap` counts them.
+  :func:`tricount.cpu.per_vertex.per_vertex_bitmap` counts them;
+- *per edge* (:func:`edge_support_numpy`): the triangles on every oriented edge, as
+  :func:`tricount.cpu.edge_support.edge_support_merge` counts them.
 
 Precondition: the degree-oriented CSR (rows sorted by id). Found once: a triangle
 a < b < c in (degree, id) order is the wedge a -> b -> c closed by the edge a -> c,
 found only at its anchor a through its middle b; the walk gives each block's wedges in
 edge order, each edge's ends w in increasing id, so the closed wedges come out in the
-rows' order, and each credits a, b and c once.
+rows' order, and each credits a, b and c once, and its edges a -> b, b -> c and a -> c
+once.
 
 Why: the Numba kernels walk a wedge in about 5 ns, these in 20-50 (rows included), but
 Numba's start and the loading of its compiled kernels cost a fresh process about 0.4 s
@@ -37,8 +40,8 @@ import numpy as np
 
 from tricount._threads import numba_started
 
-__all__ = ["takes", "stream_triangles_numpy", "per_vertex_numpy", "MAX_WEDGES", "MAX_EDGES",
-           "MAX_VERTICES", "EXTRA_S_PER_WEDGE"]
+__all__ = ["takes", "stream_triangles_numpy", "per_vertex_numpy", "edge_support_numpy",
+           "MAX_WEDGES", "MAX_EDGES", "MAX_VERTICES", "EXTRA_S_PER_WEDGE"]
 
 #: Wedges (the anchor walk's Σ d+(v) over the edges) up to which a process without
 #: Numba walks in NumPy: at 20-50 ns a wedge, 8 M wedges take 0.16-0.4 s, under Numba's
@@ -136,3 +139,26 @@ def per_vertex_numpy(oriented) -> np.ndarray:
         for ends in (anchor[edge], walk.indices[edge], walk.indices[at[closed]]):
             np.add.at(per_vertex, ends, 1)  # memory of the block's triangles, not of n
     return per_vertex
+
+
+def edge_support_numpy(oriented) -> np.ndarray:
+    """Triangles on every edge (int64, indexed by position in the oriented CSR): each
+    closed wedge a -> b -> c credits a -> b (its edge), b -> c (the wedge's end, ``at``)
+    and a -> c (found by its key a n + c among the edges' keys: rows are sorted, so the
+    keys are; n < 2^24, so they fit)."""
+    from tricount.cpu.wedge_numpy import AnchorWalk
+
+    support = np.zeros(oriented.n_edges, dtype=np.int64)
+    if oriented.n_edges == 0:
+        return support
+    walk = AnchorWalk(oriented)
+    n = np.int64(walk.n)
+    anchor = np.repeat(np.arange(walk.n, dtype=np.int64), walk.out_degree)  # of every edge
+    keys = anchor * n + walk.indices  # increasing: by anchor, then by id within a row
+    for e0, e1, at, closed in walk.walk(walk.blocks()):
+        edge = np.repeat(np.arange(e0, e1), walk.wedges[e0:e1])[closed]
+        end = at[closed]
+        closing = np.searchsorted(keys, anchor[edge] * n + walk.indices[end])
+        for hit in (edge, end, closing):
+            np.add.at(support, hit, 1)
+    return support
