@@ -86,28 +86,39 @@ def takes(oriented, numba_start_s: float) -> bool:
     return True
 
 
+def _edge_anchors(oriented) -> np.ndarray:
+    """The anchor a of every oriented edge a -> b, by position (int64)."""
+    indptr = np.asarray(oriented.indptr, dtype=np.int64)
+    return np.repeat(np.arange(oriented.n_vertices, dtype=np.int64), np.diff(indptr))
+
+
+def _closed_wedges(oriented):
+    """The walk's closed wedges a -> b -> c (a -> c an edge), in the rows' order, block by
+    block: ``(a, b, c, edge, end)`` arrays, ``edge`` the position of a -> b and ``end`` of
+    b -> c in the oriented CSR; blocks without one are skipped."""
+    from tricount.cpu.wedge_numpy import AnchorWalk
+
+    walk = AnchorWalk(oriented)
+    anchor, indices = _edge_anchors(oriented), walk.indices
+    for e0, e1, at, closed in walk.walk(walk.blocks()):
+        edge = np.repeat(np.arange(e0, e1), walk.wedges[e0:e1])[closed]
+        if edge.shape[0]:
+            end = at[closed]
+            yield anchor[edge], indices[edge], indices[end], edge, end
+
+
 def stream_triangles_numpy(oriented, labels=None, chunk_size: int = 1 << 20):
     """Yield every triangle once, as C-contiguous ``(k, 3)`` int64 arrays (``labels`` of
     the vertices, or compact ids for None), every chunk ``chunk_size`` rows but the last;
     the same rows, in the same order, as :func:`tricount.cpu.listing.stream_triangles_cpu`.
     """
-    from tricount.cpu.wedge_numpy import AnchorWalk
-
     labels = None if labels is None else np.asarray(labels, dtype=np.int64)
     if oriented.n_edges == 0:
         return
-    walk = AnchorWalk(oriented)
-    indices = walk.indices
-    anchor = np.repeat(np.arange(walk.n, dtype=np.int64), walk.out_degree)  # of every edge
     waiting, held = [], 0
-    for e0, e1, at, closed in walk.walk(walk.blocks()):
-        edge = np.repeat(np.arange(e0, e1), walk.wedges[e0:e1])[closed]
-        if edge.shape[0] == 0:
-            continue
-        rows = np.empty((edge.shape[0], 3), dtype=np.int64)
-        rows[:, 0] = anchor[edge]
-        rows[:, 1] = indices[edge]
-        rows[:, 2] = indices[at[closed]]
+    for a, b, c, _edge, _end in _closed_wedges(oriented):
+        rows = np.empty((a.shape[0], 3), dtype=np.int64)
+        rows[:, 0], rows[:, 1], rows[:, 2] = a, b, c
         rows.sort(axis=1)  # by compact id, as the Numba lister writes them
         if labels is not None:
             rows = labels[rows]
@@ -126,39 +137,26 @@ def stream_triangles_numpy(oriented, labels=None, chunk_size: int = 1 << 20):
 def per_vertex_numpy(oriented) -> np.ndarray:
     """Triangles at every vertex (int64, indexed by compact id): each closed wedge
     a -> b -> c credits a, b and c."""
-    from tricount.cpu.wedge_numpy import AnchorWalk
-
-    n = oriented.n_vertices
-    per_vertex = np.zeros(n, dtype=np.int64)
+    per_vertex = np.zeros(oriented.n_vertices, dtype=np.int64)
     if oriented.n_edges == 0:
         return per_vertex
-    walk = AnchorWalk(oriented)
-    anchor = np.repeat(np.arange(n, dtype=np.int64), walk.out_degree)  # of every edge
-    for e0, e1, at, closed in walk.walk(walk.blocks()):
-        edge = np.repeat(np.arange(e0, e1), walk.wedges[e0:e1])[closed]
-        for ends in (anchor[edge], walk.indices[edge], walk.indices[at[closed]]):
+    for a, b, c, _edge, _end in _closed_wedges(oriented):
+        for ends in (a, b, c):
             np.add.at(per_vertex, ends, 1)  # memory of the block's triangles, not of n
     return per_vertex
 
 
 def edge_support_numpy(oriented) -> np.ndarray:
     """Triangles on every edge (int64, indexed by position in the oriented CSR): each
-    closed wedge a -> b -> c credits a -> b (its edge), b -> c (the wedge's end, ``at``)
-    and a -> c (found by its key a n + c among the edges' keys: rows are sorted, so the
-    keys are; n < 2^24, so they fit)."""
-    from tricount.cpu.wedge_numpy import AnchorWalk
-
+    closed wedge a -> b -> c credits a -> b (its edge), b -> c (the wedge's end) and
+    a -> c (found by its key a n + c among the edges' keys: rows are sorted, so the keys
+    are; n < 2^24, so they fit)."""
     support = np.zeros(oriented.n_edges, dtype=np.int64)
     if oriented.n_edges == 0:
         return support
-    walk = AnchorWalk(oriented)
-    n = np.int64(walk.n)
-    anchor = np.repeat(np.arange(walk.n, dtype=np.int64), walk.out_degree)  # of every edge
-    keys = anchor * n + walk.indices  # increasing: by anchor, then by id within a row
-    for e0, e1, at, closed in walk.walk(walk.blocks()):
-        edge = np.repeat(np.arange(e0, e1), walk.wedges[e0:e1])[closed]
-        end = at[closed]
-        closing = np.searchsorted(keys, anchor[edge] * n + walk.indices[end])
-        for hit in (edge, end, closing):
+    n = np.int64(oriented.n_vertices)
+    keys = _edge_anchors(oriented) * n + oriented.indices  # by anchor, then by id in a row
+    for a, _b, c, edge, end in _closed_wedges(oriented):
+        for hit in (edge, end, np.searchsorted(keys, a * n + c)):
             np.add.at(support, hit, 1)
     return support
