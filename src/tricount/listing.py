@@ -268,16 +268,12 @@ def _write_parquet(columns, where, names, compression: str) -> int:
 def _write_tsv(columns, f, names) -> int:
     written = 0
     if names is None:
-        # Where the first chunk came without Numba (a small graph's NumPy lister), NumPy
-        # formats the rows too (the same bytes): the file then costs no Numba start.
-        from tricount._threads import numba_started
+        # Where the chunks come without Numba (a small graph's NumPy lister), NumPy formats
+        # the rows too (the same bytes): the file then costs no Numba start.
         from tricount.io import text_numpy
 
-        with_numpy = None
         for chunk in columns:
-            if with_numpy is None:
-                with_numpy = not numba_started()
-            if with_numpy and written + chunk.shape[1] <= text_numpy.MAX_ROWS:
+            if text_numpy.takes(written + chunk.shape[1]):
                 f.write(text_numpy.format_rows_numpy(chunk))
             else:
                 from tricount.cpu.text_rows import format_rows

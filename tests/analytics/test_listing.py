@@ -495,3 +495,13 @@ def test_io_stream_accepts_a_file_object(tmp_path):
 
     n = _write_tsv(iter([np.array([[1, 2], [3, 4], [5, 6]])]), buffer, None)
     assert n == 2 and buffer.getvalue() == b"1\t3\t5\n2\t4\t6\n"
+
+
+def test_the_text_formatter_route(monkeypatch):
+    # NumPy formats while Numba has not started, up to MAX_ROWS rows written in all.
+    from tricount.io import text_numpy
+
+    monkeypatch.setattr("tricount._threads.numba_started", lambda: False)
+    assert text_numpy.takes(text_numpy.MAX_ROWS) and not text_numpy.takes(text_numpy.MAX_ROWS + 1)
+    monkeypatch.setattr("tricount._threads.numba_started", lambda: True)
+    assert not text_numpy.takes(1)

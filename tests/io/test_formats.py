@@ -162,15 +162,15 @@ class TestSnapWriterRoutes:
     bytes either way."""
 
     def test_numpy_lines_are_numbas(self, tmp_path, monkeypatch):
-        from tricount.io import snap
+        from tricount.io import snap, text_numpy
 
         rng = np.random.default_rng(4)
         src = rng.integers(0, 2**63 - 1, 500, dtype=np.int64, endpoint=True)
         dst = rng.integers(0, 10, 500, dtype=np.int64)
         src[:3], dst[:3] = [0, 10**18, 9], [0, 99, 2**63 - 1]
-        monkeypatch.setattr(snap, "numba_started", lambda: True)
+        monkeypatch.setattr(text_numpy, "takes", lambda rows: False)  # Numba's formatter
         snap.write_snap(tmp_path / "numba.txt", src, dst, comments=["c"])
-        monkeypatch.setattr(snap, "numba_started", lambda: False)
+        monkeypatch.setattr(text_numpy, "takes", lambda rows: True)
         snap.write_snap(tmp_path / "numpy.txt", src, dst, comments=["c"])
         text = (tmp_path / "numba.txt").read_bytes()
         assert text == (tmp_path / "numpy.txt").read_bytes()

@@ -20,7 +20,6 @@ import os
 
 import numpy as np
 
-from tricount._threads import numba_started
 from tricount.errors import GraphFormatError, InvalidEdgesError
 from tricount.io import text_numpy
 from tricount.io.output import atomic_output, check_outputs
@@ -82,7 +81,7 @@ def write_snap(path, src, dst, *, comments=(), inputs=()) -> None:
                                 "list (SNAP ids are non-negative)")
     # While Numba has not started, a small graph's lines are formatted by NumPy (the same
     # bytes): `tricount generate` of a small graph then costs no Numba start.
-    if not numba_started() and src.shape[0] <= text_numpy.MAX_ROWS:
+    if text_numpy.takes(src.shape[0]):
         def lines(a, b):
             return text_numpy.format_rows_numpy(np.stack((a, b)))
     else:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["format_rows_numpy", "MAX_ROWS"]
+__all__ = ["format_rows_numpy", "takes", "MAX_ROWS"]
 
 #: Rows a writer formats here while Numba has not started, at most. 135-190 ns a row of
 #: three ids on the 2-core machine: 4 M rows would take about 0.7 s, 1.35 M (ca-AstroPh)
@@ -25,6 +25,14 @@ __all__ = ["format_rows_numpy", "MAX_ROWS"]
 MAX_ROWS = 1 << 22
 
 _TAB, _LF, _ZERO = 9, 10, 48
+
+
+def takes(rows: int) -> bool:
+    """Whether a writer formats here, ``rows`` being the rows written so far and about to
+    be: while Numba has not started, up to :data:`MAX_ROWS`."""
+    from tricount._threads import numba_started
+
+    return rows <= MAX_ROWS and not numba_started()
 
 
 def format_rows_numpy(columns) -> bytes:
