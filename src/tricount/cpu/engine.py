@@ -1,8 +1,10 @@
 """The CPU backend's count: resolve a method, orient the graph, run the counter, time each phase.
 
-``bitmap`` counts the rank orientation (vertices renamed by (degree, id), built
-for the count and not kept); ``merge``, ``spgemm`` and ``numpy`` count the graph's
-cached degree orientation (:meth:`~tricount.CSRGraph.oriented`).
+``bitmap`` counts the graph's upper CSR as it is (id order) where that takes few
+enough probes (:func:`tricount.cpu.bitmap.counts_in_id_order`), else the rank
+orientation (vertices renamed by (degree, id), built for the count and not kept);
+``merge``, ``spgemm`` and ``numpy`` count the graph's cached degree orientation
+(:meth:`~tricount.CSRGraph.oriented`).
 """
 
 from __future__ import annotations
@@ -71,6 +73,17 @@ def _threads_for(name: str, n_edges: int):
     return on_calling_thread(n_edges < SERIAL_MAX_EDGES)
 
 
+def _bitmap_input(graph):
+    """What the bitmap counter counts: the upper CSR where the id order pays, else the rank
+    orientation."""
+    from tricount.cpu.bitmap import counts_in_id_order
+
+    upper = graph.upper()
+    if counts_in_id_order(upper):
+        return upper
+    return orient_upper(upper, graph.degrees, "rank", parallel=True)
+
+
 def count(graph, *, method: str = "auto", **options) -> EngineResult:
     """Count the triangles of a :class:`~tricount.CSRGraph` on the CPU."""
     if options:
@@ -81,7 +94,8 @@ def count(graph, *, method: str = "auto", **options) -> EngineResult:
     with _threads_for(name, graph.n_edges):
         t0 = time.perf_counter()
         if name == "bitmap":
-            oriented = orient_upper(graph.upper(), graph.degrees, "rank", parallel=True)
+            oriented = _bitmap_input(graph)
+            reason = f"{reason}; {oriented.order} order"
         else:
             oriented = graph.oriented()
         t1 = time.perf_counter()

@@ -1,0 +1,137 @@
+"""The bitmap counter in id order and in rank order: the same counts, the probes it predicts,
+and which order the engine picks (``tricount.cpu.bitmap.counts_in_id_order``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tricount
+from tricount import reference
+from tricount.cpu import bitmap, engine
+from tricount.generate import grid, rmat
+from tricount.prep.orient import orient_upper
+
+from graphs import NAMED
+
+
+def brute_probes(oriented) -> int:
+    """The probes by their definition: every pair (x, v) of a row, min(d+(v), entries after v)."""
+    indptr, out = oriented.indptr.tolist(), oriented.indices.tolist()
+    total = 0
+    for x in range(oriented.n_vertices):
+        for k in range(indptr[x], indptr[x + 1]):
+            v = out[k]
+            total += min(indptr[v + 1] - indptr[v], indptr[x + 1] - k - 1)
+    return total
+
+
+def random_graph(n, p, seed):
+    rng = np.random.default_rng(seed)
+    src, dst = np.triu_indices(n, k=1)
+    keep = rng.random(src.shape[0]) < p
+    return src[keep], dst[keep]
+
+
+def hubs_in_the_middle(leaves: int, hubs: int):
+    """Every leaf joined to every hub, the hubs' ids between the two halves of the leaves':
+    a low leaf's row holds all the hubs, so in id order each of its pairs (leaf, hub) probes
+    the hubs after it (about hubs / 4 probes an edge); by rank, the hubs have no
+    out-neighbours and nothing is probed. No triangles."""
+    low = np.arange(leaves // 2)
+    hub = np.arange(hubs) + leaves // 2
+    high = np.arange(leaves - leaves // 2) + leaves // 2 + hubs
+    every = np.concatenate([low, high])
+    src = np.repeat(every, hubs)
+    dst = np.tile(hub, every.shape[0])
+    return src, dst
+
+
+@pytest.fixture
+def order(monkeypatch, request):
+    """Force the bitmap's order: "id" (a bound no graph exceeds) or "rank" (no probes allowed)."""
+    bound = 1 << 62 if request.param == "id" else -1
+    monkeypatch.setattr(bitmap, "id_order_limit", lambda n_edges, workers: bound)
+    return request.param
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 90), p=st.floats(0.0, 0.7), seed=st.integers(0, 2**32 - 1))
+def test_probes_match_their_definition(n, p, seed):
+    graph = tricount.Graph.from_edges(*random_graph(n, p, seed), n_vertices=n)
+    upper = graph.upper()
+    ranked = orient_upper(upper, graph.degrees, "rank", parallel=True)
+    for oriented in (upper, ranked):
+        assert bitmap.probes(oriented) == brute_probes(oriented)
+
+
+@pytest.mark.parametrize("order", ["id", "rank"], indirect=True)
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # the bounds stay put
+@given(n=st.integers(1, 90), p=st.floats(0.0, 0.7), seed=st.integers(0, 2**32 - 1))
+def test_both_orders_match_the_oracle(order, n, p, seed):
+    src, dst = random_graph(n, p, seed)
+    graph = tricount.Graph.from_edges(src, dst, n_vertices=n)
+    result = engine.count(graph, method="bitmap")
+    assert result.method_reason.endswith(f"{order} order" if graph.n_edges else "id order")
+    assert result.n_triangles == reference.count_triangles(src.tolist(), dst.tolist())
+
+
+@pytest.mark.parametrize("order", ["id", "rank"], indirect=True)
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_both_orders_on_named_graphs(order, name):
+    src, dst, n_triangles, _ = NAMED[name]
+    graph = tricount.Graph.from_edges(src, dst)
+    assert engine.count(graph, method="bitmap").n_triangles == n_triangles
+
+
+@pytest.mark.parametrize("order", ["id", "rank"], indirect=True)
+def test_both_orders_in_parallel_regions(order, monkeypatch):
+    # Graphs under SERIAL_MAX_EDGES run the serial twins; this one runs the threads' kernels.
+    monkeypatch.setattr(engine, "SERIAL_MAX_EDGES", 0)
+    src, dst = rmat(11, 16, seed=4)
+    graph = tricount.Graph.from_edges(src, dst)
+    expected = reference.count_triangles(src.tolist(), dst.tolist())
+    assert engine.count(graph, method="bitmap").n_triangles == expected
+
+
+def test_few_probes_count_in_id_order():
+    graph = tricount.Graph.from_edges(*grid(40, 40))
+    assert bitmap.probes(graph.upper()) <= bitmap.ID_ORDER_PROBES_PER_EDGE * graph.n_edges
+    result = engine.count(graph, method="bitmap")
+    assert result.method_reason.endswith("id order") and result.n_triangles == 0
+
+
+def test_many_probes_in_id_order_count_by_rank():
+    src, dst = hubs_in_the_middle(1200, 600)  # 150 probes an edge in id order
+    graph = tricount.Graph.from_edges(src, dst)
+    upper = graph.upper()
+    workers = (1, 2, bitmap.ID_ORDER_MANY_THREADS, 64)
+    assert all(bitmap.probes(upper) > bitmap.id_order_limit(graph.n_edges, w) * graph.n_edges
+               for w in workers)
+    ranked = orient_upper(upper, graph.degrees, "rank", parallel=True)
+    assert bitmap.probes(ranked) == 0
+    assert not bitmap.counts_in_id_order(upper)
+    result = engine.count(graph, method="bitmap")
+    assert result.method_reason.endswith("rank order") and result.n_triangles == 0
+
+
+def test_the_limit_by_size_and_threads():
+    small, large = bitmap.ID_ORDER_SMALL_MAX_EDGES - 1, bitmap.ID_ORDER_SMALL_MAX_EDGES
+    assert bitmap.id_order_limit(small, 2) == bitmap.ID_ORDER_SMALL_PROBES_PER_EDGE
+    assert bitmap.id_order_limit(large, 2) == bitmap.ID_ORDER_PROBES_PER_EDGE
+    many = bitmap.ID_ORDER_MANY_THREADS
+    assert bitmap.id_order_limit(large, many) == bitmap.ID_ORDER_MANY_THREADS_PROBES_PER_EDGE
+    # R-MAT 12 takes between 16 and 64 probes an edge in id order: the id order while the
+    # graph is "small" for the bounds, the rank order once it is not.
+    graph = tricount.Graph.from_edges(*rmat(12, 16, seed=1))
+    per_edge = bitmap.probes(graph.upper()) / graph.n_edges
+    assert bitmap.ID_ORDER_PROBES_PER_EDGE < per_edge <= bitmap.ID_ORDER_SMALL_PROBES_PER_EDGE
+
+
+def test_empty_graph():
+    graph = tricount.Graph.from_edges(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    assert bitmap.probes(graph.upper()) == 0 and bitmap.counts_in_id_order(graph.upper())
+    assert engine.count(graph, method="bitmap").n_triangles == 0
