@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import tricount
 from tricount import reference
-from tricount.cpu import bitmap, engine
+from tricount.cpu import bitmap, engine, id_order
 from tricount.generate import grid, rmat
 from tricount.prep.orient import orient_upper
 
@@ -99,7 +99,7 @@ def test_both_orders_in_parallel_regions(order, monkeypatch):
 
 def test_few_probes_count_in_id_order():
     graph = tricount.Graph.from_edges(*grid(40, 40))
-    assert bitmap.probes(graph.upper()) <= bitmap.ID_ORDER_PROBES_PER_EDGE * graph.n_edges
+    assert bitmap.probes(graph.upper()) <= id_order.ID_ORDER_PROBES_PER_EDGE * graph.n_edges
     result = engine.count(graph, method="bitmap")
     assert result.method_reason.endswith("id order") and result.n_triangles == 0
 
@@ -108,8 +108,8 @@ def test_many_probes_in_id_order_count_by_rank():
     src, dst = hubs_in_the_middle(1200, 600)  # 150 probes an edge in id order
     graph = tricount.Graph.from_edges(src, dst)
     upper = graph.upper()
-    workers = (1, 2, bitmap.ID_ORDER_MANY_THREADS, 64)
-    assert all(bitmap.probes(upper) > bitmap.id_order_limit(graph.n_edges, w) * graph.n_edges
+    workers = (1, 2, id_order.ID_ORDER_MANY_THREADS, 64)
+    assert all(bitmap.probes(upper) > id_order.id_order_limit(graph.n_edges, w) * graph.n_edges
                for w in workers)
     ranked = orient_upper(upper, graph.degrees, "rank", parallel=True)
     assert bitmap.probes(ranked) == 0
@@ -119,16 +119,16 @@ def test_many_probes_in_id_order_count_by_rank():
 
 
 def test_the_limit_by_size_and_threads():
-    small, large = bitmap.ID_ORDER_SMALL_MAX_EDGES - 1, bitmap.ID_ORDER_SMALL_MAX_EDGES
-    assert bitmap.id_order_limit(small, 2) == bitmap.ID_ORDER_SMALL_PROBES_PER_EDGE
-    assert bitmap.id_order_limit(large, 2) == bitmap.ID_ORDER_PROBES_PER_EDGE
-    many = bitmap.ID_ORDER_MANY_THREADS
-    assert bitmap.id_order_limit(large, many) == bitmap.ID_ORDER_MANY_THREADS_PROBES_PER_EDGE
+    small, large = id_order.ID_ORDER_SMALL_MAX_EDGES - 1, id_order.ID_ORDER_SMALL_MAX_EDGES
+    assert id_order.id_order_limit(small, 2) == id_order.ID_ORDER_SMALL_PROBES_PER_EDGE
+    assert id_order.id_order_limit(large, 2) == id_order.ID_ORDER_PROBES_PER_EDGE
+    many = id_order.ID_ORDER_MANY_THREADS
+    assert id_order.id_order_limit(large, many) == id_order.ID_ORDER_MANY_THREADS_PROBES_PER_EDGE
     # R-MAT 12 takes between 16 and 64 probes an edge in id order: the id order while the
     # graph is "small" for the bounds, the rank order once it is not.
     graph = tricount.Graph.from_edges(*rmat(12, 16, seed=1))
     per_edge = bitmap.probes(graph.upper()) / graph.n_edges
-    assert bitmap.ID_ORDER_PROBES_PER_EDGE < per_edge <= bitmap.ID_ORDER_SMALL_PROBES_PER_EDGE
+    assert id_order.ID_ORDER_PROBES_PER_EDGE < per_edge <= id_order.ID_ORDER_SMALL_PROBES_PER_EDGE
 
 
 def test_empty_graph():

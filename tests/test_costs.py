@@ -62,16 +62,16 @@ class TestChoose:
         started = dataclasses.replace(SECOND_RUN, numba_started=True)
         assert choose(KARATE, started).method == "numpy"  # loading kernels costs more, still
         # Loaded, Numba's count runs on the calling thread for so small a graph (no threads
-        # woken): merge was the fastest method under 700 edges on both machines (karate
-        # through tricount.count on the H100 host, run 60: merge 0.075 ms, NumPy 0.087).
-        assert choose(KARATE, HOT).method == "merge"
-        assert choose(KARATE, dataclasses.replace(HOT, threads=16)).method == "merge"
+        # woken): bitmap in id order, which orients nothing, is the fastest method there
+        # (karate through the engine on fresh graphs, 2-core machine, 2026-11-26: bitmap
+        # 24.6 us, merge 38.5, NumPy 46.3; merge led before bitmap counted the id order).
+        assert choose(KARATE, HOT).method == "bitmap"
+        assert choose(KARATE, dataclasses.replace(HOT, threads=16)).method == "bitmap"
         assert choose(RMAT18, started, backend="cpu").method == "bitmap"
-        # email-Enron (mean degree 10): merge on 16 threads (5.8 against bitmap's 8.1 ms, the
-        # H100 machine, run 11); on 2, where merge gains no threads on bitmap, bitmap (13 against
-        # 19 ms by the engine's timings on the development machine).
+        # email-Enron (mean degree 10) on 16 threads: bitmap in id order 3.0 ms (H100 host,
+        # 2026-11-26 device run 2) against merge's 5.8 (run 11); on 2 threads bitmap too.
         enron = Workload("host", 36_692, 183_831)
-        assert choose(enron, dataclasses.replace(HOT, threads=16), backend="cpu").method == "merge"
+        assert choose(enron, dataclasses.replace(HOT, threads=16), backend="cpu").method == "bitmap"
         assert choose(enron, HOT, backend="cpu").method == "bitmap"
         # soc-Epinions1 on 2 threads: bitmap (35 against merge's 77 ms, fresh graphs, best of 5).
         assert choose(Workload("host", 75_879, 405_740), HOT, backend="cpu").method == "bitmap"
@@ -133,11 +133,17 @@ class TestChoose:
 
     def test_threads_scale_the_parallel_steps(self):
         many = dataclasses.replace(HOT, threads=16)
-        two, sixteen = (dict(choose(RMAT18, w, backend="cpu").steps) for w in (HOT, many))
+        enron = Workload("host", 36_692, 183_831)  # in id order on 2 threads and on 16
+        two, sixteen = (dict(choose(enron, w, backend="cpu", method="bitmap").steps)
+                        for w in (HOT, many))
         # Each thread past the two the rates were measured with is worth 0.4 of one.
         assert sixteen["count"] == pytest.approx(two["count"] * 2 / (2 + 14 * 0.4))
-        assert sixteen["orient"] == pytest.approx(two["orient"] * 2 / (2 + 14 * 0.4))
+        assert sixteen["probes"] == pytest.approx(two["probes"] * 2 / (2 + 14 * 0.4))
         assert sixteen["call"] == two["call"]
+        # R-MAT 18 (past 2^21 edges): the rank orientation on 2 threads, the id order on 16.
+        two, sixteen = (dict(choose(RMAT18, w, backend="cpu").steps) for w in (HOT, many))
+        assert "orient" in two and "probes" not in two
+        assert "probes" in sixteen and "orient" not in sixteen
 
     def test_requests_narrow_the_routes(self):
         assert {r.backend for r in candidates(RMAT18, HOT, backend="cpu")} == {"cpu"}
@@ -174,12 +180,14 @@ def test_a_prediction_asked_again_is_the_same_and_new_facts_are_predicted_anew()
         assert candidates(SOC_EPINIONS_FILE, changed) == fresh  # what the model says
 
 
-def test_merge_and_bitmap_on_the_calling_thread_are_ordered_by_mean_degree():
-    # The serial twins (graphs under SERIAL_MAX_EDGES, Numba warm): merge answered first at
-    # mean degree 2.7-10.7 on the 2-core machine (football 613 edges, 10.7) and bitmap at
-    # 27.7 (jazz, 2,742 edges).
+def test_bitmap_answers_first_on_the_calling_thread():
+    # The serial twins (graphs under SERIAL_MAX_EDGES, Numba warm). Merge answered first at
+    # mean degree 2.7-10.7 while bitmap oriented by rank; in id order bitmap took 0.33-0.66x
+    # merge's time on the ten shared graphs of at most 16,715 edges (engine, fresh graphs, 2-core
+    # machine, 2026-11-26: football 34 against 59 us, jazz 84 against 251, power 98 against
+    # 296).
     football, jazz = Workload("host", 115, 613), Workload("host", 198, 2_742)
-    assert choose(football, HOT, backend="cpu").method == "merge"
+    assert choose(football, HOT, backend="cpu").method == "bitmap"
     assert choose(jazz, HOT, backend="cpu").method == "bitmap"
 
 
@@ -398,8 +406,8 @@ def test_numba_caches_per_user_when_the_package_folder_is_not_writable(tmp_path,
 def test_select_and_count_report_predicted_and_measured_times():
     hot = dataclasses.replace(HOT, gpu="absent", gpu_used=False)
     chosen = select("auto", KARATE, warmth=hot)
-    assert chosen.backend.name == "cpu" and "predicted cpu/merge" in chosen.reason
-    assert chosen.method_for("auto") == "merge" and chosen.method_for("numpy") == "numpy"
+    assert chosen.backend.name == "cpu" and "predicted cpu/bitmap" in chosen.reason
+    assert chosen.method_for("auto") == "bitmap" and chosen.method_for("numpy") == "numpy"
     result = tricount.count(([0, 0, 1, 2], [1, 2, 2, 3]), backend="cpu")
     assert result.n_triangles == 1 and result.backend_reason == "requested"
     assert "predicted" in result.method_reason  # auto's CPU method, by the model
@@ -497,15 +505,16 @@ def test_a_small_graph_is_predicted_on_the_calling_thread():
     many = dataclasses.replace(HOT, threads=16, gpu="absent", gpu_used=False)
     small = Workload("host", 5_000, SERIAL_MAX_EDGES - 1)
     large = Workload("host", 5_000, SERIAL_MAX_EDGES)
-    for method in ("bitmap", "merge"):
+    # Bitmap's first pass counts its id order's probes; merge orients by degree.
+    for method, step, rate in (("bitmap", "probes", COSTS.probes_s_per_edge),
+                               ("merge", "orient", COSTS.orient_parallel_s_per_edge)):
         [route] = candidates(small, many, backend="cpu", method=method)
         steps = dict(route.steps)
         assert steps["call"] == COSTS.serial_call_s
-        assert steps["orient"] == pytest.approx(
-            COSTS.orient_parallel_s_per_edge * small.n_edges * COSTS.cpu_threads)
+        assert steps[step] == pytest.approx(rate * small.n_edges * COSTS.cpu_threads)
         [big] = candidates(large, many, backend="cpu", method=method)
         assert dict(big.steps)["call"] == getattr(COSTS, f"{method}_call_s")
-        assert dict(big.steps)["orient"] < steps["orient"]  # 16 threads
+        assert dict(big.steps)[step] < steps[step]  # 16 threads
 
 
 class TestBackendFor:

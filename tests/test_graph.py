@@ -184,6 +184,10 @@ def test_summary_computes_the_largest_degree_only_when_asked():
 
 
 def test_a_cpu_count_reports_the_largest_degree_it_computed():
-    g = Graph.from_edges([0, 0, 0, 1, 1, 2, 3], [1, 2, 3, 2, 3, 3, 4])
-    result = tricount.count(g, backend="cpu")
-    assert (result.n_triangles, result.graph["max_degree"]) == (4, 4)
+    edges = [0, 0, 0, 1, 1, 2, 3], [1, 2, 3, 2, 3, 3, 4]
+    result = tricount.count(Graph.from_edges(*edges), backend="cpu", method="merge")
+    assert (result.n_triangles, result.graph["max_degree"]) == (4, 4)  # oriented by degree
+    # The bitmap counter in id order needs no degrees: none is computed for the report.
+    result = tricount.count(Graph.from_edges(*edges), backend="cpu", method="bitmap")
+    assert result.method_reason.endswith("id order")
+    assert (result.n_triangles, result.graph["max_degree"]) == (4, None)

@@ -346,9 +346,10 @@ class CSRGraph:
         """Plain facts for reports: name, sizes, largest degree, what was dropped.
 
         With ``compute=False`` the largest degree is given only when the degrees
-        are known already (a count on the CPU computes them; a graph in host memory
-        counted on the GPU does not), else None: a pass over every edge on the host
-        cost more than the GPU's whole count past R-MAT 20.
+        are known already (a count on the CPU that orients the graph computes them; a
+        graph in host memory counted on the GPU, or on the CPU in id order, does not),
+        else None: a pass over every edge on the host cost more than the GPU's whole
+        count past R-MAT 20.
         """
         known = compute or self._degrees is not None
         return {

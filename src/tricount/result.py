@@ -25,7 +25,8 @@ class CountResult:
 
     ``graph`` holds the graph's facts (:meth:`tricount.CSRGraph.summary`); its
     ``max_degree`` is None when the count did not need the degrees on the host (a
-    graph in host memory counted on the GPU): ``tricount.Graph.max_degree`` computes it.
+    graph in host memory counted on the GPU, or by the CPU's bitmap counter in id order):
+    ``tricount.Graph.max_degree`` computes it.
     ``partition`` is None for a count in one piece; a partitioned count puts its
     report there (:meth:`tricount.partition.PartitionReport.to_dict`: how many
     sub-problems ran, where, why, and per device what each cost).

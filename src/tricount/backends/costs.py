@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from tricount._threads import SERIAL_MAX_EDGES, SERIAL_TWIN_SUFFIX
 from tricount.backends.facts import Warmth, Workload
 from tricount.cpu import CPU_METHODS
+from tricount.cpu.id_order import likely_in_id_order
 from tricount.cpu.wedge_numpy import DENSE_MAX_CELLS, MAX_THREADS as NUMPY_MAX_THREADS
 from tricount.gpu.plan import fits_short_route
 from tricount.io import NUMBA_FREE_FORMATS, builds_with_numpy
@@ -109,6 +110,8 @@ class Costs:
     merge_min_ratio: float = 0.6
     merge_parallel_efficiency: float = 1.0
     serial_merge_degree: float = 12.0  # merge's ratio on the calling thread (PROVENANCE)
+    probes_s_per_edge: float = 1.6e-9  # bitmap's pass counting its id-order probes
+    id_order_count_ratio: float = 1.1  # bitmap's count in id order over its rank order's
 
 
 #: Where each constant of :data:`COSTS` comes from.
@@ -161,6 +164,10 @@ mean degree / serial_merge_degree (12): through the engine on the 2-core machine
 5.7 (the parallel regions' fit on 2 threads) does not between 6.6 and 10.7. NumPy's dense
 count (graphs of at most DENSE_MAX_CELLS vertex-edge pairs) is one call: its step is not
 divided among threads.
+The bitmap counter's id order (cpu/id_order.py; the 2-core development machine, 2 threads,
+2026-11-26 23:30 UTC, best of 7-20): its probes' pass took 1.4-1.6 ns an edge on email-Enron
+and soc-Epinions1 (0.12 ms on ppi's 37,845 edges), and its count 0.92-1.36x the rank order's
+count on the 14 shared graphs of 2,700 edges or more and R-MAT 16 (median about 1.1).
 GPU: issue 25's measurements on the H100 machine (CUDA 13.2, CuPy 14.2.0): import cupy +
 first op 1.12 s; a second run of soc-Epinions1 spent 0.42 + 0.04 s in preparation and
 count for 0.4 ms of GPU work (per-process kernel loads from CuPy's disk cache); the first
@@ -223,15 +230,17 @@ class Route:
     #: kernels, importing SciPy): a count after this one would not pay them again.
     warm_up: tuple = ()
 
-    @property
+    # Computed once per route (the steps never change): the model's memo hands the same
+    # routes to every count of a size, and the ledger reads these for each of them.
+    @functools.cached_property
     def total(self) -> float:
         return float(sum(s for _, s in self.steps))
 
-    @property
+    @functools.cached_property
     def warm_up_s(self) -> float:
         return float(sum(s for what, s in self.steps if what in self.warm_up))
 
-    @property
+    @functools.cached_property
     def warm_total(self) -> float:
         """The predicted total once the warm-up is paid."""
         return self.total - self.warm_up_s
@@ -368,10 +377,17 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
         # serial twins, compiled and cached apart.
         on_caller = m < SERIAL_MAX_EDGES
         twin = SERIAL_TWIN_SUFFIX if on_caller else ""
-        steps.kernels(f"orient-rank{twin}", f"{method}{twin}")
+        # Bitmap counts the id order where its probes are few (cpu/id_order.py): the model
+        # takes the id order where its bound is the generous one, without the probes.
+        id_order = method == "bitmap" and likely_in_id_order(
+            m, 1 if on_caller else max(1, warmth.threads))
+        steps.kernels(*(() if id_order else (f"orient-rank{twin}",)), f"{method}{twin}")
         run = steps.serial if on_caller else steps.parallel
-        run("orient", c.orient_parallel_s_per_edge * m)
-        ratio = 1.0
+        if id_order:
+            run("probes", c.probes_s_per_edge * m)
+        else:
+            run("orient", c.orient_parallel_s_per_edge * m)
+        ratio = c.id_order_count_ratio if id_order else 1.0
         if method == "merge" and on_caller:  # the serial twins' own fit (PROVENANCE)
             ratio = max(c.merge_min_ratio, w.mean_degree / c.serial_merge_degree)
         elif method == "merge":  # merge scales better with threads than bitmap (PROVENANCE)
