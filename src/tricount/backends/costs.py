@@ -165,9 +165,11 @@ mean degree / serial_merge_degree (12): through the engine on the 2-core machine
 count (graphs of at most DENSE_MAX_CELLS vertex-edge pairs) is one call: its step is not
 divided among threads.
 The bitmap counter's id order (cpu/id_order.py; the 2-core development machine, 2 threads,
-2026-11-26 23:30 UTC, best of 7-20): its probes' pass took 1.4-1.6 ns an edge on email-Enron
-and soc-Epinions1 (0.12 ms on ppi's 37,845 edges), and its count 0.92-1.36x the rank order's
-count on the 14 shared graphs of 2,700 edges or more and R-MAT 16 (median about 1.1).
+2026-11-26 23:30 UTC, best of 7-20): a pass counting its probes took 1.4-1.6 ns an edge on
+email-Enron and soc-Epinions1 (0.12 ms on ppi's 37,845 edges), and its count 0.92-1.36x the
+rank order's count on the 14 shared graphs of 2,700 edges or more and R-MAT 16 (median about
+1.1). The probes are now added up by the count's own first pass (2.3 ns an edge there, with
+its atomic adds), which the count then skips: the two steps still sum to about the same.
 GPU: issue 25's measurements on the H100 machine (CUDA 13.2, CuPy 14.2.0): import cupy +
 first op 1.12 s; a second run of soc-Epinions1 spent 0.42 + 0.04 s in preparation and
 count for 0.4 ms of GPU work (per-process kernel loads from CuPy's disk cache); the first

@@ -24,16 +24,20 @@ Measured (R-MAT 18, 2-core development machine, 2026-11-25): see
 benchmarks/results/cpu_vs_gapbs.md.
 Which ids: the rows need only point up the ids and be sorted, so the graph's own
 upper CSR (id order) can be counted as it is, with no orientation at all, where
-renaming by rank would cost more than it saves. :func:`counts_in_id_order` decides
-from the probes the id order would take (:func:`probes`, one pass without
-atomics): the owner rule above keeps them near the rank order's on most real
-graphs (1.1-2.5x on the shared graphs), while the rank orientation costs 20-30 ns
-an edge on two threads, as much as the count itself there.
+renaming by rank would cost more than it saves. :func:`plan_in_id_order` decides
+from the probes the id order would take, which the count's own first pass (the
+deferred pairs' counting) adds up: the owner rule above keeps them near the rank
+order's on most real graphs (1.1-2.5x on the shared graphs), while the rank
+orientation costs 20-30 ns an edge on two threads, as much as the count there.
+Work per thread: anchors are claimed in chunks of :data:`COUNT_CHUNK_ANCHORS` on
+several threads, so that a run of hubs (ids put them together) is shared.
 Sources: Bisson & Fatica's bitmaps (the set), GAPBS's relabelling by degree,
 and the hash method's owner rule (docs/gpu.md).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -41,11 +45,10 @@ from tricount._threads import load_numba
 from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
 from tricount.cpu.id_order import id_order_limit
 from tricount.prep._atomic import atomic_add
-from tricount.prep._parallel import claimed_chunks
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
-__all__ = ["count_bitmap", "counts_in_id_order", "probes"]
+__all__ = ["count_bitmap", "plan_deferral", "plan_in_id_order", "probes", "Deferral"]
 
 
 @numba.njit(inline="always")
@@ -60,21 +63,30 @@ def _deferred_pairs(out_ptr, out, n_deferred, deferred_ptr, rest_begin, rest_end
                     workers):
     """The pairs (x, v) settled at v: counted (``place`` False: ``n_deferred[v]``, atomic),
     or placed (the range of x's row after v, at the next free slot of v's list, with
-    ``n_deferred`` as the fill cursors)."""
+    ``n_deferred`` as the fill cursors). Returns the probes of the count: Σ over the pairs of
+    min(d+(v), the entries of x's row after v), whichever end settles the pair."""
     n = out_ptr.shape[0] - 1
+    total = np.int64(0)
     for _worker in numba.prange(workers):
+        local = np.int64(0)
         begin, end = claim(cursor, n, CHUNK_VERTICES)
         while begin < n:
             for x in range(begin, end):
                 x_end = out_ptr[x + 1]
                 for k in range(out_ptr[x], x_end - 1):  # the last entry closes nothing
                     v = out[k]
-                    if defers(out_ptr, v, x_end - k - 1):
+                    rest = x_end - k - 1
+                    if defers(out_ptr, v, rest):
+                        local += rest
                         slot = atomic_add(n_deferred, v, 1)
                         if place:
                             rest_begin[deferred_ptr[v] + slot] = k + 1
                             rest_end[deferred_ptr[v] + slot] = x_end
+                    else:
+                        local += out_ptr[v + 1] - out_ptr[v]
             begin, end = claim(cursor, n, CHUNK_VERTICES)
+        total += local
+    return total
 
 
 @numba.njit(inline="always")
@@ -117,76 +129,89 @@ def count_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, bits, begin, e
     return found
 
 
+#: Anchors per claimed chunk of the count on several threads. The ids of a real graph put
+#: its hubs together: 64 consecutive anchors of email-Enron (id order) hold 19 % of its
+#: count's work, which capped 16 threads at about 5x one. On the H100 host's 16 threads
+#: (device run 4 of 2026-11-26's late session; the count kernel alone, ms, best of 9) chunks
+#: of 64 / 16 / 8 / 4: email-Enron 1.41 / 0.92 / 1.12 / 1.49, ego-Facebook 0.75 / 0.51 /
+#: 0.56 / 0.56, blogcatalog 2.65 / 2.26 / 2.43 / 2.71, soc-Epinions1 3.18 / 2.70 / 3.08 /
+#: 3.87; R-MAT 18 48 / 51 / 51 / 50 (noise). No change on 2 threads.
+COUNT_CHUNK_ANCHORS = 16
+
+
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _count_bitmap(out_ptr, out, deferred_ptr, rest_begin, rest_end, bitmaps, cursor, workers):
+def _count_bitmap(out_ptr, out, deferred_ptr, rest_begin, rest_end, bitmaps, chunk, cursor,
+                  workers):
     n = out_ptr.shape[0] - 1
     total = np.int64(0)
     for worker in numba.prange(workers):
         bits = bitmaps[worker]
         local = np.int64(0)
-        begin, end = claim(cursor, n, CHUNK_VERTICES)
+        begin, end = claim(cursor, n, chunk)
         while begin < n:
             local += count_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, bits, begin,
                                  end)
-            begin, end = claim(cursor, n, CHUNK_VERTICES)
+            begin, end = claim(cursor, n, chunk)
         total += local
     return total
 
 
-@numba.njit(parallel=True, nogil=True, cache=True)
-def _probes(out_ptr, out, cursor, workers):
-    """The probes a count takes: Σ over the pairs (x, v) of min(d+(v), the entries of x's
-    row after v), the pair settled at whichever end probes fewer (:func:`defers`)."""
-    n = out_ptr.shape[0] - 1
-    total = np.int64(0)
-    for _worker in numba.prange(workers):
-        local = np.int64(0)
-        for begin, end in claimed_chunks(cursor, n, CHUNK_VERTICES):
-            for x in range(begin, end):
-                x_end = out_ptr[x + 1]
-                for k in range(out_ptr[x], x_end - 1):
-                    local += min(out_ptr[out[k] + 1] - out_ptr[out[k]], x_end - k - 1)
-        total += local
-    return total
+@dataclass(frozen=True)
+class Deferral:
+    """A count's first pass: per vertex, how many pairs are settled at it (``n_deferred``,
+    the bitmap's own pairs aside), and the probes the count will take."""
+
+    n_deferred: np.ndarray
+    probes: int
+
+
+def plan_deferral(oriented) -> Deferral:
+    """The first pass of :func:`count_bitmap` over ``oriented`` (NumPy arrays, rows sorted)."""
+    position = np.int32 if oriented.n_edges < 2**31 else np.int64  # pair slots in ``out``
+    n_deferred = np.zeros(oriented.n_vertices, dtype=position)
+    if oriented.n_edges == 0:
+        return Deferral(n_deferred, 0)
+    unused_ptr, unused = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=position)
+    probes = run_chunked(_deferred_pairs, oriented.indptr, oriented.indices, n_deferred,
+                         unused_ptr, unused, unused, False)
+    return Deferral(n_deferred, int(probes))
 
 
 def probes(oriented) -> int:
     """How many bitmap tests a count of ``oriented`` (NumPy arrays, rows sorted) takes."""
-    if oriented.n_edges == 0:
-        return 0
-    return int(run_chunked(_probes, oriented.indptr, oriented.indices))
+    return plan_deferral(oriented).probes
 
 
-def counts_in_id_order(upper) -> bool:
-    """Whether to count the graph's upper CSR ``upper`` as it is rather than its rank
-    orientation (:func:`tricount.cpu.id_order.id_order_limit` on :func:`probes`; the threads
-    are those the count will run on)."""
+def plan_in_id_order(upper) -> Deferral | None:
+    """The first pass of a count of the graph's upper CSR ``upper`` as it is, where the id
+    order pays (:func:`tricount.cpu.id_order.id_order_limit` on its probes, for the threads
+    the count will run on), else None: count the rank orientation."""
+    plan = plan_deferral(upper)
     m = upper.n_edges
-    if m == 0:
-        return True
-    return probes(upper) <= id_order_limit(m, n_workers()) * m
+    return plan if m == 0 or plan.probes <= id_order_limit(m, n_workers()) * m else None
 
 
-def count_bitmap(oriented) -> int:
+def count_bitmap(oriented, plan: Deferral | None = None) -> int:
     """Triangles of an oriented CSR whose edges point up the ids (NumPy arrays, rows
-    sorted), by per-worker bitmaps (see the module doc)."""
+    sorted), by per-worker bitmaps (see the module doc); ``plan``: its first pass, if made."""
     n, m = oriented.n_vertices, oriented.n_edges
     if m == 0:
         return 0
     out_ptr, out = oriented.indptr, oriented.indices
-    position = np.int32 if m < 2**31 else np.int64  # pairs hold positions in ``out``
-    n_deferred = np.zeros(n, dtype=position)
+    n_deferred = (plan or plan_deferral(oriented)).n_deferred
     deferred_ptr = np.zeros(n + 1, dtype=np.int64)
-    unused = np.zeros(0, dtype=position)
-    run_chunked(_deferred_pairs, out_ptr, out, n_deferred, deferred_ptr, unused, unused, False)
     np.cumsum(n_deferred, out=deferred_ptr[1:])
     n_pairs = int(deferred_ptr[-1])
-    rest_begin = np.empty(n_pairs, dtype=position)
-    rest_end = np.empty(n_pairs, dtype=position)
-    n_deferred[:] = 0  # now the fill cursors
-    run_chunked(_deferred_pairs, out_ptr, out, n_deferred, deferred_ptr, rest_begin, rest_end,
+    rest_begin = np.empty(n_pairs, dtype=n_deferred.dtype)
+    rest_end = np.empty(n_pairs, dtype=n_deferred.dtype)
+    cursors = np.zeros_like(n_deferred)  # the fill cursors of the pairs' lists
+    run_chunked(_deferred_pairs, out_ptr, out, cursors, deferred_ptr, rest_begin, rest_end,
                 True)
-    del n_deferred
-    bitmaps = np.zeros((n_workers(), -(-n // 64)), dtype=np.uint64)
+    del cursors
+    workers = n_workers()
+    bitmaps = np.zeros((workers, -(-n // 64)), dtype=np.uint64)
+    # One thread takes the anchors in chunks of CHUNK_VERTICES (fewer calls); several take
+    # smaller ones, so that a run of heavy anchors is shared among them.
+    chunk = CHUNK_VERTICES if workers == 1 else COUNT_CHUNK_ANCHORS
     return int(run_chunked(_count_bitmap, out_ptr, out, deferred_ptr, rest_begin, rest_end,
-                           bitmaps))
+                           bitmaps, np.int64(chunk)))

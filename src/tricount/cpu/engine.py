@@ -1,7 +1,7 @@
 """The CPU backend's count: resolve a method, orient the graph, run the counter, time each phase.
 
 ``bitmap`` counts the graph's upper CSR as it is (id order) where that takes few
-enough probes (:func:`tricount.cpu.bitmap.counts_in_id_order`), else the rank
+enough probes (:func:`tricount.cpu.bitmap.plan_in_id_order`), else the rank
 orientation (vertices renamed by (degree, id), built for the count and not kept);
 ``merge``, ``spgemm`` and ``numpy`` count the graph's cached degree orientation
 (:meth:`~tricount.CSRGraph.oriented`).
@@ -74,14 +74,15 @@ def _threads_for(name: str, n_edges: int):
 
 
 def _bitmap_input(graph):
-    """What the bitmap counter counts: the upper CSR where the id order pays, else the rank
-    orientation."""
-    from tricount.cpu.bitmap import counts_in_id_order
+    """What the bitmap counter counts, and its first pass if made: the upper CSR where the
+    id order pays, else the rank orientation."""
+    from tricount.cpu.bitmap import plan_in_id_order
 
     upper = graph.upper()
-    if counts_in_id_order(upper):
-        return upper
-    return orient_upper(upper, graph.degrees, "rank", parallel=True)
+    plan = plan_in_id_order(upper)
+    if plan is not None:
+        return upper, plan
+    return orient_upper(upper, graph.degrees, "rank", parallel=True), None
 
 
 def count(graph, *, method: str = "auto", **options) -> EngineResult:
@@ -93,13 +94,15 @@ def count(graph, *, method: str = "auto", **options) -> EngineResult:
     graph = graph.to_device(np)
     with _threads_for(name, graph.n_edges):
         t0 = time.perf_counter()
+        plan = None  # bitmap's first pass, when the order's choice made it
         if name == "bitmap":
-            oriented = _bitmap_input(graph)
+            oriented, plan = _bitmap_input(graph)
             reason = f"{reason}; {oriented.order} order"
         else:
             oriented = graph.oriented()
         t1 = time.perf_counter()
-        n_triangles = _counter(name)(oriented)
+        counter = _counter(name)
+        n_triangles = counter(oriented) if plan is None else counter(oriented, plan)
         t2 = time.perf_counter()
     return EngineResult(n_triangles, name, reason,
                         {"preprocess_s": t1 - t0, "count_s": t2 - t1, "kernel_s": t2 - t1})

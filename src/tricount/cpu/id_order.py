@@ -1,8 +1,9 @@
 """When the bitmap counter counts a graph in id order: the bound on its probes, without Numba.
 
 The bitmap counter (:mod:`tricount.cpu.bitmap`) counts either the graph's own upper CSR (id
-order: nothing to orient) or its rank orientation; :func:`tricount.cpu.bitmap.counts_in_id_order`
-counts the probes the id order would take and compares them with :func:`id_order_limit`. The
+order: nothing to orient) or its rank orientation; :func:`tricount.cpu.bitmap.plan_in_id_order`
+counts the probes the id order would take (the count's own first pass) and compares them with
+:func:`id_order_limit`. The
 rule lives here, apart from the kernels, so that the cost model (:mod:`tricount.backends.costs`)
 can read it without starting Numba.
 """
