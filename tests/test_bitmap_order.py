@@ -141,3 +141,45 @@ def test_empty_graph():
     assert bitmap.probes(graph.upper()) == 0
     assert bitmap.plan_in_id_order(graph.upper()) is not None
     assert engine.count(graph, method="bitmap").n_triangles == 0
+
+
+# -- triangles at each vertex, in id order (cpu/per_vertex.py) ------------------------------
+
+
+def brute_per_vertex(src, dst, n):
+    per_vertex = [0] * n
+    for v, count in reference.triangles_per_vertex(src.tolist(), dst.tolist()).items():
+        per_vertex[v] = count
+    return per_vertex
+
+
+@pytest.mark.parametrize("order", ["id", "rank"], indirect=True)
+@pytest.mark.parametrize("private_cells", [0, 1 << 23])  # every worker's own row, or one shared
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # the bounds stay put
+@given(n=st.integers(1, 90), p=st.floats(0.0, 0.7), seed=st.integers(0, 2**32 - 1))
+def test_per_vertex_in_both_orders(order, private_cells, n, p, seed):
+    from tricount.cpu import per_vertex
+
+    src, dst = random_graph(n, p, seed)
+    graph = tricount.Graph.from_edges(src, dst, n_vertices=n)
+    old = per_vertex.PRIVATE_CREDIT_MAX_CELLS
+    per_vertex.PRIVATE_CREDIT_MAX_CELLS = private_cells
+    try:
+        got = per_vertex.per_vertex_counts(graph)
+    finally:
+        per_vertex.PRIVATE_CREDIT_MAX_CELLS = old
+    assert got.dtype == np.int64 and got.tolist() == brute_per_vertex(src, dst, n)
+
+
+@pytest.mark.parametrize("private_cells", [0, 1 << 23])
+def test_per_vertex_in_parallel_regions(monkeypatch, private_cells):
+    from tricount.cpu import per_vertex
+
+    monkeypatch.setattr(per_vertex, "PRIVATE_CREDIT_MAX_CELLS", private_cells)
+    src, dst = rmat(11, 16, seed=4)
+    graph = tricount.Graph.from_edges(src, dst)
+    assert bitmap.plan_in_id_order(graph.upper()) is not None
+    got = per_vertex.per_vertex_counts(graph)
+    assert np.array_equal(got, per_vertex.per_vertex_bitmap(graph.oriented()))
+    assert got.sum() == 3 * reference.count_triangles(src.tolist(), dst.tolist())

@@ -14,6 +14,7 @@ from tricount.backends._local import (
     support_aligned,
     weighted_aligned,
 )
+from tricount._threads import numba_started
 from tricount.cpu import engine
 from tricount.prep.xp import to_host
 
@@ -25,14 +26,14 @@ class CpuBackend:
         return engine.count(graph, method=method, **options)
 
     def per_vertex(self, graph) -> np.ndarray:
-        oriented = graph.to_device(np).oriented()
-        if _in_numpy(oriented):
+        g = graph.to_device(np)
+        if not numba_started() and _in_numpy(g.oriented()):
             from tricount.cpu.walk_numpy import per_vertex_numpy
 
-            return per_vertex_numpy(oriented)
-        from tricount.cpu.per_vertex import per_vertex_bitmap
+            return per_vertex_numpy(g.oriented())
+        from tricount.cpu.per_vertex import per_vertex_counts
 
-        return per_vertex_bitmap(oriented)
+        return per_vertex_counts(g)
 
     def edge_support(self, graph) -> np.ndarray:
         g = graph.to_device(np)

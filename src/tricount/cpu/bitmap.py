@@ -48,7 +48,8 @@ from tricount.prep._atomic import atomic_add
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
-__all__ = ["count_bitmap", "plan_deferral", "plan_in_id_order", "probes", "Deferral"]
+__all__ = ["count_bitmap", "plan_deferral", "plan_in_id_order", "probes", "Deferral",
+           "deferred_lists", "anchor_chunk", "defers"]
 
 
 @numba.njit(inline="always")
@@ -197,21 +198,30 @@ def count_bitmap(oriented, plan: Deferral | None = None) -> int:
     n, m = oriented.n_vertices, oriented.n_edges
     if m == 0:
         return 0
-    out_ptr, out = oriented.indptr, oriented.indices
+    deferred_ptr, rest_begin, rest_end = deferred_lists(oriented, plan)
+    workers = n_workers()
+    bitmaps = np.zeros((workers, -(-n // 64)), dtype=np.uint64)
+    return int(run_chunked(_count_bitmap, oriented.indptr, oriented.indices, deferred_ptr,
+                           rest_begin, rest_end, bitmaps, np.int64(anchor_chunk(workers))))
+
+
+def deferred_lists(oriented, plan: Deferral | None = None):
+    """``(deferred_ptr, rest_begin, rest_end)``: for every vertex v, the pairs (x, v) settled
+    at v, each as the range of x's row after v (positions in ``oriented.indices``), listed
+    at ``deferred_ptr[v] .. deferred_ptr[v + 1]``; ``plan`` is the first pass, if made."""
     n_deferred = (plan or plan_deferral(oriented)).n_deferred
-    deferred_ptr = np.zeros(n + 1, dtype=np.int64)
+    deferred_ptr = np.zeros(oriented.n_vertices + 1, dtype=np.int64)
     np.cumsum(n_deferred, out=deferred_ptr[1:])
     n_pairs = int(deferred_ptr[-1])
     rest_begin = np.empty(n_pairs, dtype=n_deferred.dtype)
     rest_end = np.empty(n_pairs, dtype=n_deferred.dtype)
     cursors = np.zeros_like(n_deferred)  # the fill cursors of the pairs' lists
-    run_chunked(_deferred_pairs, out_ptr, out, cursors, deferred_ptr, rest_begin, rest_end,
-                True)
-    del cursors
-    workers = n_workers()
-    bitmaps = np.zeros((workers, -(-n // 64)), dtype=np.uint64)
-    # One thread takes the anchors in chunks of CHUNK_VERTICES (fewer calls); several take
-    # smaller ones, so that a run of heavy anchors is shared among them.
-    chunk = CHUNK_VERTICES if workers == 1 else COUNT_CHUNK_ANCHORS
-    return int(run_chunked(_count_bitmap, out_ptr, out, deferred_ptr, rest_begin, rest_end,
-                           bitmaps, np.int64(chunk)))
+    run_chunked(_deferred_pairs, oriented.indptr, oriented.indices, cursors, deferred_ptr,
+                rest_begin, rest_end, True)
+    return deferred_ptr, rest_begin, rest_end
+
+
+def anchor_chunk(workers: int) -> int:
+    """Anchors a worker claims at a time: :data:`CHUNK_VERTICES` on one thread (fewer
+    calls), :data:`COUNT_CHUNK_ANCHORS` on several, so that a run of hubs is shared."""
+    return CHUNK_VERTICES if workers == 1 else COUNT_CHUNK_ANCHORS

@@ -15,15 +15,25 @@ Every corner may be credited by any thread (a vertex is anchor for some
 triangles and middle or top for others), so every credit is an atomic add.
 Anchors go out in small chunks (:mod:`tricount.cpu._common`). Counts are int64
 throughout.
+
+In id order (:func:`per_vertex_counts`, where :func:`tricount.cpu.bitmap.plan_in_id_order`
+says it pays): the graph's own upper CSR, each pair (x, v) of a row settled at the
+end with the shorter candidate list, as the bitmap counter settles it: at x, probing
+N+(v) in x's map; or at v, probing the rest of x's row after v in v's map. A
+triangle a < b < c is found once, by the pair (a, b) at the end that settles it,
+and credits a, b and c there (the owner x of a deferred pair is found from its
+row position by a binary search in the offsets). Nothing is oriented.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tricount._threads import load_numba
+from tricount._threads import SERIAL_MAX_EDGES, load_numba
 from tricount.prep._atomic import atomic_add
 from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
+from tricount.cpu.bitmap import anchor_chunk, deferred_lists, defers, plan_in_id_order
+from tricount.prep._parallel import on_calling_thread
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
@@ -75,3 +85,110 @@ def _per_vertex_bitmap(indptr, indices, marks, per_vertex, cursor, workers):
             for u in range(begin, end):
                 credit_at_anchor(indptr, indices, mark, u, per_vertex)
             begin, end = claim(cursor, n, CHUNK_VERTICES)
+
+
+def per_vertex_counts(graph) -> np.ndarray:
+    """Triangles at every vertex (int64, by compact id) of a host graph: in id order where
+    that pays (the module doc), else on the graph's degree orientation. A graph under
+    :data:`tricount._threads.SERIAL_MAX_EDGES` is counted on the calling thread, as the
+    engine's counts are (no parallel region)."""
+    with on_calling_thread(graph.n_edges < SERIAL_MAX_EDGES):
+        return _per_vertex_counts(graph)
+
+
+def _per_vertex_counts(graph) -> np.ndarray:
+    upper = graph.upper()
+    plan = plan_in_id_order(upper)
+    if plan is None:
+        return per_vertex_bitmap(graph.oriented())
+    n = upper.n_vertices
+    if upper.n_edges == 0:
+        return np.zeros(n, dtype=np.int64)
+    deferred_ptr, rest_begin, rest_end = deferred_lists(upper, plan)
+    workers = n_workers()
+    bitmaps = np.zeros((workers, -(-n // 64)), dtype=np.uint64)
+    # Each worker credits a row of its own where they fit (summed at the end: no atomic
+    # add per triangle corner), else all share one row by atomic adds.
+    shared = workers > 1 and workers * n > PRIVATE_CREDIT_MAX_CELLS
+    credits = np.zeros((1 if shared else workers, n), dtype=np.int64)
+    run_chunked(_per_vertex_deferred, upper.indptr, upper.indices, deferred_ptr, rest_begin,
+                rest_end, bitmaps, credits, shared, np.int64(anchor_chunk(workers)))
+    return credits[0] if credits.shape[0] == 1 else credits.sum(axis=0)
+
+
+#: The most counters (workers x vertices) given to the workers' own rows of credits: 64 MiB.
+PRIVATE_CREDIT_MAX_CELLS = 1 << 23
+
+
+@numba.njit(inline="always")
+def _credit(credits, v, amount, shared):
+    if shared:
+        atomic_add(credits, v, amount)
+    else:
+        credits[v] += amount
+
+
+@numba.njit(inline="always")
+def _credit_marked(bits, out, begin, end, credits, shared):
+    """Credit every w of ``out[begin:end]`` set in ``bits``; return how many. A row of its
+    own is credited without a branch (every probe adds its bit: a hit's branch
+    mispredicts); a shared row only at the hits, by atomic adds."""
+    hits = np.int64(0)
+    for j in range(begin, end):
+        w = out[j]
+        bit = np.int64((bits[w >> 6] >> np.uint64(w & 63)) & np.uint64(1))
+        if shared:
+            if bit:
+                atomic_add(credits, w, 1)
+        else:
+            credits[w] += bit
+        hits += bit
+    return hits
+
+
+@numba.njit(nogil=True, cache=True)
+def credit_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, bits, begin, end, credits,
+                 shared):
+    """Credit the corners of the triangles settled at the anchors ``begin .. end - 1``
+    (``bits`` all zero before and after) into ``credits`` (by atomic adds if ``shared``)."""
+    for x in range(begin, end):
+        x_begin = out_ptr[x]
+        x_end = out_ptr[x + 1]
+        if x_end - x_begin < 2:  # closes nothing, and nothing is deferred to it
+            continue
+        for k in range(x_begin, x_end):
+            w = out[k]
+            bits[w >> 6] |= np.uint64(1) << np.uint64(w & 63)
+        at_x = np.int64(0)
+        for k in range(x_begin, x_end - 1):
+            v = out[k]
+            if not defers(out_ptr, v, x_end - k - 1):
+                hits = _credit_marked(bits, out, out_ptr[v], out_ptr[v + 1], credits, shared)
+                if hits:
+                    _credit(credits, v, hits, shared)
+                    at_x += hits
+        for q in range(deferred_ptr[x], deferred_ptr[x + 1]):
+            hits = _credit_marked(bits, out, rest_begin[q], rest_end[q], credits, shared)
+            if hits:  # the row holding x at rest_begin[q] - 1 is the pair's other end
+                y = np.searchsorted(out_ptr, rest_begin[q] - 1, side="right") - 1
+                _credit(credits, y, hits, shared)
+                at_x += hits
+        if at_x:
+            _credit(credits, x, at_x, shared)
+        for k in range(x_begin, x_end):
+            bits[out[k] >> 6] = 0
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _per_vertex_deferred(out_ptr, out, deferred_ptr, rest_begin, rest_end, bitmaps, credits,
+                         shared, chunk, cursor, workers):
+    n = out_ptr.shape[0] - 1
+    for worker in numba.prange(workers):
+        bits = bitmaps[worker]
+        # The worker's own row, or the one row all share (by atomic adds).
+        mine = credits[min(np.int64(worker), credits.shape[0] - 1)]
+        begin, end = claim(cursor, n, chunk)
+        while begin < n:
+            credit_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, bits, begin, end,
+                         mine, shared)
+            begin, end = claim(cursor, n, chunk)
