@@ -183,3 +183,45 @@ def test_per_vertex_in_parallel_regions(monkeypatch, private_cells):
     got = per_vertex.per_vertex_counts(graph)
     assert np.array_equal(got, per_vertex.per_vertex_bitmap(graph.oriented()))
     assert got.sum() == 3 * reference.count_triangles(src.tolist(), dst.tolist())
+
+
+# -- triangles on each edge, in id order (cpu/edge_support.py) -----------------------------
+
+
+def support_by_edge(graph, src, dst):
+    """The reference's support of every edge of ``graph.edges()``, in that order."""
+    expected = reference.edge_support(src.tolist(), dst.tolist())
+    lo, hi = (a.tolist() for a in graph.edges())
+    ids = graph.vertex_ids.tolist()
+    return [expected.get(frozenset((ids[a], ids[b])), 0) for a, b in zip(lo, hi)]
+
+
+@pytest.mark.parametrize("order", ["id"], indirect=True)
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # the bounds stay put
+@given(n=st.integers(1, 90), p=st.floats(0.0, 0.7), seed=st.integers(0, 2**32 - 1))
+def test_edge_support_in_id_order(order, n, p, seed):
+    from tricount.cpu.edge_support import edge_support_in_id_order
+
+    src, dst = random_graph(n, p, seed)
+    graph = tricount.Graph.from_edges(src, dst)
+    got = edge_support_in_id_order(graph)
+    assert got is not None and got.dtype == np.int64
+    assert got.tolist() == support_by_edge(graph, src, dst)
+
+
+def test_edge_support_falls_back_where_the_id_order_does_not_pay_or_fit(monkeypatch):
+    from tricount.backends.cpu import CPU
+    from tricount.cpu import edge_support
+
+    src, dst = hubs_in_the_middle(1200, 600)  # the rank order's graph: no triangles
+    graph = tricount.Graph.from_edges(src, dst)
+    assert edge_support.edge_support_in_id_order(graph) is None
+    assert not CPU.edge_support(graph).any()
+    src, dst = rmat(11, 16, seed=4)
+    graph = tricount.Graph.from_edges(src, dst)
+    expected = support_by_edge(graph, src, dst)
+    assert CPU.edge_support(graph).tolist() == expected  # in id order, parallel regions
+    monkeypatch.setattr(edge_support, "PRIVATE_SUPPORT_MAX_CELLS", 0)
+    assert edge_support.edge_support_in_id_order(graph) is None
+    assert CPU.edge_support(graph).tolist() == expected  # the degree orientation's merge

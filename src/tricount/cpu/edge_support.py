@@ -17,6 +17,21 @@ which another thread may be crediting at the same time, so that credit is an
 atomic add into a second array, ``support_top``. The two are summed at the
 end. Rows go out in small chunks (:mod:`tricount.cpu._common`); counts are
 int64.
+
+In id order (:func:`edge_support_in_id_order`, where
+:func:`tricount.cpu.bitmap.plan_in_id_order` says it pays): the graph's own upper
+CSR, whose positions are the graph's edges, each pair (x, v) settled at the end
+with the shorter candidate list, as the bitmap counter settles it. The anchor x
+keeps, for each w of N+(x), the position of the edge x -> w (a position map per
+worker instead of a bitmap); a pair settled at x probes N+(v) (positions j: the
+edges v -> w), one deferred to x probes the rest of y's row after x (the edges
+y -> c). Each hit credits the three edges of its triangle: the probed position,
+the anchor's edge from its map, and the pair's own edge (once per pair, by its
+hits). A triangle a < b < c is found once, by the pair (a, b) at the end that
+settles it. Each worker credits a row of its own without a branch (a miss adds
+to a sink slot), summed at the end; the merge above counts the graphs whose
+rows and maps would not fit (:data:`PRIVATE_SUPPORT_MAX_CELLS`) or whose id order
+would not pay.
 """
 
 from __future__ import annotations
@@ -24,7 +39,8 @@ from __future__ import annotations
 import numpy as np
 
 from tricount._threads import load_numba
-from tricount.cpu._common import CHUNK_VERTICES, claim, next_common, run_chunked
+from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, next_common, run_chunked
+from tricount.cpu.bitmap import anchor_chunk, deferred_lists, defers, plan_in_id_order
 from tricount.prep._atomic import atomic_add
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
@@ -64,3 +80,84 @@ def edge_support_merge(oriented) -> np.ndarray:
     if oriented.n_edges:
         run_chunked(_edge_support_merge, oriented.indptr, oriented.indices, support, support_top)
     return support + support_top
+
+
+#: The most cells (workers x (edges + 1) credits, workers x vertices positions) the id order's
+#: rows and maps may take together: 128 MiB of int64; past it, the degree orientation's merge.
+PRIVATE_SUPPORT_MAX_CELLS = 1 << 24
+
+
+def edge_support_in_id_order(graph) -> np.ndarray | None:
+    """Support of every edge (int64) of a host graph, aligned with ``graph.edges()``, counted
+    in id order (the module doc); None where that does not pay or fit (then count
+    :func:`edge_support_merge` on the degree orientation)."""
+    upper = graph.upper()
+    n, m = upper.n_vertices, upper.n_edges
+    workers = n_workers()
+    if workers * (m + 1 + n) > PRIVATE_SUPPORT_MAX_CELLS:
+        return None
+    plan = plan_in_id_order(upper)
+    if plan is None:
+        return None
+    if m == 0:
+        return np.zeros(0, dtype=np.int64)
+    deferred_ptr, rest_begin, rest_end = deferred_lists(upper, plan)
+    credits = np.zeros((workers, m + 1), dtype=np.int64)  # slot m: where misses add
+    positions = np.zeros((workers, n), dtype=np.int64)  # 1 + the edge x -> w, or 0
+    run_chunked(_edge_support_deferred, upper.indptr, upper.indices, deferred_ptr, rest_begin,
+                rest_end, positions, credits, np.int64(anchor_chunk(workers)))
+    return credits.sum(axis=0)[:m]
+
+
+@numba.njit(inline="always")
+def _credit_probes(out, begin, end, position, credits, sink):
+    """Credit the two edges of every hit among ``out[begin:end]`` (the probed edge and the
+    anchor's edge to the same vertex); misses add to ``sink``. Return the hits."""
+    hits = np.int64(0)
+    for j in range(begin, end):
+        p = position[out[j]]
+        hit = p != 0
+        credits[j if hit else sink] += 1
+        credits[p - 1 if hit else sink] += 1
+        hits += np.int64(hit)
+    return hits
+
+
+@numba.njit(nogil=True, cache=True)
+def support_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, position, begin, end,
+                  credits):
+    """Credit the edges of the triangles settled at the anchors ``begin .. end - 1``
+    (``position`` all zero before and after)."""
+    sink = out.shape[0]
+    for x in range(begin, end):
+        x_begin = out_ptr[x]
+        x_end = out_ptr[x + 1]
+        if x_end - x_begin < 2:  # closes nothing, and nothing is deferred to it
+            continue
+        for k in range(x_begin, x_end):
+            position[out[k]] = k + 1
+        for k in range(x_begin, x_end - 1):
+            v = out[k]
+            if not defers(out_ptr, v, x_end - k - 1):
+                credits[k] += _credit_probes(out, out_ptr[v], out_ptr[v + 1], position,
+                                             credits, sink)
+        for q in range(deferred_ptr[x], deferred_ptr[x + 1]):
+            # The pair (y, x): its edge y -> x sits just before the rest of y's row.
+            credits[rest_begin[q] - 1] += _credit_probes(out, rest_begin[q], rest_end[q],
+                                                         position, credits, sink)
+        for k in range(x_begin, x_end):
+            position[out[k]] = 0
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _edge_support_deferred(out_ptr, out, deferred_ptr, rest_begin, rest_end, positions, credits,
+                           chunk, cursor, workers):
+    n = out_ptr.shape[0] - 1
+    for worker in numba.prange(workers):
+        position = positions[worker]
+        mine = credits[worker]
+        begin, end = claim(cursor, n, chunk)
+        while begin < n:
+            support_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, position, begin,
+                          end, mine)
+            begin, end = claim(cursor, n, chunk)
