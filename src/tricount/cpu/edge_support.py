@@ -83,7 +83,7 @@ def edge_support_merge(oriented) -> np.ndarray:
 
 
 #: The most cells (workers x (edges + 1) credits, workers x vertices positions) the id order's
-#: rows and maps may take together: 128 MiB of int64; past it, the degree orientation's merge.
+#: rows and maps may take together: 64 MiB of int32; past it, the degree orientation's merge.
 PRIVATE_SUPPORT_MAX_CELLS = 1 << 24
 
 
@@ -102,11 +102,13 @@ def edge_support_in_id_order(graph) -> np.ndarray | None:
     if m == 0:
         return np.zeros(0, dtype=np.int64)
     deferred_ptr, rest_begin, rest_end = deferred_lists(upper, plan)
-    credits = np.zeros((workers, m + 1), dtype=np.int64)  # slot m: where misses add
-    positions = np.zeros((workers, n), dtype=np.int64)  # 1 + the edge x -> w, or 0
+    # 32-bit rows: an edge's support is below its ends' degrees, an edge's position + 1
+    # below 2^31 - 1 here (the bound above); half the bytes to zero and to add up.
+    credits = np.zeros((workers, m + 1), dtype=np.int32)  # slot m: where misses add
+    positions = np.zeros((workers, n), dtype=np.int32)  # 1 + the edge x -> w, or 0
     run_chunked(_edge_support_deferred, upper.indptr, upper.indices, deferred_ptr, rest_begin,
                 rest_end, positions, credits, np.int64(anchor_chunk(workers)))
-    return credits.sum(axis=0)[:m]
+    return credits[:, :m].sum(axis=0, dtype=np.int64)
 
 
 @numba.njit(inline="always")
@@ -135,7 +137,7 @@ def support_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, position, be
         if x_end - x_begin < 2:  # closes nothing, and nothing is deferred to it
             continue
         for k in range(x_begin, x_end):
-            position[out[k]] = k + 1
+            position[out[k]] = k + 1  # below 2^24 (PRIVATE_SUPPORT_MAX_CELLS): fits int32
         for k in range(x_begin, x_end - 1):
             v = out[k]
             if not defers(out_ptr, v, x_end - k - 1):
