@@ -114,12 +114,10 @@ def support_aligned(g, kernel):
     return out
 
 
-def peel_aligned(g, support_kernel, peel_frontier, stop_level, support=None):
+def peel_aligned(g, support_kernel, peel_frontier, stop_level):
     """``(trussness, removed)`` on the host, aligned with ``g.edges()``, from the backend's
-    support kernel (or ``support``, already aligned) and frontier step."""
-    if support is None:
-        support = support_aligned(g, support_kernel)
-    support = support.astype(g.xp.int32)  # < max degree < 2**31
+    support kernel and frontier step."""
+    support = support_aligned(g, support_kernel).astype(g.xp.int32)  # < max degree < 2**31
     adjacency = adjacency_with_edge_ids(g)
     lo, hi = g.edges()
     trussness, removed = peel((adjacency.indptr, adjacency.cols, adjacency.eid), lo, hi,
