@@ -1,5 +1,5 @@
 """The CPU backend: the Numba kernels of :mod:`tricount.cpu`, on the degree-oriented CSR or,
-for counts and per-vertex counts where it pays, on the graph's own upper CSR (id order).
+for counts, per-vertex and per-edge counts where it pays, on the graph's own upper CSR (id order).
 
 Each kernel module compiles (or loads cached) Numba code when imported, so it is
 imported when its operation first runs, never by ``import tricount``.
