@@ -80,7 +80,9 @@ __all__ = ["count_gpu", "count_subproblem", "rank_on_gpu", "resolve_devices", "f
 #:
 #: Every piece's launch and pass cost something (4 and 6 lose), and 2 leave the kernels
 #: unbalanced (1.17x the mean at R-MAT 26); 3 keep the devices' busy time as balanced as 2
-#: (the slowest 0.308 s against 0.306) with the kernels within 1.08x.
+#: (the slowest 0.308 s against 0.306) with the kernels within 1.08x. Pieces that shrink
+#: wave by wave (4:2:1 of a device's share, largest first) lost (R-MAT 26 slowest kernel
+#: 0.244 s against 0.224, end to end alike; benchmarks/results/partition_gpu_h100x4.md).
 PIECES_PER_DEVICE = 3
 #: ... and more on a large graph, so that no piece holds more than about this many anchor
 #: entries per device: the estimate that cuts pieces of equal work was fitted at R-MAT 26,
