@@ -74,7 +74,8 @@ KERNEL_GROUPS = {
                     ("prep/_orient_cpu.py", "_sort_runs")),
     "orient-degree": (("prep/_orient_cpu.py", "_split_rows"),
                       ("prep/_orient_cpu.py", "_sort_runs")),
-    "bitmap": (("cpu/bitmap.py", "_deferred_pairs"), ("cpu/bitmap.py", "_count_bitmap")),
+    "bitmap": (("cpu/bitmap.py", "_deferred_pairs"), ("cpu/bitmap.py", "_place_deferred"),
+               ("cpu/bitmap.py", "_count_bitmap")),
     "merge": (("cpu/merge.py", "_count_merge"),),
 }
 # A graph under SERIAL_MAX_EDGES runs the parallel kernels' serial twins (their names plus

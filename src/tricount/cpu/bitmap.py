@@ -14,8 +14,9 @@ over the edges instead of Σ d+(b): R-MAT scale 18, 203 M instead of 659 M.
 This is the owner rule of the GPU's hash method (the longer list is the set,
 the shorter is probed), with the candidates cut at b because the rows are
 sorted, and with the pairs "deferred" to b found by one counting pass.
-Work: a plan pass counts, then places, the deferred pairs of every vertex
-(the start and end of the rest of the anchor's row: two ids a pair); then
+Work: a plan pass counts the deferred pairs of every vertex and notes each
+one's slot, a second places them there (the start and end of the rest of the
+anchor's row: two ids a pair; no atomics); then
 per anchor x (handed out in chunks, :mod:`tricount.cpu._common`) the worker
 sets N+(x) in its own n-bit bitmap (one L1- or L2-resident word array per
 worker), probes its own pairs and its deferred ones, and clears the words it
@@ -60,12 +61,12 @@ def defers(out_ptr, v, rest):
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _deferred_pairs(out_ptr, out, n_deferred, deferred_ptr, rest_begin, rest_end, place, cursor,
-                    workers):
-    """The pairs (x, v) settled at v: counted (``place`` False: ``n_deferred[v]``, atomic),
-    or placed (the range of x's row after v, at the next free slot of v's list, with
-    ``n_deferred`` as the fill cursors). Returns the probes of the count: Σ over the pairs of
-    min(d+(v), the entries of x's row after v), whichever end settles the pair."""
+def _deferred_pairs(out_ptr, out, n_deferred, slots, cursor, workers):
+    """The pairs (x, v) settled at v, counted (``n_deferred[v]``, atomic): each one's slot in
+    v's list goes to ``slots`` at the position of v in x's row, -1 for a pair settled at x
+    (the last entry of a row, which pairs with nothing, is left unwritten). Returns the
+    probes of the count: Σ over the pairs of min(d+(v), the entries of x's row after v),
+    whichever end settles the pair."""
     n = out_ptr.shape[0] - 1
     total = np.int64(0)
     for _worker in numba.prange(workers):
@@ -79,15 +80,35 @@ def _deferred_pairs(out_ptr, out, n_deferred, deferred_ptr, rest_begin, rest_end
                     rest = x_end - k - 1
                     if defers(out_ptr, v, rest):
                         local += rest
-                        slot = atomic_add(n_deferred, v, 1)
-                        if place:
-                            rest_begin[deferred_ptr[v] + slot] = k + 1
-                            rest_end[deferred_ptr[v] + slot] = x_end
+                        slots[k] = atomic_add(n_deferred, v, 1)
                     else:
                         local += out_ptr[v + 1] - out_ptr[v]
+                        slots[k] = -1
             begin, end = claim(cursor, n, CHUNK_VERTICES)
         total += local
     return total
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _place_deferred(out_ptr, out, slots, deferred_ptr, rest_begin, rest_end, cursor, workers):
+    """Every pair settled at v placed at its slot of v's list (``slots``, from the first
+    pass): the range of x's row after v. No atomics and no test of the rule again: the first
+    pass's slots say which pairs and where (on 16 threads the hubs' shared counters made
+    this pass the count's slowest but one)."""
+    n = out_ptr.shape[0] - 1
+    for _worker in numba.prange(workers):
+        begin, end = claim(cursor, n, CHUNK_VERTICES)
+        while begin < n:
+            for x in range(begin, end):
+                x_end = out_ptr[x + 1]
+                for k in range(out_ptr[x], x_end - 1):
+                    slot = slots[k]
+                    if slot >= 0:
+                        q = deferred_ptr[out[k]] + slot
+                        rest_begin[q] = k + 1
+                        rest_end[q] = x_end
+            begin, end = claim(cursor, n, CHUNK_VERTICES)
+    return 0
 
 
 @numba.njit(inline="always")
@@ -160,22 +181,24 @@ def _count_bitmap(out_ptr, out, deferred_ptr, rest_begin, rest_end, bitmaps, chu
 @dataclass(frozen=True)
 class Deferral:
     """A count's first pass: per vertex, how many pairs are settled at it (``n_deferred``,
-    the bitmap's own pairs aside), and the probes the count will take."""
+    the bitmap's own pairs aside), each pair's slot in that list (``slots``, by position in
+    the CSR; -1: settled at its anchor), and the probes the count will take."""
 
     n_deferred: np.ndarray
+    slots: np.ndarray
     probes: int
 
 
 def plan_deferral(oriented) -> Deferral:
-    """The first pass of :func:`count_bitmap` over ``oriented`` (NumPy arrays, rows sorted)."""
+    """The first pass of :func:`count_bitmap` over ``oriented`` (NumPy arrays, rows sorted);
+    its slots take 4 bytes an edge (8 past 2^31 edges) while the plan is held."""
     position = np.int32 if oriented.n_edges < 2**31 else np.int64  # pair slots in ``out``
     n_deferred = np.zeros(oriented.n_vertices, dtype=position)
+    slots = np.empty(oriented.n_edges, dtype=position)
     if oriented.n_edges == 0:
-        return Deferral(n_deferred, 0)
-    unused_ptr, unused = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=position)
-    probes = run_chunked(_deferred_pairs, oriented.indptr, oriented.indices, n_deferred,
-                         unused_ptr, unused, unused, False)
-    return Deferral(n_deferred, int(probes))
+        return Deferral(n_deferred, slots, 0)
+    probes = run_chunked(_deferred_pairs, oriented.indptr, oriented.indices, n_deferred, slots)
+    return Deferral(n_deferred, slots, int(probes))
 
 
 def probes(oriented) -> int:
@@ -209,15 +232,16 @@ def deferred_lists(oriented, plan: Deferral | None = None):
     """``(deferred_ptr, rest_begin, rest_end)``: for every vertex v, the pairs (x, v) settled
     at v, each as the range of x's row after v (positions in ``oriented.indices``), listed
     at ``deferred_ptr[v] .. deferred_ptr[v + 1]``; ``plan`` is the first pass, if made."""
-    n_deferred = (plan or plan_deferral(oriented)).n_deferred
+    plan = plan or plan_deferral(oriented)
+    n_deferred = plan.n_deferred
     deferred_ptr = np.zeros(oriented.n_vertices + 1, dtype=np.int64)
     np.cumsum(n_deferred, out=deferred_ptr[1:])
     n_pairs = int(deferred_ptr[-1])
     rest_begin = np.empty(n_pairs, dtype=n_deferred.dtype)
     rest_end = np.empty(n_pairs, dtype=n_deferred.dtype)
-    cursors = np.zeros_like(n_deferred)  # the fill cursors of the pairs' lists
-    run_chunked(_deferred_pairs, oriented.indptr, oriented.indices, cursors, deferred_ptr,
-                rest_begin, rest_end, True)
+    if n_pairs:
+        run_chunked(_place_deferred, oriented.indptr, oriented.indices, plan.slots,
+                    deferred_ptr, rest_begin, rest_end)
     return deferred_ptr, rest_begin, rest_end
 
 
