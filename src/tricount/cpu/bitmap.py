@@ -14,9 +14,9 @@ over the edges instead of Σ d+(b): R-MAT scale 18, 203 M instead of 659 M.
 This is the owner rule of the GPU's hash method (the longer list is the set,
 the shorter is probed), with the candidates cut at b because the rows are
 sorted, and with the pairs "deferred" to b found by one counting pass.
-Work: a plan pass counts the deferred pairs of every vertex and notes each
-one's slot, a second places them there (the start and end of the rest of the
-anchor's row: two ids a pair; no atomics); then
+Work: a plan pass counts the deferred pairs of every vertex (atomic adds) and
+notes each one's slot, a second places them there with no atomics (the start
+and end of the rest of the anchor's row: two ids a pair); then
 per anchor x (handed out in chunks, :mod:`tricount.cpu._common`) the worker
 sets N+(x) in its own n-bit bitmap (one L1- or L2-resident word array per
 worker), probes its own pairs and its deferred ones, and clears the words it
