@@ -15,7 +15,7 @@ from tricount.backends._local import (
     support_aligned,
     weighted_aligned,
 )
-from tricount._threads import SERIAL_MAX_EDGES, numba_started
+from tricount._threads import numba_started
 from tricount.cpu import engine
 from tricount.prep.xp import to_host
 
@@ -34,7 +34,8 @@ class CpuBackend:
             return per_vertex_numpy(g.oriented())
         from tricount.cpu.per_vertex import per_vertex_counts
 
-        return per_vertex_counts(g)
+        with engine.threads_for("bitmap", g.n_edges):  # a small graph on this thread
+            return per_vertex_counts(g)
 
     def edge_support(self, graph) -> np.ndarray:
         g = graph.to_device(np)
@@ -42,11 +43,12 @@ class CpuBackend:
             from tricount.cpu.walk_numpy import edge_support_numpy
 
             return support_aligned(g, edge_support_numpy)
-        support = _support_in_id_order(g)
+        from tricount.cpu.edge_support import edge_support_in_id_order, edge_support_merge
+
+        with engine.threads_for("bitmap", g.n_edges):  # a small graph on this thread
+            support = edge_support_in_id_order(g)
         if support is not None:
             return support
-        from tricount.cpu.edge_support import edge_support_merge
-
         return support_aligned(g, edge_support_merge)
 
     def peel(self, graph, *, stop_level=None):
@@ -92,16 +94,6 @@ class CpuBackend:
         from tricount.cpu.weighted import weighted_triangle_sums_cpu
 
         return weighted_aligned(graph.to_device(np), factors, weighted_triangle_sums_cpu)
-
-
-def _support_in_id_order(g):
-    """:func:`tricount.cpu.edge_support.edge_support_in_id_order` of a host graph (a small one
-    on the calling thread, as the engine's counts), or None."""
-    from tricount.cpu.edge_support import edge_support_in_id_order
-    from tricount.prep._parallel import on_calling_thread  # Numba: only with the kernels
-
-    with on_calling_thread(g.n_edges < SERIAL_MAX_EDGES):
-        return edge_support_in_id_order(g)
 
 
 def _in_numpy(oriented) -> bool:

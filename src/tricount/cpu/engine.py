@@ -61,7 +61,7 @@ def _counter(name: str):
     return count_spgemm
 
 
-def _threads_for(name: str, n_edges: int):
+def threads_for(name: str, n_edges: int):
     """Where a method's Numba kernels run: a small graph's (:data:`SERIAL_MAX_EDGES`) on
     this thread (:func:`tricount.prep._parallel.on_calling_thread`: a parallel region's
     entry costs more than its threads win there). NumPy's and SciPy's counters load no
@@ -92,7 +92,7 @@ def count(graph, *, method: str = "auto", **options) -> EngineResult:
             f"the CPU backend takes no method options, got {', '.join(sorted(options))}")
     name, reason = resolve_method(method)
     graph = graph.to_device(np)
-    with _threads_for(name, graph.n_edges):
+    with threads_for(name, graph.n_edges):
         t0 = time.perf_counter()
         plan = None  # bitmap's first pass, when the order's choice made it
         if name == "bitmap":

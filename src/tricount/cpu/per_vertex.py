@@ -29,11 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount._threads import SERIAL_MAX_EDGES, load_numba
+from tricount._threads import load_numba
 from tricount.prep._atomic import atomic_add
 from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
 from tricount.cpu.bitmap import anchor_chunk, deferred_lists, defers, plan_in_id_order
-from tricount.prep._parallel import on_calling_thread
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
@@ -89,14 +88,7 @@ def _per_vertex_bitmap(indptr, indices, marks, per_vertex, cursor, workers):
 
 def per_vertex_counts(graph) -> np.ndarray:
     """Triangles at every vertex (int64, by compact id) of a host graph: in id order where
-    that pays (the module doc), else on the graph's degree orientation. A graph under
-    :data:`tricount._threads.SERIAL_MAX_EDGES` is counted on the calling thread, as the
-    engine's counts are (no parallel region)."""
-    with on_calling_thread(graph.n_edges < SERIAL_MAX_EDGES):
-        return _per_vertex_counts(graph)
-
-
-def _per_vertex_counts(graph) -> np.ndarray:
+    that pays (the module doc), else on the graph's degree orientation."""
     upper = graph.upper()
     plan = plan_in_id_order(upper)
     if plan is None:
