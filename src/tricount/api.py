@@ -132,6 +132,10 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
         return _partitioned(graph, engine.name, backend_reason, forced, parts, method=method,
                             orientation=orientation, options=options, t0=t0, steps=steps)
     if steps is None:
+        why = _file_does_not_fit(engine.name, graph, method, orientation, max_memory, options)
+        if why is not None:  # in parts from the file itself: the GPUs read it, not this host
+            return _partitioned(graph, "gpu", backend_reason, why, parts, method=method,
+                                orientation=orientation, options={}, t0=t0)
         g, steps = _loaded(graph, engine.name, chosen.parser)
     else:
         g = graph
@@ -196,6 +200,29 @@ def _does_not_fit(engine: str, g, method: str, orientation: str, max_memory,
     fits, why = fits_in_memory(g.n_vertices, g.n_edges, g.indices.dtype.itemsize,
                                on_device=g.xp is not np, method=method, orientation=orientation,
                                max_memory=max_memory, name=g.name)
+    return None if fits else why
+
+
+def _file_does_not_fit(engine: str, graph, method: str, orientation: str, max_memory,
+                       options: dict) -> str | None:
+    """:func:`_does_not_fit` for a plain ``.tcsr`` path, from its header alone, so that a
+    graph counted in parts is read by the partitioned count (straight into device memory
+    where its plan copies it whole, :mod:`tricount.io.native_gpu`), not into this host's
+    memory first; None for anything else."""
+    if not (isinstance(graph, (str, os.PathLike)) and _partitionable(engine, method,
+                                                                      orientation, options)):
+        return None
+    from tricount.io.native import native_file
+    from tricount.partition.gpu import fits_in_memory
+    from tricount.prep.xp import index_dtype
+
+    native = native_file(graph)
+    if native is None:
+        return None
+    idx = np.dtype(index_dtype(native.n_vertices)).itemsize
+    fits, why = fits_in_memory(native.n_vertices, native.n_edges, idx, on_device=False,
+                               method=method, orientation=orientation, max_memory=max_memory,
+                               name=native.summary["graph"])
     return None if fits else why
 
 

@@ -86,6 +86,8 @@ def test_ranked_and_unranked_files(tmp_path):
     for path in (ranked, plain):
         for k in (1, 3, 8):
             assert count_gpu(str(path), partitions=k)[0] == expected, (path, k)
+        for devices in ([0, 0], "all"):  # each device reads the file straight into its memory
+            assert count_gpu(str(path), devices=devices)[0] == expected, (path, devices)
 
 
 @pytest.mark.parametrize("devices", [[0, 0], (0, 0, 0), "all", 1])
@@ -317,3 +319,24 @@ def test_local_cuda_cluster_on_every_gpu(tmp_path):
                 assert {s["prepared"] for s in report.subproblems} == {"kept"}
                 assert len({s["worker"] for s in report.subproblems}) == 2
                 assert len(report.devices) == 2
+
+
+@pytest.mark.parametrize("threads,chunk_blocks", [(1, 1), (4, 2)])
+def test_a_tcsr_read_straight_to_the_device_is_the_file(tmp_path, threads, chunk_blocks):
+    # Real pinned buffers, streams and events: blocks of 4 KiB, so many chunks in flight.
+    from tricount.io import load_graph, native
+    from tricount.io.native_gpu import read_to_device
+
+    graph = rmat_graph(scale=12, seed=29, edge_factor=16)
+    path = tmp_path / "g.tcsr"
+    before, native.BLOCK_BYTES = native.BLOCK_BYTES, 4096
+    try:
+        write_native(path, graph)
+    finally:
+        native.BLOCK_BYTES = before
+    indptr, indices = read_to_device(native.native_file(str(path)), threads=threads,
+                                     chunk_blocks=chunk_blocks, check_entries=10_000)
+    host = load_graph(str(path))
+    assert np.array_equal(cupy.asnumpy(indptr), host.indptr)
+    assert np.array_equal(cupy.asnumpy(indices), host.indices)
+    assert count_gpu(str(path))[0] == oracle(graph)

@@ -28,25 +28,11 @@ import fake_cupy  # noqa: E402
 from partition_gpu_support import count_gpu as gpu_count  # noqa: E402
 from partition_gpu_support import (assert_dask_counted_as_count_gpu,  # noqa: E402
                                    assert_hook_hears_frees_in_other_threads, oracle,
-                                   rmat_graph, shrink)
+                                   rmat_graph)
 
 from graphs import NAMED, NOISY, complete_graph  # noqa: E402
 
 ALL_NAMED = {**NAMED, **NOISY}
-
-
-@pytest.fixture
-def fake_gpu(monkeypatch):
-    import tricount.gpu
-
-    with fake_cupy.installed(monkeypatch) as cp:
-        monkeypatch.setattr(tricount.gpu, "probe", lambda: (True, "GPU fake"))
-        yield cp
-
-
-@pytest.fixture
-def tiny(monkeypatch):
-    shrink(monkeypatch)
 
 
 def test_named_graphs(fake_gpu):
@@ -297,9 +283,12 @@ def test_workers_share_a_ranked_file(fake_gpu, tmp_path, monkeypatch):
     graph = rmat_graph(scale=9, seed=8)
     ranked = tmp_path / "ranked.tcsr"
     prepare_ranked(graph, ranked)
-    n, report = gpu_count(str(ranked), devices=[0, 0, 0])
-    assert n == oracle(graph) and shared == [1]
-    assert sum(d["items"] for d in report.devices) == len(report.subproblems)
+    # Read into host memory, the devices share its preparation; the file itself, each device
+    # reads it straight into its memory (tricount.io.native_gpu) and prepares it alone.
+    for source, expected in ((tricount.io.load_graph(str(ranked)), [1]), (str(ranked), [1])):
+        n, report = gpu_count(source, devices=[0, 0, 0])
+        assert n == oracle(graph) and shared == expected
+        assert sum(d["items"] for d in report.devices) == len(report.subproblems)
 
 
 def test_two_workers_streamed(fake_gpu, tiny):

@@ -115,6 +115,19 @@ def _load_device(args) -> str:
     return "gpu"
 
 
+def _gpu_reads_native(args) -> bool:
+    """Whether ``tricount.count`` gets the path itself: a plain ``.tcsr`` for the GPU, whose
+    header says whether the count goes to parts (then read straight into device memory,
+    :mod:`tricount.io.native_gpu`) before this host holds the graph."""
+    if args.backend != "gpu" or args.path in (None, "-"):
+        return False
+    from tricount.backends import get_backend
+    from tricount.io.native import native_file
+
+    get_backend("gpu")  # BackendUnavailableError (exit 3) before any reading
+    return native_file(args.path) is not None
+
+
 def route_parser(args) -> str:
     """The text parser of the route the cost model picks for counting ``args.path`` (the
     count itself then runs on the graph read): "numpy" on a first run, where Numba's
@@ -165,8 +178,8 @@ def run(args) -> int:
         graph = CSRGraph.from_edges(src, dst, name=name)
         build_s = time.perf_counter() - t0 - load_s
         source = graph
-    elif (parts or args.scheduler) and not (args.verify or args.per_vertex or args.per_edge
-                                            or args.format != "auto"):
+    elif (parts or args.scheduler or _gpu_reads_native(args)) and not (
+            args.verify or args.per_vertex or args.per_edge or args.format != "auto"):
         source = args.path  # the partition layer reads it (or its Dask workers do)
     else:
         device = _load_device(args)

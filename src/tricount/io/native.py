@@ -45,6 +45,7 @@ import os
 import struct
 import zlib
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 from tricount._threads import thread_count
@@ -379,6 +380,55 @@ def read_header(path, head: bytes, file_size: int | None):
                 max_degree=max_degree, index_bytes=index_bytes, has_ids=has_ids,
                 block_bytes=block_bytes, crcs=crcs, name=name or None,
                 indices_at=indices_at, ids_at=ids_at, size=size)
+
+
+@dataclass(frozen=True)
+class NativeFile:
+    """The checked header of a plain native file: what a reader of its payload needs
+    (:mod:`tricount.io.native_gpu` reads it straight into device memory)."""
+
+    path: str
+    header: dict
+
+    @property
+    def n_vertices(self) -> int:
+        return int(self.header["n"])
+
+    @property
+    def n_edges(self) -> int:
+        return int(self.header["m"])
+
+    @property
+    def stored_index_dtype(self) -> np.dtype:
+        return np.dtype(np.int32 if self.header["index_bytes"] == 4 else np.int64)
+
+    @property
+    def summary(self) -> dict:
+        """The graph's facts, as a :class:`~tricount.CSRGraph` read from the file states them."""
+        from tricount.io import graph_name
+
+        h = self.header
+        return {"graph": h["name"] or graph_name(self.path), "vertices": self.n_vertices,
+                "edges": self.n_edges, "self_loops_dropped": h["loops"],
+                "duplicates_dropped": h["dups"]}
+
+
+def native_file(path) -> NativeFile | None:
+    """The header of ``path`` when it is a plain (uncompressed, regular) native file, checked
+    as :func:`read` checks it; None for any other input (those are read by :func:`read`)."""
+    from tricount.io.source import open_source
+
+    if not isinstance(path, (str, os.PathLike)) or os.fspath(path) == "-":
+        return None
+    with open_source(path) as source:
+        if not source.mapped or source.peek(len(MAGIC)) != MAGIC:
+            return None
+        head = source.peek(HEADER.size)
+        if len(head) >= HEADER.size:
+            header_bytes = HEADER.unpack_from(head)[2]
+            if HEADER.size <= header_bytes <= MAX_HEADER_BYTES:
+                head = source.peek(header_bytes)
+        return NativeFile(source.path, read_header(source.path, bytes(head), source.size))
 
 
 def _read_payload(source, h):

@@ -5,9 +5,10 @@ The GPU twin of :mod:`tricount.partition.host_graph`, and one device's share of
 worker process (:mod:`tricount.partition.worker_cache` keeps it), it plans when its worker
 is the planning one, counts each piece handed to it, and closes.
 
-- **Prepare** (what ``count_gpu`` does per device): the graph into host memory (a ``.tcsr``
-  read by :func:`tricount.io.load_graph`, as ``count_gpu`` reads it; a scattered
-  :class:`~tricount.partition.ranked.RankedCSR` as it is), the device's budget and
+- **Prepare** (what ``count_gpu`` does per device): the graph, a ``.tcsr`` read straight
+  into device memory where the plan copies it there whole (:mod:`tricount.io.native_gpu`;
+  else into host memory by :func:`tricount.io.load_graph`, as ``count_gpu`` reads it; a
+  scattered :class:`~tricount.partition.ranked.RankedCSR` as it is), the device's budget and
   residency (:meth:`~tricount.partition.gpu.DeviceWorker.plan_memory`, from the memory
   free on this process's current device and ``max_memory``), then
   :meth:`~tricount.partition.gpu.DeviceWorker.prepare`: the copy, the degrees and the rank
@@ -64,10 +65,11 @@ class DeviceGraph:
     def prepare(cls, source, *, partitions=None, max_memory=None) -> "DeviceGraph":
         """Read ``source`` (a ``.tcsr`` path or a RankedCSR) and prepare it on this device."""
         from tricount.gpu.device import free_device_bytes
-        from tricount.partition.gpu import DeviceWorker, graph_source, whole_range
+        from tricount.partition.gpu import (DeviceWorker, graph_source, reads_file_to_device,
+                                            whole_range)
 
         t0 = time.perf_counter()
-        src = graph_source(source)
+        src = graph_source(source, unread_file=True)
         t1 = time.perf_counter()
         cp = _cupy()
         device = cp.cuda.Device().id
@@ -76,6 +78,10 @@ class DeviceGraph:
             with cp.cuda.Device(device):
                 free = free_device_bytes()
             dplan = worker.plan_memory(src, free, max_memory)
+            if src.unread and not reads_file_to_device([dplan]):
+                t_read = time.perf_counter()
+                src = src.read_host()
+                t1 += time.perf_counter() - t_read  # the read is the open, not the preparation
             if src.ranked is not True and not dplan.ranked_resident:
                 src = worker.orient_to_host(src)  # the device streams the ranked CSR from here
                 dplan = worker.plan_memory(src, free, max_memory)

@@ -61,7 +61,8 @@ from tricount.partition.device_plan import (BLOCK_ENTRY_BYTES, PAIR_ENTRY_BYTES,
 from tricount.partition.plan import PartitionPlan, SubProblem, cut_by_work, plan_partitions
 
 __all__ = ["count_gpu", "count_subproblem", "rank_on_gpu", "resolve_devices", "fits_in_memory",
-           "graph_source", "GraphSource", "PIECES_PER_DEVICE", "pieces_per_range", "plan_pieces",
+           "graph_source", "GraphSource", "reads_file_to_device", "PIECES_PER_DEVICE",
+           "pieces_per_range", "plan_pieces",
            "whole_range"]
 
 #: With several devices, each apex range is cut into this many pieces per device, handed out
@@ -144,10 +145,35 @@ class GraphSource:
     device: int | None = None
     summary: dict = field(default_factory=dict)
     rank: object = None  # host: the rank of every vertex of the graph this was ordered from
+    #: A plain ``.tcsr`` not read yet (:func:`graph_source` with ``unread_file``): its arrays
+    #: are None until :meth:`read_host` reads them, or a device reads the file itself
+    #: (:meth:`DeviceWorker._reader`, when its plan copies the graph there whole).
+    file: object = None
+
+    @property
+    def index_dtype(self) -> np.dtype:
+        if self.indices is None:
+            return self.file.stored_index_dtype
+        return np.dtype(self.indices.dtype)
 
     @property
     def index_bytes(self) -> int:
-        return int(self.indices.dtype.itemsize)
+        return int(self.index_dtype.itemsize)
+
+    @property
+    def unread(self) -> bool:
+        """A file whose arrays are not read yet."""
+        return self.indices is None
+
+    def read_host(self) -> "GraphSource":
+        """This source with its arrays in host memory (a file read now, as
+        :func:`tricount.io.load_graph` reads it); itself when they are."""
+        if not self.unread:
+            return self
+        from tricount.io import load_graph
+
+        graph = load_graph(self.file.path)
+        return dataclasses.replace(self, indptr=graph.indptr, indices=graph.indices, file=None)
 
     def to_host(self) -> "GraphSource":
         """The same graph in NumPy arrays (for devices other than the one holding it)."""
@@ -156,14 +182,25 @@ class GraphSource:
                                    indices=cp.asnumpy(self.indices), device=None)
 
 
-def graph_source(graph) -> GraphSource:
+def graph_source(graph, *, unread_file: bool = False) -> GraphSource:
     """A :class:`GraphSource` of a CSRGraph (host or device), a RankedCSR or a graph file
-    (read into host memory)."""
+    (read into host memory; with ``unread_file``, a plain ``.tcsr`` whose index type is the
+    graph's is left unread: only its header is checked, see :meth:`GraphSource.read_host`)."""
     from tricount.graph import CSRGraph
     from tricount.partition.ranked import RankedCSR
 
     if isinstance(graph, (str, os.PathLike)):
         from tricount.io import load_graph
+
+        if unread_file:
+            from tricount.io.native import native_file
+            from tricount.prep.xp import index_dtype
+
+            native = native_file(graph)
+            if native is not None and native.stored_index_dtype == index_dtype(
+                    native.n_vertices):
+                return GraphSource(None, None, native.n_vertices, native.n_edges,
+                                   summary=native.summary, file=native)
 
         graph = load_graph(graph)
     if isinstance(graph, RankedCSR):
@@ -182,6 +219,15 @@ def graph_source(graph) -> GraphSource:
                                     "duplicates_dropped": graph.duplicates_dropped})
     raise InvalidArgumentError(f"the GPU partitioned count takes a Graph, a RankedCSR or a graph "
                                f"file path, got {type(graph).__name__}")
+
+
+def reads_file_to_device(dplans: list[DevicePlan]) -> bool:
+    """Whether an unread ``.tcsr`` goes straight from the file to each device
+    (:mod:`tricount.io.native_gpu`) rather than through host memory: where every device
+    copies the graph whole before its statistics (``upload_first``) and keeps the
+    rank-ordered CSR. Each device then reads the file and prepares it on its own, where
+    from host arrays several devices share the preparation (:mod:`shared_prep`)."""
+    return all(p.upload_first and p.ranked_resident for p in dplans)
 
 
 def resolve_devices(devices) -> list[int]:
@@ -311,6 +357,13 @@ class DeviceWorker:
 
         if source.device == self.device_id:
             return DeviceCSR(source.indptr, source.indices)
+        if source.unread:  # the plan copies the graph here whole: read the file straight here
+            from tricount.io.native_gpu import read_to_device
+
+            assert self.dplan.upload_first, "an unread file for a device that streams it"
+            indptr, indices = read_to_device(source.file, check_entries=self.dplan.pass_entries)
+            self.stats["bytes_copied"] += int(indptr.nbytes) + int(indices.nbytes)
+            return DeviceCSR(indptr, indices)
         reader = HostCSR(source.indptr, source.indices, stage_entries=self.dplan.stage_entries,
                          stage_rows=self.dplan.stage_rows)
         if self.dplan.upload_first:
@@ -331,15 +384,17 @@ class DeviceWorker:
 
         cp = _cupy()
         n, dp = source.n_vertices, self.dplan
+        # The offsets: the source's, or the reader's where it read a file onto the device.
+        indptr = reader.indptr if source.unread else source.indptr
         if source.ranked and source.in_degree is not None:
-            return True, _out_degrees(source.indptr), cp.asarray(source.in_degree), None
+            return True, _out_degrees(indptr), cp.asarray(source.in_degree), None
         deg = apex.degrees(reader, n, dp.pass_entries)
         self.max_degree = int(deg.max()) if n else 0
         ranked = bool(source.ranked) or n < 2 or bool((deg[1:] >= deg[:-1]).all())
         if ranked:  # (degree, id) order is id order: the CSR is the rank-ordered one
-            out = _out_degrees(source.indptr)
+            out = _out_degrees(indptr)
             return True, out, apex.in_degrees(deg, out), None
-        rank = apex.degree_rank(deg.astype(cp.int64), n, source.indices.dtype)
+        rank = apex.degree_rank(deg.astype(cp.int64), n, source.index_dtype)
         out = apex.oriented_degrees(reader, n, rank, dp.pass_entries)
         return False, out, apex.in_degrees(deg, out, rank), rank
 
@@ -359,7 +414,7 @@ class DeviceWorker:
         n, m = source.n_vertices, source.n_edges
         self._check_longest_row(out, "an orientation slice")
         target = (np.empty(n + 1, dtype=np.int64),
-                  np.empty(m, dtype=source.indices.dtype)) if host else None
+                  np.empty(m, dtype=source.index_dtype)) if host else None
         return apex.orient(reader, n, m, rank, out, slice_keys=dp.orient_slice_keys,
                            max_entries=dp.pass_entries, out=target, ranks=ranks)
 
@@ -825,7 +880,7 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
 
     partitions, devices, max_memory = check_partition_args(partitions, devices, max_memory)
     t0 = time.perf_counter()
-    source = graph_source(graph)
+    source = graph_source(graph, unread_file=True)
     t_load = time.perf_counter()
     ids = resolve_devices(devices)
     if source.device is not None and any(d != source.device for d in ids):
@@ -835,12 +890,18 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
     with DeviceThreads(workers) as threads:
         free = _free_bytes(ids)
         dplans = [w.plan_memory(source, free[w.device_id], max_memory) for w in workers]
+        if source.unread and not reads_file_to_device(dplans):
+            t_read = time.perf_counter()
+            source = source.read_host()
+            t_load += time.perf_counter() - t_read  # the read is the load, not the preparation
         if source.ranked is not True and not all(p.ranked_resident for p in dplans):
             source = threads.run(0, lambda w: w.orient_to_host(source))
             dplans = [w.plan_memory(source, free[w.device_id], max_memory) for w in workers]
         whole = whole_range(dplans, partitions)
         keep = [i == 0 and not whole for i in range(len(workers))]
-        if shared_prep.can_share(workers, source, dplans):
+        if source.unread:  # each device reads the file itself (reads_file_to_device)
+            threads.each(lambda w: w.prepare(source, keep_in_degree=w is workers[0] and not whole))
+        elif shared_prep.can_share(workers, source, dplans):
             shared_prep.prepare(threads, source, keep_in_degree=keep)
         elif shared_prep.can_replicate(workers, dplans):
             shared_prep.prepare_once(threads, source, keep_in_degree=keep)
