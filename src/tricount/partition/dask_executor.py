@@ -14,8 +14,9 @@ its graph across the count's tasks:
     ──release task per worker─▶ the kept graph freed; the device's account comes back
 
 - **Prepare** (:func:`tricount.partition.counters.prepare_graph`): on a worker with a GPU,
-  the file read into host memory, copied to the device, its degrees, rank check and
-  in-degrees taken there (:mod:`tricount.partition.device_graph`): no pass over the edges
+  a plain ``.tcsr`` read straight into device memory where the plan keeps the graph
+  there (:mod:`tricount.io.native_gpu`; else read into host memory and copied), its
+  degrees, rank check and in-degrees taken there (:mod:`tricount.partition.device_graph`): no pass over the edges
   on the CPU. On a worker without one, the file read and ranked on the CPU
   (:mod:`tricount.partition.host_graph`).
 - **Plan**, on the planning worker, from its prepared graph: with a GPU as ``count_gpu``

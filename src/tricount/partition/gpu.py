@@ -7,7 +7,8 @@ Counts the triangles of a graph as the sub-problems of :mod:`tricount.partition.
 ranges of the rank-oriented graph; each triangle counted once, in the range of its apex),
 each on a GPU, and adds the counts as Python integers.
 
-    graph (host arrays, one device's arrays, a .tcsr read into host memory)
+    graph (host arrays, one device's arrays, a .tcsr read straight into each device's
+      memory where every device keeps the graph whole, else into host memory)
       ─ degrees, (degree, id) rank, out- and in-degrees ──────▶ statistics (1-2 passes)
       ─ orientation in slices ─▶ the rank-ordered CSR, on each device or on the host
       (several devices keeping it: each copies and orients a share, and the devices
@@ -861,8 +862,9 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
     Parameters
     ----------
     graph : CSRGraph, RankedCSR, str or os.PathLike
-        On the host or on a GPU; a file is read into host memory (a ``.tcsr``
-        in rank order needs no orientation).
+        On the host or on a GPU; a file is read into host memory, except a plain
+        ``.tcsr`` that every device copies whole, which each device reads itself
+        (:func:`reads_file_to_device`); a ``.tcsr`` in rank order needs no orientation.
     partitions : int, optional
         Force this many apex ranges; default the least that fits (one when the
         rank-ordered CSR fits the device).
