@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 
@@ -74,11 +75,13 @@ def read_to_device(native, *, threads: int = READ_THREADS, chunk_blocks: int = C
     # (first byte, end, the device bytes it goes to), payload offsets
     targets = [(0, indptr.nbytes, indptr.view(cp.uint8)),
                (h["indices_at"], indices_end, indices.view(cp.uint8))]
-    # Whole blocks up to the last one holding ids; the vertex ids' blocks after it are not read.
+    # Whole blocks up to the last one holding an index; the vertex ids' blocks after it are
+    # not read.
     end = min(-(-indices_end // block) * block, h["size"])
     chunk = max(1, int(chunk_blocks)) * block
     starts = range(0, end, chunk)
     claims = itertools.count()  # next() of a count is atomic under the GIL
+    failed = threading.Event()  # one reader's error stops the others' claims
     device = cp.cuda.Device()
     base, crcs = h["header_bytes"], h["crcs"]
 
@@ -89,7 +92,7 @@ def read_to_device(native, *, threads: int = READ_THREADS, chunk_blocks: int = C
             try:
                 for turn in itertools.count():
                     j = next(claims)
-                    if j >= len(starts):
+                    if j >= len(starts) or failed.is_set():
                         break
                     a = starts[j]
                     b = min(a + chunk, end)
@@ -112,6 +115,9 @@ def read_to_device(native, *, threads: int = READ_THREADS, chunk_blocks: int = C
                         if s < e:
                             dst[s - lo: e - lo].set(buf[s - a: e - a], stream=stream)
                     copied[slot] = stream.record()
+            except BaseException:
+                failed.set()
+                raise
             finally:
                 stream.synchronize()  # no copy outlives its pinned buffer
 

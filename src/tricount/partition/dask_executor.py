@@ -16,8 +16,9 @@ its graph across the count's tasks:
 - **Prepare** (:func:`tricount.partition.counters.prepare_graph`): on a worker with a GPU,
   a plain ``.tcsr`` read straight into device memory where the plan keeps the graph
   there (:mod:`tricount.io.native_gpu`; else read into host memory and copied), its
-  degrees, rank check and in-degrees taken there (:mod:`tricount.partition.device_graph`): no pass over the edges
-  on the CPU. On a worker without one, the file read and ranked on the CPU
+  degrees, rank check and in-degrees taken there
+  (:mod:`tricount.partition.device_graph`): no pass over the edges on the CPU. On a
+  worker without one, the file read and ranked on the CPU
   (:mod:`tricount.partition.host_graph`).
 - **Plan**, on the planning worker, from its prepared graph: with a GPU as ``count_gpu``
   plans (one range whose block is the CSR itself when the device keeps it, else the least
