@@ -21,8 +21,11 @@ import tricount
 from tricount.errors import GraphFormatError
 
 sys.path.insert(0, str(Path(__file__).parent))
+import emulated_gpu  # noqa: E402
 from partition_gpu_support import count_gpu as gpu_count  # noqa: E402
 from partition_gpu_support import oracle, rmat_graph, shrink  # noqa: E402
+
+fake_gpu = emulated_gpu.fake_gpu  # the fixture, shared with test_partition_gpu_emulated
 
 
 @pytest.fixture

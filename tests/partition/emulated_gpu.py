@@ -1,4 +1,8 @@
-"""Fixtures of the partition tests: the emulated GPU (fake_cupy) and the small sizes."""
+"""Fixtures of the emulated partition tests: the GPU replaced by fake_cupy, and the small sizes.
+
+A test module takes them as its own globals (``fake_gpu = emulated_gpu.fake_gpu``); not a
+``conftest.py``, since ``tests/conftest.py`` is imported by name elsewhere.
+"""
 
 from __future__ import annotations
 
