@@ -195,11 +195,17 @@ def _does_not_fit(engine: str, g, method: str, orientation: str, max_memory,
     """Why the GPU's memory check sends ``g`` to a count in parts, or None."""
     if not _partitionable(engine, method, orientation, options):
         return None
+    return _memory_check(g.n_vertices, g.n_edges, g.indices.dtype.itemsize, g.xp is not np,
+                         g.name, method, orientation, max_memory)
+
+
+def _memory_check(n: int, m: int, index_bytes: int, on_device: bool, name, method: str,
+                  orientation: str, max_memory) -> str | None:
+    """Why the in-memory GPU count of a graph of these sizes does not fit, or None."""
     from tricount.partition.gpu import fits_in_memory
 
-    fits, why = fits_in_memory(g.n_vertices, g.n_edges, g.indices.dtype.itemsize,
-                               on_device=g.xp is not np, method=method, orientation=orientation,
-                               max_memory=max_memory, name=g.name)
+    fits, why = fits_in_memory(n, m, index_bytes, on_device=on_device, method=method,
+                               orientation=orientation, max_memory=max_memory, name=name)
     return None if fits else why
 
 
@@ -213,17 +219,14 @@ def _file_does_not_fit(engine: str, graph, method: str, orientation: str, max_me
                                                                       orientation, options)):
         return None
     from tricount.io.native import native_file
-    from tricount.partition.gpu import fits_in_memory
     from tricount.prep.xp import index_dtype
 
     native = native_file(graph)
     if native is None:
         return None
-    idx = np.dtype(index_dtype(native.n_vertices)).itemsize
-    fits, why = fits_in_memory(native.n_vertices, native.n_edges, idx, on_device=False,
-                               method=method, orientation=orientation, max_memory=max_memory,
-                               name=native.summary["graph"])
-    return None if fits else why
+    return _memory_check(native.n_vertices, native.n_edges,
+                         np.dtype(index_dtype(native.n_vertices)).itemsize, False,
+                         native.summary["graph"], method, orientation, max_memory)
 
 
 def _partitionable(engine: str, method: str, orientation: str, options: dict) -> bool:

@@ -423,12 +423,17 @@ def native_file(path) -> NativeFile | None:
     with open_source(path) as source:
         if not source.mapped or source.peek(len(MAGIC)) != MAGIC:
             return None
-        head = source.peek(HEADER.size)
-        if len(head) >= HEADER.size:
-            header_bytes = HEADER.unpack_from(head)[2]
-            if HEADER.size <= header_bytes <= MAX_HEADER_BYTES:
-                head = source.peek(header_bytes)
-        return NativeFile(source.path, read_header(source.path, bytes(head), source.size))
+        return NativeFile(source.path, _peek_header(source))
+
+
+def _peek_header(source) -> dict:
+    """:func:`read_header` of ``source``'s first bytes, not consumed."""
+    head = source.peek(HEADER.size)
+    if len(head) >= HEADER.size and head[: len(MAGIC)] == MAGIC:
+        header_bytes = HEADER.unpack_from(head)[2]
+        if HEADER.size <= header_bytes <= MAX_HEADER_BYTES:
+            head = source.peek(header_bytes)
+    return read_header(source.path, bytes(head), source.size if source.mapped else None)
 
 
 def _read_payload(source, h):
@@ -487,13 +492,7 @@ def read(source, *, timings=None) -> CSRGraph:
 
     t0 = time.perf_counter()
     path = source.path
-    head = source.peek(HEADER.size)
-    if len(head) >= HEADER.size and head[: len(MAGIC)] == MAGIC:
-        header_bytes = HEADER.unpack_from(head)[2]
-        if HEADER.size <= header_bytes <= MAX_HEADER_BYTES:
-            head = source.peek(header_bytes)
-    file_size = source.size if source.mapped else None
-    h = read_header(path, bytes(head), file_size)
+    h = _peek_header(source)
     source.skip(h["header_bytes"])
     payload = _read_payload(source, h)
     n, m = h["n"], h["m"]

@@ -10,7 +10,8 @@ How it reads:
 
 - The payload is cut into *chunks* of :data:`CHUNK_BLOCKS` of the file's own checksum
   blocks (8 MiB each), so every chunk holds whole blocks. :data:`READ_THREADS` threads each
-  claim the next chunk from a shared counter, ``preadv`` it into one of their two pinned
+  claim the next chunk from a shared counter, read it (``Source.pread_into``: ``preadv``)
+  into one of their two pinned
   buffers, check every block's CRC-32 against the header, and queue the chunk's bytes of
   ``indptr`` and ``indices`` to the device on a stream of their own. A pinned buffer is
   refilled only after the event recorded behind its last copy. ``preadv``, ``crc32`` and
@@ -38,6 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from tricount.errors import GraphFormatError
+from tricount.io.source import open_source
 from tricount.prep.upper import rows_by_steps
 
 __all__ = ["read_to_device", "csr_is_valid_on_device", "READ_THREADS", "CHUNK_BLOCKS"]
@@ -85,7 +87,7 @@ def read_to_device(native, *, threads: int = READ_THREADS, chunk_blocks: int = C
     device = cp.cuda.Device()
     base, crcs = h["header_bytes"], h["crcs"]
 
-    def reader(fd) -> None:
+    def reader() -> None:
         with device:
             stream = cp.cuda.Stream(non_blocking=True)
             buffers, copied = [], [None, None]
@@ -102,7 +104,10 @@ def read_to_device(native, *, threads: int = READ_THREADS, chunk_blocks: int = C
                     if copied[slot] is not None:
                         copied[slot].synchronize()  # its last copy to the device is done
                     buf = buffers[slot][: b - a]
-                    _pread_whole(fd, buf, base + a, native.path)
+                    if source.pread_into(buf, base + a) < len(buf):
+                        raise GraphFormatError(native.path, "is truncated: the file shrank "
+                                               "while it was read (read it again once it "
+                                               "is complete)")
                     for i in range(a // block, -(-b // block)):
                         lo = i * block - a
                         if zlib.crc32(buf[lo: lo + block]) != int(crcs[i]):
@@ -121,30 +126,16 @@ def read_to_device(native, *, threads: int = READ_THREADS, chunk_blocks: int = C
             finally:
                 stream.synchronize()  # no copy outlives its pinned buffer
 
-    with open(native.path, "rb") as f:
+    with open_source(native.path) as source:  # pread_into: positional reads, any thread
         workers = max(1, min(int(threads), len(starts)))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tricount-tcsr") as pool:
-            futures = [pool.submit(reader, f.fileno()) for _ in range(workers)]
+            futures = [pool.submit(reader) for _ in range(workers)]
             for future in futures:
                 future.result()
     if not csr_is_valid_on_device(indptr, indices, n, window=check_entries):
         raise GraphFormatError(native.path, "the stored CSR is invalid (unsorted or "
                                             "out-of-range entries): the file is corrupt")
     return indptr, indices
-
-
-def _pread_whole(fd: int, view, offset: int, path) -> None:
-    """Read ``len(view)`` bytes at ``offset``; a short read is a truncated file."""
-    got = 0
-    while got < len(view):
-        try:
-            k = os.preadv(fd, [view[got:]], offset + got)
-        except OSError as exc:
-            raise GraphFormatError(path, f"cannot read the file: {exc.strerror or exc}") from None
-        if k == 0:
-            raise GraphFormatError(path, "is truncated: the file shrank while it was read (read "
-                                         "it again once it is complete)")
-        got += k
 
 
 def csr_is_valid_on_device(indptr, indices, n: int, *, window: int = CHECK_ENTRIES) -> bool:
