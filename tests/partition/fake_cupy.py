@@ -496,10 +496,35 @@ class Kernel:
         keys, count, mask, low = a
         low[:int(count)] = (keys[:int(count)] & mask).astype(low.dtype)
 
+    def tc_slice_csr_pairs(self, a, t):
+        _check(self.name, a, ["int64*", "V*", "ll", "ll", "int32*", "ll", "ll", "int", "int",
+                              "u64", "ll", "ll", "uint64*", "uint64*"], t)
+        indptr, cols, n_rows, r0 = a[:4]
+        n = int(indptr[int(n_rows)])
+        assert indptr[0] == 0 and (np.diff(indptr) >= 0).all(), "offsets not from 0, rising"
+        rows = (int(r0) + np.repeat(np.arange(int(n_rows)), np.diff(indptr))).astype(cols.dtype)
+        self._block_pairs(rows, cols, n, *a[4:])
+
+    def tc_slice_owner_work(self, a, t):
+        _check(self.name, a, ["int64*", "V*", "ll", "ll", "int32*", "ll", "uint64*", "uint64*"],
+               t)
+        indptr, cols, n_rows, r0, length, entry_cost, work, pairs = a
+        n = int(indptr[int(n_rows)])
+        s = int(r0) + np.repeat(np.arange(int(n_rows)), np.diff(indptr))
+        tg = cols[:n].astype(np.int64)
+        ls, lt = length[s].astype(np.int64), length[tg].astype(np.int64)
+        keep = (lt >= 1) & (ls >= 2)
+        owner = np.where(ls >= lt, s, tg)[keep]
+        np.add.at(work, owner, (np.minimum(ls, lt)[keep] + int(entry_cost)).astype(np.uint64))
+        np.add.at(pairs, owner, np.uint64(1))
+
     def tc_slice_block_pairs(self, a, t):
         _check(self.name, a, ["V*", "V*", "ll", "int32*", "ll", "ll", "int", "int", "u64", "ll",
                               "ll", "uint64*", "uint64*"], t)
-        rows, cols, n, length, lo, hi, id_bits, len_bits, max_len, first, end, keys, cursor = a
+        self._block_pairs(*a)
+
+    def _block_pairs(self, rows, cols, n, length, lo, hi, id_bits, len_bits, max_len, first,
+                     end, keys, cursor):
         n = int(n)
         s, tg = rows[:n].astype(np.int64), cols[:n].astype(np.int64)
         assert (s < tg).all(), "a pair stream entry not in rank order"

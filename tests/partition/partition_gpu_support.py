@@ -50,8 +50,8 @@ def assert_dask_counted_as_count_gpu(report, local, n, expected) -> None:
 
     assert n == expected
     assert report.plan.bounds == local.plan.bounds
-    assert sorted(s["rows"] for s in report.subproblems) == sorted(
-        s["rows"] for s in local.subproblems)
+    assert sorted((s["rows"], s["owners"]) for s in report.subproblems) == sorted(
+        (s["rows"], s["owners"]) for s in local.subproblems)
     assert {s["where"] for s in report.subproblems} == {"gpu:0"}
     assert {s["prepared"] for s in report.subproblems} == {"kept"}
     assert len({s["worker"] for s in report.subproblems}) == 2

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import tricount
 from tricount import reference
 from tricount.partition import count_partitioned, plan_graph, ranked_csr, split_anchors
+from tricount.partition.plan import edge_owner, split_owners
 from tricount.partition.blocks import column_block
 from tricount.partition.cpu import anchor_work, count_subproblem
 
@@ -93,6 +94,59 @@ def test_rmat_every_block_count_and_anchor_pieces():
         assert total == expected
 
 
+def owned_terms(r, lo: int, hi: int) -> np.ndarray:
+    """Per rank o below ``hi``: Σ over the edges a -> b (b < hi) that o owns of
+    |R(a) ∩ R(b)|, R(u) = N+(u) ∩ [lo, hi), by Python sets (the owner by edge_owner)."""
+    rows = [r.indices[r.indptr[u]:r.indptr[u + 1]].tolist() for u in range(hi)]
+    R = [{x for x in row if lo <= x < hi} for row in rows]
+    terms = np.zeros(hi, dtype=np.int64)
+    for a in range(hi):
+        for b in rows[a]:
+            if b < hi:
+                terms[int(edge_owner(a, b, len(R[a]), len(R[b])))] += len(R[a] & R[b])
+    return terms
+
+
+@pytest.mark.parametrize("scale,seed", [(7, 3), (8, 11)])
+def test_owner_pieces_every_block_count(scale, seed):
+    # Cut by owner, every piece of every range counts exactly the edges its owners own
+    # (one owner at a time too), and the pieces add up to the range's count.
+    from tricount.generate import rmat
+
+    graph = tricount.Graph.from_edges(*rmat(scale, 8, seed=seed))
+    expected = reference.count_triangles(*[a.tolist() for a in graph.edges()])
+    r = ranked_csr(graph)
+    for k in BLOCK_COUNTS:
+        total = 0
+        for sub in plan_graph(r, partitions=k).subproblems():
+            block = column_block(r, sub.apex_lo, sub.apex_hi)
+            got = count_subproblem(r, sub, block=block)["n_triangles"]
+            terms = owned_terms(r, sub.apex_lo, sub.apex_hi)
+            assert got == int(terms.sum())
+            for pieces in (1, 2, 3, 5):
+                cut = split_owners(sub, terms + 1, pieces)
+                assert cut[0].owners[0] == 0 and cut[-1].owners[1] == sub.apex_hi
+                assert all(a.owners[1] == b.owners[0] for a, b in zip(cut, cut[1:]))
+                counts = [count_subproblem(r, p, block=block)["n_triangles"] for p in cut]
+                assert counts == [int(terms[p.owner_lo:p.owner_hi].sum()) for p in cut]
+            for o in range(0, sub.apex_hi, 7):
+                one = split_owners(sub, terms + 1, 1)[0]
+                one = type(one)(**{**one.__dict__, "owner_lo": o, "owner_hi": o + 1})
+                assert count_subproblem(r, one, block=block)["n_triangles"] == terms[o]
+            total += got
+        assert total == expected
+
+
+def test_an_owner_range_outside_the_apexes_is_refused():
+    from tricount.errors import TricountError
+    from tricount.partition.plan import SubProblem
+
+    src, dst, _, _ = NAMED["K4"]
+    r = ranked_csr(tricount.Graph.from_edges(src, dst))
+    with pytest.raises(TricountError, match="owners 0..9"):
+        count_subproblem(r, SubProblem(0, 0, 4, 6, 6, 0, owner_lo=0, owner_hi=9))
+
+
 def test_every_loop_on_all_threads(monkeypatch):
     # Small inputs run on one thread (ranked.SERIAL_BELOW); here every loop takes all threads,
     # so the atomic orientation, the per-thread byte maps and the reductions are exercised.
@@ -127,6 +181,18 @@ def test_random_multigraphs_match_oracle(edges, k):
     assert sum(counts) == expected
     by_apex = triangles_by_apex(graph)
     assert counts == [in_range(by_apex, s.apex_lo, s.apex_hi) for s in plan.subproblems()]
+
+
+@settings(deadline=None, max_examples=60)
+@given(edges=multigraphs, k=st.integers(1, 4), pieces=st.integers(1, 5))
+def test_random_multigraphs_by_owner(edges, k, pieces):
+    graph = tricount.Graph.from_edges([u for u, _ in edges], [v for _, v in edges])
+    r = ranked_csr(graph)
+    for sub in plan_graph(r, partitions=k).subproblems():
+        terms = owned_terms(r, sub.apex_lo, sub.apex_hi)
+        cut = split_owners(sub, np.ones_like(terms), pieces)
+        counts = [count_subproblem(r, p)["n_triangles"] for p in cut]
+        assert counts == [int(terms[p.owner_lo:p.owner_hi].sum()) for p in cut]
 
 
 @pytest.mark.slow

@@ -100,6 +100,29 @@ def test_workers_sharing_a_gpu(devices):
         assert sum(d["items"] for d in report.devices) == len(report.subproblems)
 
 
+@pytest.mark.parametrize("per_device", [1, 2, 3])
+@pytest.mark.parametrize("devices", [[0, 0], [0, 0, 0, 0], "all"])
+def test_owner_pieces_count_what_the_cpu_counts(monkeypatch, devices, per_device):
+    """The whole range cut by owner: every piece's count equals the CPU counter's for the
+    same piece (the edges its owners own), and the pieces add up to the reference."""
+    from tricount.partition import gpu as partition_gpu
+    from tricount.partition.cpu import count_subproblem as cpu_piece
+    from tricount.partition.plan import SubProblem
+
+    monkeypatch.setattr(partition_gpu, "OWNER_PIECES_PER_DEVICE", per_device)
+    graph = rmat_graph(scale=12, seed=17, edge_factor=16)
+    n, report = count_gpu(graph, devices=devices)
+    assert n == oracle(graph)
+    nv = graph.n_vertices
+    owners = sorted(s["owners"] for s in report.subproblems)
+    assert owners[0][0] == 0 and owners[-1][1] == nv and len(owners) > 1 or devices == "all"
+    r = ranked_csr(graph)
+    for s in report.subproblems:
+        piece = SubProblem(0, 0, nv, s["entries"], 0, 0, owner_lo=s["owners"][0],
+                           owner_hi=s["owners"][1])
+        assert cpu_piece(r, piece)["n_triangles"] == s["n_triangles"], s["owners"]
+
+
 @pytest.mark.parametrize("route", ["exchange", "assembled", "replicated"])
 @pytest.mark.parametrize("devices", [[0, 0], [0, 0, 0, 0], "all"])
 def test_workers_share_the_preparation(monkeypatch, route, devices):

@@ -123,6 +123,80 @@ def test_two_workers_on_one_device(fake_gpu):
         ["gpu:0", "gpu:0#1"]
 
 
+@pytest.mark.parametrize("small", [False, True])
+@pytest.mark.parametrize("per_device", [1, 2, 3])
+@pytest.mark.parametrize("workers", [2, 3, 4])
+def test_the_whole_range_is_cut_by_owner(fake_gpu, monkeypatch, workers, per_device, small):
+    """Devices that keep the rank-ordered CSR cut its one range by owner: the pieces' owner
+    ranges tile the ranks, each streams every anchor (from the CSR's offsets), and each
+    counts what the CPU counts for the same piece (the edges it owns), their sum the
+    reference. ``small``: chunks of 300 entries (rows cut across them) and owner windows
+    of 64 ranks inside each piece's range."""
+    from tricount.gpu import apex
+    from tricount.partition import device_plan
+    from tricount.partition import gpu as partition_gpu
+    from tricount.partition import ranked_csr
+    from tricount.partition.cpu import count_subproblem
+    from tricount.partition.plan import SubProblem
+
+    monkeypatch.setattr(partition_gpu, "OWNER_PIECES_PER_DEVICE", per_device)
+    if small:
+        monkeypatch.setattr(apex, "MAX_OWNER_WINDOW", 64)
+        monkeypatch.setattr(device_plan.DevicePlan, "chunk_entries", lambda *_: 300)
+
+    def no_row_per_entry(self, a, t):
+        raise AssertionError("an owner piece read a row per entry")
+
+    monkeypatch.setattr(fake_cupy.Kernel, "tc_slice_block_pairs", no_row_per_entry)
+    graph = rmat_graph(scale=9, seed=7 + workers)
+    n, report = gpu_count(graph, devices=[0] * workers)
+    assert n == oracle(graph)
+    nv = graph.n_vertices
+    owners = sorted(s["owners"] for s in report.subproblems)
+    assert owners[0][0] == 0 and owners[-1][1] == nv and len(owners) <= per_device * workers
+    assert all(a[1] == b[0] for a, b in zip(owners, owners[1:]))
+    assert {s["rows"] for s in report.subproblems} == {(0, nv)}
+    r = ranked_csr(graph)
+    for s in report.subproblems:
+        piece = SubProblem(0, 0, nv, s["entries"], 0, 0, owner_lo=s["owners"][0],
+                           owner_hi=s["owners"][1])
+        assert count_subproblem(r, piece)["n_triangles"] == s["n_triangles"], s["owners"]
+
+
+@pytest.mark.parametrize("off_by", [-1, 1])
+def test_an_owner_piece_with_other_pairs_than_planned_stops_the_count(fake_gpu, monkeypatch,
+                                                                      off_by):
+    from tricount.partition import gpu as partition_gpu
+
+    real = partition_gpu.owner_pieces
+
+    def miscounted(*args, **kwargs):
+        pieces = real(*args, **kwargs)
+        return [pieces[0].__class__(**{**pieces[0].__dict__, "pairs": pieces[0].pairs + off_by})
+                ] + pieces[1:]
+
+    monkeypatch.setattr(partition_gpu, "owner_pieces", miscounted)
+    with pytest.raises(TricountError, match="where the plan counted"):
+        gpu_count(rmat_graph(scale=9, seed=4), devices=[0, 0])
+
+
+@pytest.mark.parametrize("why", ["off", "large"])
+def test_owner_pieces_off_cuts_by_anchor(fake_gpu, monkeypatch, why):
+    """Off, or a graph large enough for more anchor pieces than PIECES_PER_DEVICE a
+    device: the whole range is cut by anchor."""
+    from tricount.partition import gpu as partition_gpu
+
+    if why == "off":
+        monkeypatch.setattr(partition_gpu, "OWNER_PIECES_PER_DEVICE", 0)
+    else:
+        monkeypatch.setattr(partition_gpu, "PIECE_MAX_ENTRIES", 100)
+    graph = rmat_graph(scale=9, seed=4)
+    n, report = gpu_count(graph, devices=[0, 0])
+    assert n == oracle(graph)
+    assert {s["owners"] for s in report.subproblems} == {(0, graph.n_vertices)}
+    assert len({s["rows"] for s in report.subproblems}) == len(report.subproblems) > 1
+
+
 @pytest.mark.parametrize("route", ["exchange", "assembled"])
 @pytest.mark.parametrize("workers", [2, 3, 4, 8])
 def test_workers_share_the_preparation(fake_gpu, monkeypatch, workers, route):
@@ -467,7 +541,7 @@ def _dask_cluster(n_workers=2):
 
 def test_dask_workers_plan_and_count_on_the_device(fake_gpu, tmp_path):
     # The planning worker prepares the file on its device and plans there as count_gpu
-    # does (one range whose block is the CSR itself, cut into pieces of about equal anchor
+    # does (one range whose block is the CSR itself, cut into pieces of about equal owner
     # work read back from the device); every piece finds the kept device graph.
     from tricount.io import write_native
     from tricount.partition import count_partitioned, prepare_ranked

@@ -94,7 +94,8 @@ def test_every_device_reads_the_file_itself(fake_gpu, reads, tmp_path):
     for path in (plain, ranked):
         n, report = gpu_count(str(path), devices=[0, 0])  # two workers, each its own copy
         assert n == expected and report.n_subproblems == 1
-        assert all(d["items"] for d in report.devices)
+        # which device counts which piece is the work queue's choice (one may take all)
+        assert sum(d["items"] for d in report.devices) == len(report.subproblems)
     assert reads == {"device": ["g.tcsr"] * 2 + ["g.ranked.tcsr"] * 2, "host": []}
 
 

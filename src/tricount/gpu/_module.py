@@ -63,6 +63,8 @@ ENTRY_POINTS = (
     ("slice", "tc_slice_scatter"),
     ("slice", "tc_slice_row_keys"),
     ("slice", "tc_slice_block_pairs"),
+    ("slice", "tc_slice_csr_pairs"),
+    ("slice", "tc_slice_owner_work"),
     ("small", "tc_small_degrees"),
     ("small", "tc_small_orient"),
     ("small", "tc_small_tile_sums"),

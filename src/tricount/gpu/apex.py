@@ -33,11 +33,16 @@ the room its caller gives it:
    (owner = the end with the longer list), one sort orders them, and the hash
    method's unchanged kernel (:func:`tricount.gpu.methods.hash.launch_plan`)
    counts them against the block's lists. A pair needs no other pair of its
-   owner, so chunks are planned and launched one at a time.
+   owner, so chunks are planned and launched one at a time. A piece of owners
+   (several devices sharing the whole range) reads every row with
+   ``tc_slice_csr_pairs`` instead (from the offsets, no row per entry) and keeps
+   its owners' pairs; :func:`owner_work` (one pass of ``tc_slice_owner_work``)
+   gives the plan each owner's work and pairs.
 
 Every count a step can check it checks before use: each orientation slice's
 keys against its histogram, each pair chunk's keys against an independent
-count of the same predicate, each block's entries against the plan's.
+count of the same predicate (a piece of owners: all its keys against the
+plan's count of its pairs), each block's entries against the plan's.
 """
 
 from __future__ import annotations
@@ -64,7 +69,7 @@ MAX_OWNER_WINDOW = 1 << 62
 __all__ = ["Block", "degrees", "degree_rank", "oriented_degrees", "in_degrees", "orient",
            "scatter_oriented", "sort_rows",
            "rank_keys_by_share", "orient_received",
-           "column_block", "whole_block", "count_pairs", "anchor_work", "offsets"]
+           "column_block", "whole_block", "count_pairs", "anchor_work", "owner_work", "offsets"]
 
 
 def offsets(counts):
@@ -352,12 +357,19 @@ def _expected_pairs(rows, cols, lengths, lo: int, hi: int, first: int, end: int)
 
 
 def count_pairs(csr, block: Block, row_lo: int, row_hi: int, shape: HashShape, result,
-                timed, max_entries: int) -> None:
+                timed, max_entries: int, owners: tuple[int, int] | None = None,
+                pairs: int = -1) -> None:
     """Count the pairs of anchors ``[row_lo, row_hi)`` against ``block`` into ``result``.
 
     ``csr`` is the rank-ordered CSR (its rows ``row_lo .. row_hi`` are read);
     ``shape`` a resolved hash shape whose ``long_list`` is a power of two (the
     pair keys order lists by bit length); ``timed()`` wraps every launch.
+    ``owners = (lo, hi)``: only the pairs whose owner lies in that rank range
+    (:func:`tricount.partition.plan.split_owners`). ``pairs`` >= 0: how many
+    pairs the planner counted for them (:func:`owner_work`); the keys are then
+    read from the CSR's offsets (``tc_slice_csr_pairs``, no row per entry) and
+    their number is checked against it, once for all chunks and before the
+    count is read, instead of against a count of each chunk.
     """
     cp = cupy()
     long_list = int(shape.long_list)
@@ -365,7 +377,8 @@ def count_pairs(csr, block: Block, row_lo: int, row_hi: int, shape: HashShape, r
         raise TricountError(f"the partitioned count orders lists by bit length, so hash's "
                             f"long_list must be a power of two, got {long_list}")
     lo, hi = block.lo, block.hi
-    if block.entries == 0 or row_hi <= row_lo:
+    owner_lo, owner_hi = (0, hi) if owners is None else (int(owners[0]), min(int(owners[1]), hi))
+    if block.entries == 0 or row_hi <= row_lo or owner_hi <= owner_lo:
         return
     idx = block.cols.dtype
     vertex_t = c_type(idx)
@@ -374,28 +387,50 @@ def count_pairs(csr, block: Block, row_lo: int, row_hi: int, shape: HashShape, r
     prepared = hash_kernel(shape, block.cols, block.entries, block.max_length)
     lists = (block.indptr.astype(prepared[1], copy=False), block.cols)
     layout = KeyLayout(id_bits + len_bits, id_bits)
+    counted = pairs >= 0
+    appended = 0
     for chunk in csr.chunks(row_lo, row_hi, max_entries):
-        rows = chunk.rows(idx)
-        for first in range(0, hi, window):
-            end = min(hi, first + window)
+        rows = None if counted else chunk.rows(idx)
+        local = chunk.local_indptr() if counted else None
+        for first in range(owner_lo, owner_hi, window):
+            end = min(owner_hi, first + window)
             keys = cp.empty(chunk.n_entries, dtype=cp.uint64)
             cursor = cp.zeros(1, dtype=cp.uint64)
-            run_slice("tc_slice_block_pairs", chunk.n_entries,
-                      (rows, chunk.cols, np.int64(chunk.n_entries), block.lengths, np.int64(lo),
-                       np.int64(hi), np.int32(id_bits), np.int32(len_bits), np.uint64(max_bits),
-                       np.int64(first), np.int64(end), keys, cursor), vertex_t)
+            window_args = (block.lengths, np.int64(lo), np.int64(hi), np.int32(id_bits),
+                           np.int32(len_bits), np.uint64(max_bits), np.int64(first),
+                           np.int64(end), keys, cursor)
+            if counted:
+                run_slice("tc_slice_csr_pairs", chunk.n_entries,
+                          (local, chunk.cols, np.int64(chunk.r1 - chunk.r0), np.int64(chunk.r0))
+                          + window_args, vertex_t)
+            else:
+                run_slice("tc_slice_block_pairs", chunk.n_entries,
+                          (rows, chunk.cols, np.int64(chunk.n_entries)) + window_args, vertex_t)
             n_pairs = int(cursor.get()[0])
-            expected = _expected_pairs(rows, chunk.cols, block.lengths, lo, hi, first, end)
-            if n_pairs != expected:
-                raise TricountError(f"partitioned count: {n_pairs} pair keys appended where "
-                                    f"{expected} pairs qualify; refusing to count")
+            appended += n_pairs
+            if counted:
+                _check_pairs(appended <= pairs, appended, pairs, owner_lo, owner_hi)
+            else:
+                expected = _expected_pairs(rows, chunk.cols, block.lengths, lo, hi, first, end)
+                if n_pairs != expected:
+                    raise TricountError(f"partitioned count: {n_pairs} pair keys appended "
+                                        f"where {expected} pairs qualify; refusing to count")
             if n_pairs:
                 keys = keys[:n_pairs]
                 keys.sort()
                 _launch_pairs(keys, layout, first, block, idx, prepared, lists, shape, result,
                               timed)
             del keys
-        del rows
+        del rows, local
+    if counted:
+        _check_pairs(appended == pairs, appended, pairs, owner_lo, owner_hi)
+
+
+def _check_pairs(ok: bool, appended: int, pairs: int, owner_lo: int, owner_hi: int) -> None:
+    if not ok:
+        raise TricountError(f"partitioned count: {appended} pair keys appended for owners "
+                            f"{owner_lo}..{owner_hi} where the plan counted {pairs}; refusing "
+                            "to count")
 
 
 def _launch_pairs(keys, layout: KeyLayout, first: int, block: Block, idx, prepared, lists,
@@ -448,3 +483,28 @@ def anchor_work(csr, out_degree, n: int, max_entries: int, rows=None):
         del rows_of, probes, running, local
     work += ENTRY_PROBES * out_degree[first:end].astype(cp.int64)
     return work
+
+
+def owner_work(csr, out_degree, n: int, max_entries: int, rows=None):
+    """``(work, pairs)`` per owner o (int64, on the device, ``n`` values each): the pairs o
+    owns in the whole graph's sub-problem, and their work, Σ min(d+(a), d+(b)) (the hash
+    probes) plus :data:`ENTRY_PROBES` a pair: what cuts the owners into pieces of about
+    equal time (:func:`tricount.partition.plan.split_owners`) and what each piece's pair
+    keys must number. ``rows = (first, end)``: only the edges of those anchors, for a
+    device's share (the shares' results add up).
+
+    One pass of ``tc_slice_owner_work`` per chunk (atomic sums per owner; a pair is an
+    edge a -> b with d+(b) >= 1 and d+(a) >= 2, given to a when d+(a) >= d+(b), else to
+    b: the predicate of ``tc_slice_block_pairs`` for the whole block, written out again
+    in that kernel, so that the keys' number is checked against an independent count).
+    """
+    cp = cupy()
+    first, end = (0, n) if rows is None else (int(rows[0]), int(rows[1]))
+    work = cp.zeros(n, dtype=cp.uint64)
+    pairs = cp.zeros(n, dtype=cp.uint64)
+    for chunk in csr.chunks(first, end, max_entries):
+        run_slice("tc_slice_owner_work", chunk.n_entries,
+                  (chunk.local_indptr(), chunk.cols, np.int64(chunk.r1 - chunk.r0),
+                   np.int64(chunk.r0), out_degree, np.int64(ENTRY_PROBES), work, pairs),
+                  c_type(chunk.cols.dtype))
+    return work.view(cp.int64), pairs.view(cp.int64)

@@ -45,14 +45,15 @@ class PartitionReport:
     """What a partitioned count did: how many sub-problems, where, why, and what each cost.
 
     ``subproblems`` has one dict per sub-problem, in plan order: ``index``,
-    ``apex`` (the rank range), ``rows`` (anchor range), ``entries``,
+    ``apex`` (the rank range), ``rows`` (anchor range), ``owners`` (owner
+    range, :func:`~tricount.partition.plan.split_owners`), ``entries``,
     ``estimated_work``, ``memory`` (bytes, estimated), ``n_triangles``,
     ``block_s``, ``count_s``, ``where`` (``"cpu"``, ``"gpu:0"``, ...) and
     ``worker`` (the Dask worker's address, or None); on several GPUs, one per
-    piece of anchors (``rows``). ``devices`` has one dict per GPU of the GPU
-    executor (pieces counted, busy and kernel seconds, bytes copied to it,
-    peak memory of the count's arrays, budget, whether the rank-ordered CSR
-    stayed on it); ``graph`` the graph's facts.
+    piece of anchors (``rows``) or of owners (``owners``). ``devices`` has one
+    dict per GPU of the GPU executor (pieces counted, busy and kernel seconds,
+    bytes copied to it, peak memory of the count's arrays, budget, whether the
+    rank-ordered CSR stayed on it); ``graph`` the graph's facts.
     """
 
     n_subproblems: int
@@ -352,7 +353,8 @@ def _report(executor, plan, subs, results, where, timings, graph, devices=()):
     """``(n_triangles, PartitionReport)`` of counted sub-problems (or pieces of them)."""
     n_triangles = sum(int(res["n_triangles"]) for res in results)  # Python ints: exact
     per_sub = [{"index": sub.index, "apex": (sub.apex_lo, sub.apex_hi), "rows": res["rows"],
-                "entries": sub.entries, "estimated_work": sub.work, "memory": sub.memory,
+                "owners": sub.owners, "entries": sub.entries, "estimated_work": sub.work,
+                "memory": sub.memory,
                 "n_triangles": int(res["n_triangles"]), "block_s": res["block_s"],
                 "count_s": res["count_s"], "where": res["where"], "worker": res.get("worker"),
                 **({"prepared": res["prepared"]} if "prepared" in res else {})}

@@ -157,8 +157,11 @@ def block_fill(indptr, indices, lo, block_indptr, block_indices):
 # -- the count of one sub-problem ---------------------------------------------------------------
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def count_block(indptr, indices, block_indptr, block_indices, lo, row_lo, row_hi, marks):
-    """Σ over edges a -> b with ``row_lo <= a < row_hi`` of |N+(a) ∩ N+(b) ∩ [lo, hi)|.
+def count_block(indptr, indices, block_indptr, block_indices, lo, row_lo, row_hi, owner_lo,
+                owner_hi, marks):
+    """Σ over edges a -> b with ``row_lo <= a < row_hi`` of |N+(a) ∩ N+(b) ∩ [lo, hi)|, only
+    the edges whose owner lies in ``[owner_lo, owner_hi)`` (``plan.edge_owner``: a where its
+    block row is at least as long as b's, else b).
 
     ``block_indptr``/``block_indices`` hold, for every row below ``hi``, its
     entries in ``[lo, hi)`` (the column block). Anchor ``a`` marks its block
@@ -181,6 +184,9 @@ def count_block(indptr, indices, block_indptr, block_indices, lo, row_lo, row_hi
             b = indices[j]
             if b >= last:
                 break
+            owner = a if e - s >= block_indptr[b + 1] - block_indptr[b] else b
+            if owner < owner_lo or owner >= owner_hi:
+                continue
             for k in range(block_indptr[b], block_indptr[b + 1]):
                 local += mark[block_indices[k] - lo]
         for k in range(s, e):

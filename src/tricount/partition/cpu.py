@@ -3,7 +3,8 @@
 Counts: for sub-problem (apex range [lo, hi), anchors a in [row_lo, row_hi)),
 Σ over edges a -> b of |N+(a) ∩ N+(b) ∩ [lo, hi)| in the rank-oriented graph:
 the triangles whose apex lies in [lo, hi) (the plan's module doc shows each
-triangle is met once, in its apex's range).
+triangle is met once, in its apex's range). A piece with an owner range
+counts only the edges it owns (the plan's module doc: each edge has one).
 Preconditions: a :class:`~tricount.partition.ranked.RankedCSR` (rows sorted,
 ids are ranks) and the sub-problem's column block (:mod:`.blocks`).
 Work: one parallel iteration per anchor a (``_kernels.count_block``); the
@@ -64,6 +65,7 @@ def count_subproblem(source, sub: SubProblem, *, block: ColumnBlock | None = Non
     t0 = time.perf_counter()
     ranked = open_source(source)
     row_lo, row_hi = sub.rows
+    owner_lo, owner_hi = sub.owners
     sub.check(ranked.n_vertices)  # the kernel does not check its bounds
     if block is None:
         block = column_block(ranked, sub.apex_lo, sub.apex_hi)
@@ -73,7 +75,8 @@ def count_subproblem(source, sub: SubProblem, *, block: ColumnBlock | None = Non
     t1 = time.perf_counter()
     with parallel(int(ranked.indptr[row_hi] - ranked.indptr[row_lo])):
         n = _kernels.count_block(ranked.indptr, ranked.indices, block.indptr, block.indices,
-                                 block.lo, row_lo, row_hi, _marks(block.width))
+                                 block.lo, row_lo, row_hi, owner_lo, owner_hi,
+                                 _marks(block.width))
     t2 = time.perf_counter()
     return {"n_triangles": int(n), "index": sub.index, "rows": (row_lo, row_hi),
             "block_s": t1 - t0, "count_s": t2 - t1, "where": "cpu"}

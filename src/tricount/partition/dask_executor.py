@@ -105,12 +105,12 @@ def assign_pieces(pieces, n_workers: int) -> list[list[SubProblem]]:
     """
     load = [0] * n_workers
     out: list[list[SubProblem]] = [[] for _ in range(n_workers)]
-    for piece in sorted(pieces, key=lambda s: (-s.work, s.index, s.row_lo)):
+    for piece in sorted(pieces, key=lambda s: (-s.work, s.index, s.row_lo, s.owner_lo)):
         i = min(range(n_workers), key=lambda j: (load[j], len(out[j]), j))
         out[i].append(piece)
         load[i] += piece.work
     for mine in out:
-        mine.sort(key=lambda s: (s.index, -s.work, s.row_lo))
+        mine.sort(key=lambda s: (s.index, -s.work, s.row_lo, s.owner_lo))
     return out
 
 
@@ -153,7 +153,8 @@ def _plan_task(source, token, options, workers: int):
     t0 = time.perf_counter()
     with _kept(source, token, options) as (graph, built):
         t1 = time.perf_counter()
-        plan, items = graph.plan(pieces=pieces_per_range(workers, graph.facts["edges"]))
+        plan, items = graph.plan(pieces=pieces_per_range(workers, graph.facts["edges"]),
+                                 workers=workers)
         t2 = time.perf_counter()
         return {"plan": plan, "pieces": items, "facts": dict(graph.facts),
                 "worker": _address(), "where": graph.where, "reason": graph.reason,
@@ -249,7 +250,8 @@ class ClusterCount(contextlib.AbstractContextManager):
                 futures[piece] = self._submit(
                     _count_task, self.source, self.token, self.options, piece,
                     ready.get(address), address=address,
-                    name=f"piece-{piece.index}-{piece.row_lo}", priority=len(mine) - order)
+                    name=f"piece-{piece.index}-{piece.row_lo}-{piece.owner_lo}",
+                    priority=len(mine) - order)
         try:
             return self.client.gather([futures[p] for p in pieces])
         except BaseException:

@@ -100,14 +100,17 @@ class DeviceGraph:
     def n_vertices(self) -> int:
         return self.facts["vertices"]
 
-    def plan(self, *, pieces: int = 1) -> tuple[PartitionPlan, list[SubProblem]]:
-        """The plan and its pieces, from this device's statistics (as ``count_gpu``)."""
+    def plan(self, *, pieces: int = 1, workers: int = 1) -> tuple[PartitionPlan,
+                                                                 list[SubProblem]]:
+        """The plan and its pieces for ``workers`` workers, from this device's statistics
+        (as ``count_gpu``)."""
         from tricount.partition.gpu import plan_pieces
 
         worker = self.worker
         return plan_pieces(self.facts["vertices"], self.facts["edges"], self.partitions,
                            [worker.dplan], in_degree=self._in_degree,
-                           anchor_prefix=worker.anchor_prefix, pieces=pieces)
+                           anchor_prefix=worker.anchor_prefix, owner_prefix=worker.owner_prefix,
+                           pieces=pieces, workers=workers)
 
     def _in_degree(self) -> np.ndarray:
         # Kept at preparation whenever the plan is more than the whole range, and that is

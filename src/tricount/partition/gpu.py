@@ -17,7 +17,8 @@ each on a GPU, and adds the counts as Python integers.
       the graph)
     plan_partitions(in-degrees, a block's budget) ─▶ k apex ranges
       (k = 1 when the rank-ordered CSR stays on the device: its block is the CSR itself)
-      several devices: each range cut into pieces of about equal anchor work
+      several devices: each range cut into pieces of about equal anchor work (the whole
+      range, every device keeping the CSR: by owner, plan.split_owners)
     a thread per device: take the heaviest piece of the range whose block it holds (else
       the heaviest left), build that block, stream the piece's pairs, hash kernel ─▶ Σ
 
@@ -63,7 +64,7 @@ from tricount.partition.plan import PartitionPlan, SubProblem, cut_by_work, plan
 
 __all__ = ["count_gpu", "count_subproblem", "rank_on_gpu", "resolve_devices", "fits_in_memory",
            "graph_source", "GraphSource", "reads_file_to_device", "PIECES_PER_DEVICE",
-           "pieces_per_range", "plan_pieces",
+           "OWNER_PIECES_PER_DEVICE", "pieces_per_range", "plan_pieces",
            "whole_range"]
 
 #: With several devices, each apex range is cut into this many pieces per device, handed out
@@ -93,6 +94,29 @@ PIECES_PER_DEVICE = 3
 #: another 7.1. Smaller pieces let the devices even out what the estimate misjudges; their
 #: fixed cost (a few ms each) is nothing beside seconds of kernel.
 PIECE_MAX_ENTRIES = 1 << 28
+
+
+#: Where every device keeps the rank-ordered CSR (one range, its block the CSR itself), the
+#: range is cut by owner instead (:func:`tricount.partition.plan.split_owners`), into this
+#: many pieces per device (0: by anchor, as any other range). Anchor pieces build a hub's
+#: table once for every piece that holds one of its edges: at R-MAT 26 the twelve anchor
+#: pieces' kernels add up to 0.857 s against 0.776 s for the whole range on one GPU, which
+#: caps four devices' kernels at 3.46x. Owner pieces add up to 0.776-0.788 s, but each
+#: reads every row (one pass of ``tc_slice_csr_pairs``, and the plan one of
+#: ``tc_slice_owner_work`` over each device's share). On four H100s (2026-11-27, device
+#: run 3 of the session, two rounds, best of 3), end to end s and slowest kernel s:
+#:
+#: ==========  ==================  ==================  ==================  ============
+#: R-MAT       anchors, 3/device   owners, 1/device    owners, 2/device    owners, 3
+#: ==========  ==================  ==================  ==================  ============
+#: 26          0.663-0.679, 0.224  0.603-0.621, 0.214  0.648-0.658, 0.205  0.695-0.702
+#: 25          0.343-0.354, 0.095  0.324-0.332, 0.092  0.309-0.331, 0.086  0.348-0.362
+#: ==========  ==================  ==================  ==================  ============
+#:
+#: Two per device balance the kernels (3.72-3.83x one GPU's, against 3.62x for one piece
+#: each) and lose little end to end; on two GPUs they win both (R-MAT 26 0.878-0.881 s
+#: against 0.941-0.943, kernels 1.98x against 1.83-1.91x).
+OWNER_PIECES_PER_DEVICE = 2
 
 
 def pieces_per_range(workers: int, n_edges: int = 0) -> int:
@@ -567,6 +591,27 @@ class DeviceWorker:
         positions = np.append(np.arange(first, end, stride, dtype=np.int64), end)
         return positions, cp.asnumpy(running[cp.asarray(positions - first)])
 
+    @on_device("estimating the owners' work")
+    def owner_prefix(self, samples: int, rows=None) -> tuple[np.ndarray, np.ndarray,
+                                                             np.ndarray]:
+        """``(positions, work, pairs)`` (host int64): the owners' estimated hash work and
+        their pairs (:func:`tricount.gpu.apex.owner_work`) summed below every
+        ``stride``-th rank, as :meth:`anchor_prefix`'s, over every rank: from the edges of
+        anchors ``rows`` only (``(first, end)``, a device's share; the shares' sampled
+        sums add up)."""
+        from tricount.gpu import apex
+
+        cp = _cupy()
+        n = self.n_vertices
+        stride = max(1, -(-n // samples))
+        positions = np.append(np.arange(0, n, stride, dtype=np.int64), n)
+        at = cp.asarray(positions)
+        sums = []
+        for per_owner in apex.owner_work(self.csr, self.out_degree, n, self.dplan.pass_entries,
+                                         rows=rows):
+            sums.append(cp.asnumpy(apex.offsets(per_owner)[at]))
+        return (positions, *sums)
+
     @on_device("cutting the ranks into equal shares")
     def rank_shares(self, parts: int) -> list[tuple[int, int]]:
         """``parts`` rank ranges of about equal entries of the rank-ordered CSR."""
@@ -624,7 +669,8 @@ class DeviceWorker:
         if block.entries:
             shape = (self.shape or HashShape()).resolve(block.entries)
             entries = self.dplan.chunk_entries(self._block_bytes, PAIR_ENTRY_BYTES)
-            apex.count_pairs(self.csr, block, row_lo, row_hi, shape, result, regions, entries)
+            apex.count_pairs(self.csr, block, row_lo, row_hi, shape, result, regions, entries,
+                             owners=item.owners, pairs=item.pairs)
         n_triangles = read_count(result)
         t2 = time.perf_counter()
         kernel_s = regions.seconds
@@ -634,7 +680,8 @@ class DeviceWorker:
             self.stats["kernel_s"] = (self.stats["kernel_s"] or 0.0) + kernel_s
         anchor_entries = int(self.csr.indptr[row_hi]) - int(self.csr.indptr[row_lo])
         return {"n_triangles": n_triangles, "index": item.index, "apex": (item.apex_lo,
-                item.apex_hi), "rows": (row_lo, row_hi), "entries": item.entries,
+                item.apex_hi), "rows": (row_lo, row_hi), "owners": item.owners,
+                "entries": item.entries,
                 "anchor_entries": anchor_entries,
                 "estimated_work": item.work, "memory": item.memory, "block_s": t1 - t0,
                 "count_s": t2 - t1, "kernel_s": kernel_s, "where": self.label, "worker": None}
@@ -737,7 +784,7 @@ class WorkQueue:
     def __init__(self, items):
         top = max((s.work for s in items), default=0) or 1
         self.left = sorted(items, key=lambda s: (-round(WORK_CLASSES * s.work / top), s.index,
-                                                 -s.row_lo))
+                                                 -s.row_lo, -s.owner_lo))
         self.lock = threading.Lock()
 
     def take(self, block_key):
@@ -759,22 +806,38 @@ def whole_range(dplans: list[DevicePlan], partitions) -> bool:
 
 
 def plan_pieces(n_vertices: int, n_edges: int, partitions, dplans: list[DevicePlan], *,
-                in_degree, anchor_prefix, pieces: int) -> tuple[PartitionPlan, list[SubProblem]]:
+                in_degree, anchor_prefix, pieces: int, owner_prefix=None,
+                workers: int = 1) -> tuple[PartitionPlan, list[SubProblem]]:
     """The plan of a count on devices planned by ``dplans``, and the pieces to count.
 
     One range when :func:`whole_range`, else the least k (or ``partitions``) ranges whose
     blocks fit the tightest device, from ``in_degree()`` (host int64, by rank). With
     ``pieces`` > 1 each range is cut into that many pieces of about equal anchor work,
-    from ``anchor_prefix(samples)`` (:meth:`DeviceWorker.anchor_prefix`). The callables
-    read a device and run only when needed. :func:`count_gpu` and the Dask workers'
-    device graphs (:mod:`tricount.partition.device_graph`) plan here.
+    from ``anchor_prefix(samples)`` (:meth:`DeviceWorker.anchor_prefix`); the whole
+    range, given ``owner_prefix`` (:meth:`DeviceWorker.owner_prefix`), into
+    :data:`OWNER_PIECES_PER_DEVICE` pieces for each of ``workers`` by owner instead,
+    unless the graph is large enough for more than :data:`PIECES_PER_DEVICE` anchor
+    pieces a device (:data:`PIECE_MAX_ENTRIES`): there the owner estimate misjudged the
+    hubs' piece (R-MAT 28 on four H100s, device run 3 of 2026-11-27: one device counted
+    one owner piece in 2.66-2.72 s while another counted two in 1.49-1.57 s; 7.67-7.85 s
+    against 7.13-7.17 s for sixteen anchor pieces), and the many small anchor pieces even
+    out what the estimate misses. The callables read a device and run only when needed.
+    :func:`count_gpu` and the Dask workers' device graphs
+    (:mod:`tricount.partition.device_graph`) plan here.
     """
-    if whole_range(dplans, partitions):
+    whole = whole_range(dplans, partitions)
+    if whole:
         plan = _whole_plan(n_vertices, n_edges, partitions, dplans)
     else:
         plan = _plan(in_degree(), partitions, dplans)
     items = plan.subproblems()
-    if pieces > 1:
+    by_owner = (whole and owner_prefix is not None and OWNER_PIECES_PER_DEVICE
+                and pieces <= PIECES_PER_DEVICE * workers)  # past that, by anchor (below)
+    if pieces > 1 and by_owner:
+        positions, work, pairs = owner_prefix(ANCHOR_SAMPLES)
+        items = owner_pieces(items[0], positions, work, OWNER_PIECES_PER_DEVICE * workers,
+                             pairs=pairs)
+    elif pieces > 1:
         positions, work = anchor_prefix(ANCHOR_SAMPLES)
         items = [p for sub in items for p in anchor_pieces(sub, positions, work, pieces)]
     return plan, items
@@ -827,6 +890,32 @@ def anchor_pieces(sub: SubProblem, positions, work, pieces: int) -> list[SubProb
 
     return [SubProblem(sub.index, sub.apex_lo, sub.apex_hi, sub.entries, below(b) - below(a),
                        sub.memory, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def owner_pieces(sub: SubProblem, positions, work, pieces: int, *,
+                 pairs=None) -> list[SubProblem]:
+    """Cut ``sub``'s owners into at most ``pieces`` ranges of about equal estimated work
+    (``work``, and ``pairs`` when given, sampled running sums at ``positions``,
+    :meth:`DeviceWorker.owner_prefix`); cuts fall on sampled ranks, so each piece's work
+    and pairs are exact differences, and empty pieces are dropped. As
+    :func:`~tricount.partition.plan.split_owners`, each piece keeps every anchor and the
+    pieces' counts add up to the sub-problem's.
+
+    >>> sub = SubProblem(0, 0, 8, 10, 10, 0)
+    >>> cut = owner_pieces(sub, np.arange(9), np.array([0, 1, 2, 3, 4, 5, 6, 7, 100]), 2)
+    >>> [(p.owners, p.work) for p in cut]
+    [((0, 7), 7), ((7, 8), 93)]
+    """
+    cuts = cut_by_work(np.asarray(work, dtype=np.int64), max(1, int(pieces)))
+    bounds = sorted({sub.apex_lo, sub.apex_hi}
+                    | {int(min(max(positions[c], sub.apex_lo), sub.apex_hi)) for c in cuts})
+
+    def between(sums, a, b):
+        return int(sums[np.searchsorted(positions, b)] - sums[np.searchsorted(positions, a)])
+
+    return [dataclasses.replace(sub, work=between(work, a, b), owner_lo=a, owner_hi=b,
+                                pairs=-1 if pairs is None else between(pairs, a, b))
+            for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def _free_bytes(ids: list[int]) -> dict:
@@ -914,11 +1003,12 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
             source.n_vertices, source.n_edges, partitions, dplans,
             in_degree=lambda: threads.run(0, lambda w: w.host_in_degree()),
             anchor_prefix=lambda samples: shared_anchor_prefix(threads, samples),
-            pieces=pieces_per_range(len(workers), source.n_edges))
+            owner_prefix=lambda samples: shared_owner_prefix(threads, samples),
+            pieces=pieces_per_range(len(workers), source.n_edges), workers=len(workers))
         t_plan = time.perf_counter()
         results = _drain_all(threads, items)
         t_count = time.perf_counter()
-    results.sort(key=lambda r: (r["index"], r["rows"][0]))
+    results.sort(key=lambda r: (r["index"], r["rows"][0], r["owners"][0]))
     n_triangles = sum(int(r["n_triangles"]) for r in results)  # Python ints: exact
     summary = dict(source.summary)
     if summary.get("max_degree") is None and workers[0].max_degree is not None:
@@ -935,15 +1025,21 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
     return n_triangles, report
 
 
-def shared_anchor_prefix(threads: DeviceThreads, samples: int) -> tuple[np.ndarray, np.ndarray]:
-    """:meth:`DeviceWorker.anchor_prefix` of the whole graph, each device estimating the work
-    of a share of the anchors (rank ranges of equal entries) and the host joining the sums."""
+def _by_share(threads: DeviceThreads, prefix: str, samples: int) -> list:
+    """Each device's ``prefix`` method (``anchor_prefix`` or ``owner_prefix``) over its share
+    of the anchors (rank ranges of equal entries), in share order; one device: the whole."""
     workers = threads.workers
     if len(workers) == 1:
-        return threads.run(0, lambda w: w.anchor_prefix(samples))
+        return [threads.run(0, lambda w: getattr(w, prefix)(samples))]
     shares = threads.run(0, lambda w: w.rank_shares(len(workers)))
     index = {id(w): i for i, w in enumerate(workers)}
-    parts = threads.each(lambda w: w.anchor_prefix(samples, rows=shares[index[id(w)]]))
+    return threads.each(lambda w: getattr(w, prefix)(samples, rows=shares[index[id(w)]]))
+
+
+def shared_anchor_prefix(threads: DeviceThreads, samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`DeviceWorker.anchor_prefix` of the whole graph, each device estimating the work
+    of a share of the anchors and the host joining the sums."""
+    parts = _by_share(threads, "anchor_prefix", samples)
     positions, work, below = [], [], 0
     for i, (p, wk) in enumerate(parts):
         keep = slice(1 if i else 0, None)  # a share's first position is the last one's end
@@ -951,6 +1047,15 @@ def shared_anchor_prefix(threads: DeviceThreads, samples: int) -> tuple[np.ndarr
         work.append(wk[keep] + below)
         below += int(wk[-1])
     return np.concatenate(positions), np.concatenate(work)
+
+
+def shared_owner_prefix(threads: DeviceThreads, samples: int) -> tuple[np.ndarray, np.ndarray,
+                                                                        np.ndarray]:
+    """:meth:`DeviceWorker.owner_prefix` of the whole graph, each device reading the edges of
+    a share of the anchors and the host adding their sampled sums (the same positions for
+    every share; a running sum of a sum is the sum of the running sums)."""
+    parts = _by_share(threads, "owner_prefix", samples)
+    return parts[0][0], sum(p[1] for p in parts), sum(p[2] for p in parts)
 
 
 def _drain_all(threads: DeviceThreads, items) -> list[dict]:

@@ -57,8 +57,11 @@ class HostGraph:
         return cls(ranked, partitions=partitions, max_memory=max_memory, name=name,
                    open_s=time.perf_counter() - t0)
 
-    def plan(self, *, pieces: int = 1) -> tuple[PartitionPlan, list[SubProblem]]:
-        """The plan and its pieces (``pieces`` per range when more than one)."""
+    def plan(self, *, pieces: int = 1, workers: int = 1) -> tuple[PartitionPlan,
+                                                                 list[SubProblem]]:
+        """The plan and its pieces (``pieces`` per range when more than one; ``workers`` is
+        the device graph's, :meth:`DeviceGraph.plan`: the CPU cuts by anchor whatever the
+        workers)."""
         from tricount.partition import plan_graph
 
         plan = plan_graph(self.ranked, partitions=self.partitions, max_memory=self.max_memory)

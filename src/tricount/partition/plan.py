@@ -64,6 +64,18 @@ worse than entries do: measured and rejected in ``docs/partition.md``.)
 Several devices: a range can also be split by *anchor* (the rows a whose
 pairs are streamed, :func:`split_anchors`); the pieces share the range's block,
 so they balance work across devices without shrinking memory.
+
+Or by *owner* (:func:`split_owners`), where the devices keep the rank-ordered
+CSR itself. Within a sub-problem, call R(u) = N+(u) ∩ [apex_lo, apex_hi) and
+give each edge a -> b (b below apex_hi) to its *owner*: a when
+|R(a)| >= |R(b)|, else b (the end whose list the GPU's hash method keeps in a
+table). An edge has exactly one owner, so cutting the ranks into owner ranges
+cuts the sub-problem's edges into disjoint sets that cover them all: each
+edge's term |R(a) ∩ R(b)| is added in exactly one piece, and the pieces'
+counts add up to the sub-problem's. Every piece streams all the anchors (an
+owner's edges come from any row below it) but counts only its owners' edges;
+an owner's table is then built in one piece, where anchor pieces build a
+hub's table once for every piece that holds one of its edges.
 """
 
 from __future__ import annotations
@@ -75,7 +87,7 @@ import numpy as np
 from tricount.errors import TricountError, UnsupportedGraphError
 
 __all__ = ["MemoryModel", "SubProblem", "PartitionPlan", "plan_partitions", "split_anchors",
-           "MAX_PARTITIONS"]
+           "split_owners", "edge_owner", "MAX_PARTITIONS"]
 
 #: The planner gives up beyond this many sub-problems: each rereads the pair
 #: stream, so a budget that needs more is better met by another device.
@@ -113,6 +125,11 @@ class SubProblem:
     the column block (for each rank u below ``apex_hi``, the slice of N+(u) in
     ``[apex_lo, apex_hi)``; ``entries`` in all) and stream the rows
     ``row_lo .. row_hi`` (only their entries below ``apex_hi`` can matter).
+    With an owner range (``owner_lo``, ``owner_hi``), only the edges whose
+    owner (:func:`edge_owner`) lies in it; ``pairs`` is then, where the planner
+    counted them, how many of those edges can close a triangle (both lists
+    non-empty, the anchor's with two entries), which a GPU checks its pair keys
+    against (-1: not counted).
     """
 
     index: int
@@ -123,20 +140,29 @@ class SubProblem:
     memory: int
     row_lo: int = 0
     row_hi: int = -1  # -1: up to apex_hi
+    owner_lo: int = 0
+    owner_hi: int = -1  # -1: every owner (up to apex_hi)
+    pairs: int = -1
 
     @property
     def rows(self) -> tuple[int, int]:
         return self.row_lo, (self.apex_hi if self.row_hi < 0 else self.row_hi)
 
+    @property
+    def owners(self) -> tuple[int, int]:
+        return self.owner_lo, (self.apex_hi if self.owner_hi < 0 else self.owner_hi)
+
     def check(self, n_vertices: int) -> None:
         """Raise :class:`~tricount.TricountError` unless its apexes and anchors lie in a graph
         of ``n_vertices`` ranks (the counting kernels do not check their bounds)."""
         row_lo, row_hi = self.rows
+        owner_lo, owner_hi = self.owners
         if not (0 <= self.apex_lo <= self.apex_hi <= n_vertices
-                and 0 <= row_lo <= row_hi <= self.apex_hi):
-            raise TricountError(f"sub-problem {self.index}: anchors {row_lo}..{row_hi} and "
-                                f"apexes {self.apex_lo}..{self.apex_hi} do not fit a graph of "
-                                f"{n_vertices} ranks")
+                and 0 <= row_lo <= row_hi <= self.apex_hi
+                and 0 <= owner_lo <= owner_hi <= self.apex_hi):
+            raise TricountError(f"sub-problem {self.index}: anchors {row_lo}..{row_hi}, "
+                                f"owners {owner_lo}..{owner_hi} and apexes {self.apex_lo}.."
+                                f"{self.apex_hi} do not fit a graph of {n_vertices} ranks")
 
 
 @dataclass(frozen=True)
@@ -391,3 +417,27 @@ def split_anchors(sub: SubProblem, anchor_work, pieces: int) -> list[SubProblem]
     return [SubProblem(sub.index, sub.apex_lo, sub.apex_hi, sub.entries,
                        int(cum[b - row_lo] - cum[a - row_lo]), sub.memory, int(a), int(b))
             for a, b in zip(cuts[:-1], cuts[1:])]
+
+
+def edge_owner(a, b, length_a, length_b):
+    """The owner of the edge a -> b (scalars or arrays): ``a`` where its list in the range is
+    at least as long as ``b``'s, else ``b`` (ties go to the anchor, as the GPU's pair keys
+    give them)."""
+    return np.where(np.asarray(length_a) >= np.asarray(length_b), a, b)
+
+
+def split_owners(sub: SubProblem, owner_work, pieces: int) -> list[SubProblem]:
+    """Cut one sub-problem's edges by owner into ``pieces`` ranges of about equal work.
+
+    ``owner_work[o]`` is the work of the edges owned by rank ``o`` inside this
+    sub-problem, for the ranks below its ``apex_hi``. Every piece keeps all
+    the anchors and the block; their counts add up to the sub-problem's count,
+    since every edge has one owner (the module doc). Empty pieces are dropped.
+    """
+    owner_lo, owner_hi = sub.owners
+    cum = _prefix(np.asarray(owner_work, dtype=np.int64)[owner_lo:owner_hi])
+    cuts = cut_by_work(cum, max(int(pieces), 1)) + owner_lo
+    return [SubProblem(sub.index, sub.apex_lo, sub.apex_hi, sub.entries,
+                       int(cum[b - owner_lo] - cum[a - owner_lo]), sub.memory, sub.row_lo,
+                       sub.row_hi, int(a), int(b))
+            for a, b in zip(cuts[:-1], cuts[1:]) if b > a]

@@ -259,6 +259,27 @@ extern "C" __global__ void tc_slice_low_ids(const packed_t* __restrict__ keys, l
 // a task first and stop at the first short one). Exact lengths, as tc_slice_plan_keys
 // packs them, do not fit beside two global ids past 2^28 ranks. The caller checks
 // the number of keys against an independent count of the same predicate.
+// The pair key of the edge source -> target (source < target) for tc_slice_block_pairs
+// and tc_slice_csr_pairs; false when the edge is not a pair of the window's owners.
+__device__ __forceinline__ bool tc_block_pair_key(vertex_t source, vertex_t target,
+                                                  const int* __restrict__ len, long long lo,
+                                                  long long hi, int id_bits, int len_bits,
+                                                  packed_t max_len, long long first,
+                                                  long long end, packed_t& key) {
+    if (target >= hi) return false;
+    const int ls = len[source], lt = len[target];
+    if (lt < 1 || ls < 1 + (target >= lo ? 1 : 0)) return false;
+    const bool owner_is_source = ls >= lt;
+    const vertex_t owner = owner_is_source ? source : target;
+    if (owner < first || owner >= end) return false;
+    const vertex_t partner = owner_is_source ? target : source;
+    const unsigned shorter = (unsigned)(owner_is_source ? lt : ls);
+    const packed_t bits = (packed_t)(32 - __clz(shorter));
+    key = ((packed_t)(owner - first) << (id_bits + len_bits))
+          | ((max_len - bits) << id_bits) | (packed_t)partner;
+    return true;
+}
+
 extern "C" __global__ void tc_slice_block_pairs(const vertex_t* __restrict__ rows,
                                                 const vertex_t* __restrict__ cols,
                                                 long long n_entries, const int* __restrict__ len,
@@ -267,18 +288,86 @@ extern "C" __global__ void tc_slice_block_pairs(const vertex_t* __restrict__ row
                                                 long long end, packed_t* __restrict__ keys,
                                                 count_t* __restrict__ cursor) {
     tc_slice_collect(n_entries, [&](long long i, packed_t& key) {
-        const vertex_t source = rows[i], target = cols[i];
-        if (target >= hi) return false;
-        const int ls = len[source], lt = len[target];
-        if (lt < 1 || ls < 1 + (target >= lo ? 1 : 0)) return false;
-        const bool owner_is_source = ls >= lt;
-        const vertex_t owner = owner_is_source ? source : target;
-        if (owner < first || owner >= end) return false;
-        const vertex_t partner = owner_is_source ? target : source;
-        const unsigned shorter = (unsigned)(owner_is_source ? lt : ls);
-        const packed_t bits = (packed_t)(32 - __clz(shorter));
-        key = ((packed_t)(owner - first) << (id_bits + len_bits))
-              | ((max_len - bits) << id_bits) | (packed_t)partner;
-        return true;
+        return tc_block_pair_key(rows[i], cols[i], len, lo, hi, id_bits, len_bits, max_len,
+                                 first, end, key);
     }, keys, cursor);
+}
+
+// Calls visit(valid, row, i) for every entry i of the CSR rows 0 .. n_rows (offsets
+// `indptr`, local to the entries), in warp-uniform rounds (every lane of a warp calls
+// it each round; `valid` false past the warp's entries), without a row per entry.
+// What one warp does: it takes one contiguous segment of entries, finds the row of
+// its first entry by a binary search of the offsets, then reads the segment 32
+// entries a round; each lane steps from the round's first row to its own entry's
+// row (rows average m / n entries; empty rows are stepped over one by one), and
+// lane 31's row starts the next round. Every entry lies in one segment: each is
+// visited once.
+template <typename Visit>
+__device__ __forceinline__ void tc_slice_csr_rounds(const long long* __restrict__ indptr,
+                                                    long long n_rows, Visit visit) {
+    const long long n_entries = indptr[n_rows];
+    const int lane = threadIdx.x % TC_WARP;
+    const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / TC_WARP;
+    const long long n_warps = tc_slice_stride() / TC_WARP;
+    const long long per = (n_entries + n_warps - 1) / n_warps;
+    const long long s = warp * per, e = s + per < n_entries ? s + per : n_entries;
+    if (s >= e) return;  // the same for the whole warp
+    long long a = 0, b = n_rows - 1;  // the last row whose offset is <= s
+    while (a < b) {
+        const long long mid = (a + b + 1) / 2;
+        if (indptr[mid] <= s) a = mid; else b = mid - 1;
+    }
+    long long row = a;
+    for (long long round = s; round < e; round += TC_WARP) {
+        const long long i = round + lane;
+        long long r = row;
+        if (i < e) {
+            while (indptr[r + 1] <= i) ++r;
+        }
+        visit(i < e, r, i);
+        row = __shfl_sync(TC_FULL_MASK, r, TC_WARP - 1);
+    }
+}
+
+// tc_slice_block_pairs's keys read from the CSR rows r0 .. r0 + n_rows (offsets
+// `indptr`, local to `cols`) by tc_slice_csr_rounds: for owner pieces, which read
+// every row of the graph once each (a row per entry would be a pass of its own).
+extern "C" __global__ void tc_slice_csr_pairs(const long long* __restrict__ indptr,
+                                              const vertex_t* __restrict__ cols,
+                                              long long n_rows, long long r0,
+                                              const int* __restrict__ len, long long lo,
+                                              long long hi, int id_bits, int len_bits,
+                                              packed_t max_len, long long first, long long end,
+                                              packed_t* __restrict__ keys,
+                                              count_t* __restrict__ cursor) {
+    tc_slice_csr_rounds(indptr, n_rows, [&](bool valid, long long r, long long i) {
+        packed_t key = 0;
+        const bool take = valid && tc_block_pair_key((vertex_t)(r0 + r), cols[i], len, lo, hi,
+                                                     id_bits, len_bits, max_len, first, end,
+                                                     key);
+        tc_slice_append(take, key, keys, cursor);
+    });
+}
+
+// Per owner o of the whole block (len = the out-degrees): pairs[o] += 1 and
+// work[o] += min(len) + entry_cost for every pair o owns, read as tc_slice_csr_pairs
+// reads the rows r0 .. r0 + n_rows. The predicate is written out here on its own
+// (not tc_block_pair_key's), so that the pair keys' number is checked against an
+// independent count: a pair is an edge a -> b with len[b] >= 1 and len[a] >= 2,
+// owned by a when len[a] >= len[b], else by b.
+extern "C" __global__ void tc_slice_owner_work(const long long* __restrict__ indptr,
+                                               const vertex_t* __restrict__ cols,
+                                               long long n_rows, long long r0,
+                                               const int* __restrict__ len,
+                                               long long entry_cost, count_t* __restrict__ work,
+                                               count_t* __restrict__ pairs) {
+    tc_slice_csr_rounds(indptr, n_rows, [&](bool valid, long long r, long long i) {
+        if (!valid) return;
+        const long long a = r0 + r, b = (long long)cols[i];
+        const int la = len[a], lb = len[b];
+        if (la < 2 || lb < 1) return;
+        const long long owner = la >= lb ? a : b;
+        atomicAdd(work + owner, (count_t)((la < lb ? la : lb) + entry_cost));
+        atomicAdd(pairs + owner, (count_t)1);
+    });
 }
