@@ -259,8 +259,10 @@ extern "C" __global__ void tc_slice_low_ids(const packed_t* __restrict__ keys, l
 // a task first and stop at the first short one). Exact lengths, as tc_slice_plan_keys
 // packs them, do not fit beside two global ids past 2^28 ranks. The caller checks
 // the number of keys against an independent count of the same predicate.
-// The pair key of the edge source -> target (source < target) for tc_slice_block_pairs
-// and tc_slice_csr_pairs; false when the edge is not a pair of the window's owners.
+//
+// tc_block_pair_key: that key of the edge source -> target (source < target), for
+// tc_slice_block_pairs and tc_slice_csr_pairs; false when the edge is no pair of the
+// window's owners.
 __device__ __forceinline__ bool tc_block_pair_key(vertex_t source, vertex_t target,
                                                   const int* __restrict__ len, long long lo,
                                                   long long hi, int id_bits, int len_bits,
