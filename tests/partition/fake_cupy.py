@@ -213,6 +213,9 @@ class Device:
     def use(self):
         Device._local.id = self.id
 
+    def synchronize(self):  # every emulated kernel has run when its call returns
+        pass
+
 
 class Event:
     def synchronize(self):

@@ -37,6 +37,19 @@ ALL_NAMED = {**NAMED, **NOISY}
 fake_gpu, tiny = emulated_gpu.fake_gpu, emulated_gpu.tiny  # the fixtures, shared
 
 
+class FixedTimer:
+    """The benchmarks' KernelTimer's interface, every region 0.25 s."""
+
+    def __init__(self, host_syncs=False):
+        self.seconds = 0.25
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
 def test_named_graphs(fake_gpu):
     for name, (src, dst, n_triangles, _) in sorted(ALL_NAMED.items()):
         graph = tricount.Graph.from_edges(src, dst)
@@ -79,20 +92,10 @@ def test_graph_on_the_device(fake_gpu, tiny):
 def test_graph_on_another_device_and_kernel_seconds(monkeypatch):
     import tricount.gpu
 
-    class Timer:  # the benchmark's KernelTimer's interface
-        def __init__(self, host_syncs=False):
-            self.seconds = 0.25
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
     with fake_cupy.installed(monkeypatch, device_count=2) as cp:
         monkeypatch.setattr(tricount.gpu, "probe", lambda: (True, "GPU fake"))
         graph = rmat_graph(seed=5)
-        n, report = gpu_count(graph.to_device(cp), devices=[1], timer=Timer)
+        n, report = gpu_count(graph.to_device(cp), devices=[1], timer=FixedTimer)
     assert n == oracle(graph)
     assert report.devices[0]["device"] == "gpu:1" and report.devices[0]["kernel_s"] > 0
     assert report.timings["kernel_s"] == report.devices[0]["kernel_s"]
@@ -178,6 +181,35 @@ def test_an_owner_piece_with_other_pairs_than_planned_stops_the_count(fake_gpu, 
     monkeypatch.setattr(partition_gpu, "owner_pieces", miscounted)
     with pytest.raises(TricountError, match="where the plan counted"):
         gpu_count(rmat_graph(scale=9, seed=4), devices=[0, 0])
+
+
+def test_the_layouts_benchmark_runs(monkeypatch, capsys):
+    """benchmarks/partition_layouts.py on two emulated devices (a graph built on the host,
+    a timer of fixed seconds): a JSON line per cell, every layout's count one GPU's, and
+    the module's layout put back."""
+    import json
+
+    import tricount.gpu
+    from tricount.generate import rmat
+    from tricount.partition import gpu as partition_gpu
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import partition_layouts
+
+    with fake_cupy.installed(monkeypatch, device_count=2):
+        monkeypatch.setattr(tricount.gpu, "probe", lambda: (True, "GPU fake"))
+        monkeypatch.setattr(partition_layouts, "KernelTimer", FixedTimer)
+        monkeypatch.setattr(partition_layouts, "host_rmat", lambda scale: tricount.Graph.from_edges(
+            *rmat(scale, 8, seed=1)))
+        assert partition_layouts.main(["--scales", "9", "--trials", "1", "--rounds", "1"]) == 0
+    cells = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [c["run"] for c in cells] == [
+        "one GPU", "all GPUs, anchors", "all GPUs, owners, 1 a device",
+        "all GPUs, owners, 2 a device", "all GPUs, owners, 3 a device", "GPUs 0 and 1, anchors",
+        "GPUs 0 and 1, owners, 2 a device"]
+    assert len({c["count"] for c in cells}) == 1
+    assert {p["owners"][0] for p in cells[3]["pieces"]} != {0}  # cut by owner
+    assert partition_gpu.OWNER_PIECES_PER_DEVICE == 2
 
 
 @pytest.mark.parametrize("why", ["off", "large"])

@@ -104,7 +104,8 @@ PIECE_MAX_ENTRIES = 1 << 28
 #: caps four devices' kernels at 3.46x. Owner pieces add up to 0.776-0.788 s, but each
 #: reads every row (one pass of ``tc_slice_csr_pairs``, and the plan one of
 #: ``tc_slice_owner_work`` over each device's share). On four H100s (2026-11-27, device
-#: run 3 of the session, two rounds, best of 3), end to end s and slowest kernel s:
+#: run 3 of the session, two rounds, best of 3; ``benchmarks/partition_layouts.py``), end
+#: to end s and slowest kernel s:
 #:
 #: ==========  ==================  ==================  ==================  ============
 #: R-MAT       anchors, 3/device   owners, 1/device    owners, 2/device    owners, 3
