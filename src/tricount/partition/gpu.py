@@ -880,17 +880,29 @@ def anchor_pieces(sub: SubProblem, positions, work, pieces: int) -> list[SubProb
     >>> [p.rows for p in anchor_pieces(sub, np.arange(9), np.array([0, 1, 2, 3, 4, 5, 6, 7, 100]), 2)]
     [(0, 7), (7, 8)]
     """
-    row_lo, row_hi = sub.rows
-    j0 = int(np.searchsorted(positions, row_lo, side="right")) - 1
-    j1 = int(np.searchsorted(positions, row_hi, side="left"))
+    bounds = _sampled_bounds(positions, work, *sub.rows, pieces)
+    return [SubProblem(sub.index, sub.apex_lo, sub.apex_hi, sub.entries,
+                       _between(positions, work, a, b), sub.memory, a, b)
+            for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _sampled_bounds(positions, work, lo: int, hi: int, pieces: int) -> list[int]:
+    """Sorted distinct bounds from ``lo`` to ``hi`` cutting that rank range into at most
+    ``pieces`` of about equal work, on sampled ranks (``work`` a running sum at
+    ``positions``; :func:`tricount.partition.plan.cut_by_work` on the samples)."""
+    j0 = int(np.searchsorted(positions, lo, side="right")) - 1
+    j1 = int(np.searchsorted(positions, hi, side="left"))
     cuts = cut_by_work(work[j0:j1 + 1] - work[j0], max(1, int(pieces)))[1:-1] + j0
-    bounds = sorted({row_lo, row_hi} | {int(min(max(positions[c], row_lo), row_hi)) for c in cuts})
+    return sorted({lo, hi} | {int(min(max(positions[c], lo), hi)) for c in cuts})
 
-    def below(rank):  # the sampled running work at the last sample not above rank
-        return int(work[int(np.searchsorted(positions, rank, side="right")) - 1])
 
-    return [SubProblem(sub.index, sub.apex_lo, sub.apex_hi, sub.entries, below(b) - below(a),
-                       sub.memory, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+def _between(positions, sums, a: int, b: int) -> int:
+    """A sampled running sum's growth from rank ``a`` to ``b``, each read at the last sample
+    not above it (exact where both are sampled ranks)."""
+    def below(rank):
+        return int(sums[int(np.searchsorted(positions, rank, side="right")) - 1])
+
+    return below(b) - below(a)
 
 
 def owner_pieces(sub: SubProblem, positions, work, pieces: int, *,
@@ -907,15 +919,10 @@ def owner_pieces(sub: SubProblem, positions, work, pieces: int, *,
     >>> [(p.owners, p.work) for p in cut]
     [((0, 7), 7), ((7, 8), 93)]
     """
-    cuts = cut_by_work(np.asarray(work, dtype=np.int64), max(1, int(pieces)))
-    bounds = sorted({sub.apex_lo, sub.apex_hi}
-                    | {int(min(max(positions[c], sub.apex_lo), sub.apex_hi)) for c in cuts})
-
-    def between(sums, a, b):
-        return int(sums[np.searchsorted(positions, b)] - sums[np.searchsorted(positions, a)])
-
-    return [dataclasses.replace(sub, work=between(work, a, b), owner_lo=a, owner_hi=b,
-                                pairs=-1 if pairs is None else between(pairs, a, b))
+    bounds = _sampled_bounds(positions, work, sub.apex_lo, sub.apex_hi, pieces)
+    return [dataclasses.replace(sub, work=_between(positions, work, a, b), owner_lo=a,
+                                owner_hi=b,
+                                pairs=-1 if pairs is None else _between(positions, pairs, a, b))
             for a, b in zip(bounds[:-1], bounds[1:])]
 
 

@@ -80,7 +80,7 @@ hub's table once for every piece that holds one of its edges.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -412,11 +412,16 @@ def split_anchors(sub: SubProblem, anchor_work, pieces: int) -> list[SubProblem]
     add up to its count, since every pair a -> b belongs to one anchor a.
     """
     row_lo, row_hi = sub.rows
-    cum = _prefix(np.asarray(anchor_work, dtype=np.int64)[row_lo:row_hi])
-    cuts = cut_by_work(cum, max(int(pieces), 1)) + row_lo
-    return [SubProblem(sub.index, sub.apex_lo, sub.apex_hi, sub.entries,
-                       int(cum[b - row_lo] - cum[a - row_lo]), sub.memory, int(a), int(b))
-            for a, b in zip(cuts[:-1], cuts[1:])]
+    return [replace(sub, work=w, row_lo=a, row_hi=b)
+            for a, b, w in _work_cuts(anchor_work, row_lo, row_hi, pieces)]
+
+
+def _work_cuts(work, lo: int, hi: int, pieces: int) -> list[tuple[int, int, int]]:
+    """``(a, b, work of a .. b - 1)`` of ``pieces`` consecutive ranges cutting ``lo .. hi``
+    into about equal shares of ``work`` (one value per rank; :func:`cut_by_work`)."""
+    cum = _prefix(np.asarray(work, dtype=np.int64)[lo:hi])
+    cuts = cut_by_work(cum, max(int(pieces), 1))
+    return [(int(a) + lo, int(b) + lo, int(cum[b] - cum[a])) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
 def edge_owner(a, b, length_a, length_b):
@@ -435,9 +440,5 @@ def split_owners(sub: SubProblem, owner_work, pieces: int) -> list[SubProblem]:
     since every edge has one owner (the module doc). Empty pieces are dropped.
     """
     owner_lo, owner_hi = sub.owners
-    cum = _prefix(np.asarray(owner_work, dtype=np.int64)[owner_lo:owner_hi])
-    cuts = cut_by_work(cum, max(int(pieces), 1)) + owner_lo
-    return [SubProblem(sub.index, sub.apex_lo, sub.apex_hi, sub.entries,
-                       int(cum[b - owner_lo] - cum[a - owner_lo]), sub.memory, sub.row_lo,
-                       sub.row_hi, int(a), int(b))
-            for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+    return [replace(sub, work=w, owner_lo=a, owner_hi=b)
+            for a, b, w in _work_cuts(owner_work, owner_lo, owner_hi, pieces) if b > a]
