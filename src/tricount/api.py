@@ -131,11 +131,6 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
     if forced is not None:
         return _partitioned(graph, engine.name, backend_reason, forced, parts, method=method,
                             orientation=orientation, options=options, t0=t0, steps=steps)
-    if steps is None and max_memory is None:
-        counted = _count_entries(engine, graph, chosen.method_for(method), orientation, options)
-        if counted is not None:
-            out, summary = counted
-            return _count_result(out, chosen, backend, method, summary, NOTHING_LOADED, t0)
     if steps is None:
         why = _file_does_not_fit(engine.name, graph, method, orientation, max_memory, options)
         if why is not None:  # in parts from the file itself: the GPUs read it, not this host
@@ -159,16 +154,6 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
     if why is not None:
         return _partitioned(g, "gpu", backend_reason, why, parts, method=method,
                             orientation=orientation, options={}, t0=t0, steps=steps)
-    return _count_result(out, chosen, backend, method, g.summary(compute=False), steps, t0)
-
-
-#: The steps of a count that neither loaded nor built a graph.
-NOTHING_LOADED = {"load_s": 0.0, "build_s": 0.0}
-
-
-def _count_result(out, chosen, backend: str, method: str, summary: dict, steps: dict,
-                  t0: float) -> CountResult:
-    """The :class:`CountResult` of an engine's answer ``out`` for the graph ``summary``."""
     total = time.perf_counter() - t0
     timings = {
         "load_s": steps["load_s"],
@@ -182,17 +167,9 @@ def _count_result(out, chosen, backend: str, method: str, summary: dict, steps: 
     backend_reason = chosen.reason
     if chosen.route is not None and backend == "auto":
         backend_reason += f"; measured {total:.3f} s"
-    return CountResult(out.n_triangles, chosen.backend.name, backend_reason, out.method,
-                       chosen.method_reason(method, out.method_reason), summary, timings)
-
-
-def _count_entries(engine, graph, method: str, orientation: str, options: dict):
-    """``(EngineResult, summary)`` where ``engine`` counts the ``(src, dst)`` pair ``graph``
-    of device arrays without building it (the GPU's entries route), else None."""
-    count_entries = getattr(engine, "count_entries", None)
-    if count_entries is None or not (isinstance(graph, tuple) and len(graph) == 2):
-        return None
-    return count_entries(graph, method=method, orientation=orientation, **options)
+    return CountResult(out.n_triangles, engine.name, backend_reason, out.method,
+                       chosen.method_reason(method, out.method_reason),
+                       g.summary(compute=False), timings)
 
 
 def _countable(graph):

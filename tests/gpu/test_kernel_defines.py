@@ -25,12 +25,12 @@ from tricount.gpu import _module, directed, edge_support, listing, per_vertex  #
 from tricount.gpu import small, truss, weighted  # noqa: E402
 from tricount.gpu.methods import bitwedge, wedge  # noqa: E402
 from tricount.gpu.methods import hash as hash_method  # noqa: E402
-from tricount.gpu.prepare import entries, keys  # noqa: E402
+from tricount.gpu.prepare import keys  # noqa: E402
 
 PACKAGE = Path(_module.__file__).parent / "kernels"
 PRODUCTION = {}
-for module in (hash_method, wedge, bitwedge, keys, entries, per_vertex, edge_support, truss,
-               gpu_timer, listing, directed, weighted, small):
+for module in (hash_method, wedge, bitwedge, keys, per_vertex, edge_support, truss, gpu_timer,
+               listing, directed, weighted, small):
     PRODUCTION.update(module.DEFAULT_DEFINES)
 LAB = {}
 for module in (merge, binary, dynamic, bitmap, shared, radix):

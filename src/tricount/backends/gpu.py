@@ -31,23 +31,6 @@ class GpuBackend:
 
         return count(graph, method=method, **options)
 
-    def count_entries(self, pair, *, method: str = "auto", **options):
-        """``(EngineResult, summary)`` for a ``(src, dst)`` pair of device arrays counted
-        without building the graph (:func:`tricount.gpu.engine.count_entries`), or None:
-        arrays on the host, options the route does not take, or too few entries."""
-        src, dst = pair
-        if not all(hasattr(side, "__cuda_array_interface__") for side in pair):
-            return None
-        from tricount.gpu.engine import count_entries, entries_route
-
-        if getattr(src, "ndim", 1) != 1 or len(src) != len(dst) \
-                or not entries_route(len(src), method=method, **options):
-            return None
-        import cupy
-
-        options.pop("orientation", None)
-        return count_entries(cupy.asarray(src), cupy.asarray(dst), method=method, **options)
-
     def per_vertex(self, graph) -> np.ndarray:
         from tricount.gpu.per_vertex import per_vertex_counts
 

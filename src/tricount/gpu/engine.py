@@ -12,11 +12,6 @@ Mirrors :mod:`tricount.cpu.engine`. :func:`count` takes a
 4. :func:`~tricount.gpu.plan.plan_method`, then the method's launcher
    (:mod:`tricount.gpu.methods`) runs its kernel and reads the 64-bit count back.
 
-:func:`count_entries` counts edge arrays already on the device without building
-the graph: :func:`tricount.gpu.prepare.entries.orient_entries` buckets the
-entries straight into the rank-oriented DAG, which :func:`count_oriented`
-counts (:func:`entries_route` says when).
-
 Before all of this, a bare ``method="auto"`` on a small graph
 (:func:`~tricount.gpu.plan.choose_short_route`) takes the short route instead
 (:mod:`tricount.gpu.small`): degrees, orientation and count in six launches with
@@ -60,12 +55,7 @@ from tricount.gpu.prepare import orient
 from tricount.gpu.small import count_small
 from tricount.result import EngineResult
 
-__all__ = ["count", "count_oriented", "count_entries", "entries_route", "execute", "Regions",
-           "GPU_METHODS", "ORIENTATIONS", "ENTRIES_ROUTE_MIN"]
-
-#: Edge entries from which a count from device edge arrays skips the graph's build
-#: (:func:`count_entries`); below it the build and the short route answer first.
-ENTRIES_ROUTE_MIN = 1 << 22
+__all__ = ["count", "count_oriented", "execute", "Regions", "GPU_METHODS", "ORIENTATIONS"]
 
 
 class Regions:
@@ -246,34 +236,3 @@ def count_oriented(oriented, *, method: str = "auto", plan: Plan | None = None,
         n_triangles, kernel_s = execute(oriented, planned, timer)
     return EngineResult(n_triangles, planned.method, planned.reason,
                         _timings(timer, kernel_s, count_s=time.perf_counter() - t0))
-
-
-def entries_route(n_entries: int, *, method: str = "auto", orientation: str = "auto",
-                  **options) -> bool:
-    """Whether a count of ``n_entries`` device edge entries with these options goes by
-    :func:`count_entries`: a plain count (no plan, memory cap or partitions) of at least
-    :data:`ENTRIES_ROUTE_MIN` entries, in rank order, by any method."""
-    plain = not set(options) - {"timer"}
-    return (plain and n_entries >= ENTRIES_ROUTE_MIN and orientation in ("auto", "rank")
-            and method in ("auto",) + GPU_METHODS)
-
-
-def count_entries(src, dst, *, method: str = "auto", timer=None):
-    """Count the triangles of the edge entries ``src[i] -> dst[i]`` (CuPy integer arrays,
-    any direction, repeats and self-loops ignored) without building the graph:
-    ``(EngineResult, summary)``, the summary as :meth:`tricount.CSRGraph.summary` gives it,
-    or None where the route does not apply (:func:`~tricount.gpu.prepare.entries.orient_entries`
-    says when) and the caller builds the graph."""
-    from tricount.gpu.prepare.entries import orient_entries
-
-    t0 = time.perf_counter()
-    with out_of_memory(f"orienting {int(src.shape[0])} edge entries on the GPU"):
-        entries = orient_entries(src, dst)
-    if entries is None:
-        return None
-    t1 = time.perf_counter()
-    out = count_oriented(entries.oriented, method=method, timer=timer)
-    warm.mark_compiled(warm.route_name(out.method, "rank"))
-    t2 = time.perf_counter()
-    timings = dict(out.timings, preprocess_s=t1 - t0, count_s=t2 - t1, gpu_s=t2 - t0)
-    return EngineResult(out.n_triangles, out.method, out.method_reason, timings), entries.summary()
