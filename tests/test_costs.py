@@ -569,3 +569,51 @@ class TestBackendFor:
         assert backend_for("auto", nx.karate_club_graph())[0].name == "gpu"
         with pytest.raises(tricount.errors.InvalidArgumentError):
             backend_for("fast", g)
+
+
+# -- a first run's compilation is said before it starts --------------------------------
+
+
+class TestCompileNotice:
+    def test_a_route_that_compiles_says_what_and_about_how_long(self):
+        route = select("cpu", RMAT18, method="bitmap", warmth=FIRST_RUN).route
+        notice = costs.compile_notice(route)
+        compiled = [(what, s) for what, s in route.steps if what.startswith("compile ")]
+        assert compiled and notice is not None
+        for what, _seconds in compiled:
+            assert what.removeprefix("compile ") in notice
+        assert f"predicted {sum(s for _, s in compiled):.0f} s, once" in notice
+
+    def test_a_route_of_cached_kernels_says_nothing(self):
+        assert costs.compile_notice(select("cpu", RMAT18, method="bitmap",
+                                           warmth=SECOND_RUN).route) is None
+
+    def test_a_cold_gpu_route_says_it_compiles(self):
+        route = next(iter(candidates(RMAT24_ON_DEVICE, FIRST_RUN, backend="gpu")))
+        assert route.backend == "gpu" and "GPU kernels" in costs.compile_notice(route)
+
+    def test_select_warns_only_for_a_count_that_will_run(self, caplog):
+        with caplog.at_level("WARNING", logger="tricount"):
+            select("cpu", RMAT18, method="bitmap", warmth=FIRST_RUN)
+            assert not caplog.records
+            select("cpu", RMAT18, method="bitmap", warmth=FIRST_RUN, remember=True)
+        assert [r.levelname for r in caplog.records] == ["WARNING"]
+        assert caplog.records[0].getMessage().startswith("compiling ")
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="tricount"):
+            select("cpu", RMAT18, method="bitmap", warmth=SECOND_RUN, remember=True)
+        assert not caplog.records
+
+    @pytest.mark.parametrize("flags, shown", [([], True), (["-q"], False), (["-v"], True)])
+    def test_the_cli_shows_it_on_stderr_unless_quiet(self, flags, shown, capsys):
+        import logging
+
+        from tricount.cli import build_parser
+        from tricount.cli.options import apply_common
+
+        args = build_parser().parse_args(["count", "x.txt", *flags])
+        apply_common(args)
+        logging.getLogger("tricount").warning("compiling 7 kernels on first use")
+        err = capsys.readouterr().err
+        assert ("tricount: compiling 7 kernels on first use" in err) == shown
+        apply_common(build_parser().parse_args(["count", "x.txt"]))  # back to the default

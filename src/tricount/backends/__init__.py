@@ -156,7 +156,22 @@ def select(requested: str, workload, *, method: str = "auto", warmth=None,
     fastest route of :func:`tricount.backends.costs.candidates`; a GPU route is
     probed first, and when the probe fails the next route is taken and the reason
     says why. The reason always shows the predicted times.
+
+    A count that will run (``remember``) and whose route compiles kernels says so first,
+    as a warning of the ``tricount`` logger (:func:`tricount.backends.costs.compile_notice`):
+    on stderr unless logging is set otherwise (the CLI's ``--quiet`` silences it).
     """
+    chosen = _select(requested, workload, method=method, warmth=warmth, remember=remember)
+    if remember and chosen.route is not None:
+        from tricount.backends.costs import compile_notice
+
+        notice = compile_notice(chosen.route)
+        if notice is not None:
+            log.warning(notice)
+    return chosen
+
+
+def _select(requested: str, workload, *, method: str, warmth, remember: bool) -> Selection:
     check_choice(requested, "backend", BACKENDS)
     if requested == "reference":
         return Selection(REFERENCE, "requested")

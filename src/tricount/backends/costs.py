@@ -515,6 +515,19 @@ def _explain(chosen: Route, others: tuple) -> str:
     return f"predicted {chosen.describe()}" + (f"; against {rest}" if rest else "")
 
 
+def compile_notice(route: Route) -> str | None:
+    """What a count by ``route`` will compile and about how long it takes, said before it
+    starts (a first run's wait should not look like a hang), or None when it compiles
+    nothing."""
+    steps = [(what, s) for what, s in route.steps if what.startswith("compile ")]
+    if not steps:
+        return None
+    what = " and ".join(w.removeprefix("compile ") for w, _s in steps)
+    seconds = sum(s for _w, s in steps)
+    return (f"compiling {what} on first use (predicted {seconds:.0f} s, once: later runs "
+            "load them from the disk cache)")
+
+
 def best_per_backend(allowed) -> list:
     """The fastest route of each backend among ``allowed`` (sorted fastest first)."""
     seen, out = set(), []

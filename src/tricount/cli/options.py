@@ -191,13 +191,18 @@ def apply_common(args) -> None:
     log = logging.getLogger("tricount")
     for handler in [h for h in log.handlers if getattr(h, "tricount_cli", False)]:
         log.removeHandler(handler)  # a previous main() in this process
+    quiet = getattr(args, "quiet", False)
+    # Warnings (a first run's compilation, tricount.backends.select) always, unless --quiet;
+    # the log itself with -v.
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    handler.tricount_cli = True
+    log.addHandler(handler)
     if verbose:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
-        handler.tricount_cli = True
-        log.addHandler(handler)
         log.setLevel(logging.DEBUG if verbose > 1 else logging.INFO)
-    if getattr(args, "quiet", False):
+    else:
+        log.setLevel(logging.ERROR if quiet else logging.WARNING)
+    if quiet:
         _progress.configure(enabled=False)
 
 
