@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -357,3 +358,21 @@ class TestUserTime:
         assert [{side: a["triangles"] for side, a in r["answers"].items()} for r in records] \
             == [{"auto": 4, "cpu/bitmap": 4}]
         assert (tmp_path / "user.md").read_text().startswith(out.strip()[:20])
+
+    def test_the_table_says_whether_tricounts_bytecode_is_cached(self, monkeypatch, tmp_path):
+        import tricount
+        from tricount.bench import usertime
+
+        # A package of one module, its .pyc present, then gone with writing switched off.
+        package = tmp_path / "pkg"
+        package.mkdir()
+        (package / "__init__.py").write_text("")
+        monkeypatch.setattr(tricount, "__file__", str(package / "__init__.py"))
+        pyc = Path(importlib.util.cache_from_source(str(package / "__init__.py")))
+        pyc.parent.mkdir()
+        pyc.write_bytes(b"")
+        assert usertime.bytecode_state({}).startswith("cached")
+        pyc.unlink()
+        assert usertime.bytecode_state({"PYTHONDONTWRITEBYTECODE": "1"}).startswith(
+            "compiled in every process (1 of 1")
+        assert usertime.bytecode_state({}).startswith("written by the first run")

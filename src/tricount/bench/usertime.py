@@ -136,12 +136,34 @@ class _Cell:
         return statistics.median(r["cpu_s"] for r in self.runs)
 
 
+def bytecode_state(env: dict) -> str:
+    """Whether the fresh processes read tricount's modules from cached bytecode, as an
+    installed package does (pip compiles it), or compile every module in every process: a
+    source tree without ``__pycache__`` where ``PYTHONDONTWRITEBYTECODE`` is set (the GPU
+    machines' image) adds 0.1-0.2 s to every command and to the import alike."""
+    import importlib.util
+
+    import tricount
+
+    package = Path(tricount.__file__).parent
+    sources = sorted(package.rglob("*.py"))
+    cached = sum(Path(importlib.util.cache_from_source(str(f))).exists() for f in sources)
+    if cached == len(sources):
+        return "cached (every module's .pyc exists, as pip installs them)"
+    if env.get("PYTHONDONTWRITEBYTECODE"):
+        return (f"compiled in every process ({len(sources) - cached} of {len(sources)} "
+                "modules without a .pyc and PYTHONDONTWRITEBYTECODE set; `python -m "
+                "compileall` the package first to time it as installed)")
+    return f"written by the first run ({cached} of {len(sources)} modules cached before it)"
+
+
 def user_time(paths, sides, *, repeat: int = 1, cold: bool = False, env: dict | None = None,
               progress=None) -> dict:
     """Time every side on every file; ``{"import": cell, "rows": [...]}``, each row
     ``{"path", "name", "warm": {label: cell}, "cold": {...}, "answers": {...}}``."""
     env = dict(os.environ if env is None else env)
     say = progress or (lambda text: None)
+    bytecode = bytecode_state(env)
     floor = _Cell()
     for _ in range(max(repeat, 3)):
         floor.add(run_command([sys.executable, "-c", "import tricount"], env))
@@ -165,7 +187,7 @@ def user_time(paths, sides, *, repeat: int = 1, cold: bool = False, env: dict | 
             row["answers"][side.label] = _answer(side, cell.runs[-1])
             say(f"{row['name']}: {side.label} {cell.wall:.3f} s")
         rows.append(row)
-    return {"import": floor, "rows": rows}
+    return {"import": floor, "rows": rows, "bytecode": bytecode}
 
 
 def _agree(answers: dict) -> bool:
@@ -195,6 +217,7 @@ def markdown(result: dict, sides, *, command: str = "") -> str:
         f"- versions: {versions()}",
         f"- `python -c \"import tricount\"`: {floor.wall:.3f} s wall ({floor.cpu:.2f} s CPU), "
         "median of the runs; every tricount command pays it.",
+        f"- tricount's bytecode: {result.get('bytecode', 'not recorded')}.",
         "- cells: wall seconds (CPU seconds of the process), median of the warm runs; warm = "
         "a fresh process with the disk caches filled, cold = a fresh process with empty "
         "Numba and CuPy caches (the first run after installing). **Bold**: the fastest "
