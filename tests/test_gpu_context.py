@@ -77,3 +77,47 @@ def test_nothing_starts_once_cupy_is_imported(fresh, monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", object())
     monkeypatch.setattr(ctypes, "CDLL", lambda name: pytest.fail("the driver was loaded"))
     assert context.start_primary_context() is None
+
+
+# -- what CuPy's first array-scalar operator imports, on a thread ------------------------
+
+
+@pytest.fixture
+def cupy_imported(monkeypatch):
+    """CuPy imported, the module its operator imports not yet, nothing started."""
+    monkeypatch.setattr(context, "_cupyx_import", None)
+    monkeypatch.setitem(sys.modules, "cupy", object())
+    monkeypatch.delitem(sys.modules, context.CUPYX_MODULE, raising=False)
+    monkeypatch.setattr(context.atexit, "register", lambda fn: None)
+
+
+def test_the_operators_module_is_imported_on_a_thread_once(cupy_imported, monkeypatch):
+    imported = []
+    monkeypatch.setattr(context.importlib, "import_module", imported.append)
+    thread = context.start_cupyx_import()
+    thread.join(5)
+    assert not thread.is_alive() and thread.daemon
+    assert imported == [context.CUPYX_MODULE]
+    assert context.start_cupyx_import() is None  # once per process
+    assert imported == [context.CUPYX_MODULE]
+
+
+def test_a_failing_import_ends_the_thread_quietly(cupy_imported, monkeypatch):
+    def broken(name):
+        raise ImportError(f"{name}: SciPy is missing")
+
+    monkeypatch.setattr(context.importlib, "import_module", broken)
+    thread = context.start_cupyx_import()
+    thread.join(5)
+    assert not thread.is_alive()
+
+
+@pytest.mark.parametrize("case", ["without CuPy", "imported already"])
+def test_nothing_is_imported_without_cupy_or_when_done(cupy_imported, monkeypatch, case):
+    monkeypatch.setattr(context.importlib, "import_module",
+                        lambda name: pytest.fail("imported"))
+    if case == "without CuPy":
+        monkeypatch.delitem(sys.modules, "cupy")
+    else:
+        monkeypatch.setitem(sys.modules, context.CUPYX_MODULE, object())
+    assert context.start_cupyx_import() is None

@@ -14,7 +14,7 @@ import functools
 import importlib.util
 import sys
 
-from tricount.gpu.context import start_primary_context
+from tricount.gpu.context import start_cupyx_import, start_primary_context
 from tricount.gpu.device import device_facts
 from tricount.gpu.plan import GPU_METHODS
 from tricount.prep import accel
@@ -62,4 +62,5 @@ def probe() -> tuple[bool, str]:
         name = device_facts().name  # asked once per device (the query costs milliseconds)
     except Exception as exc:
         return False, f"the GPU cannot be used: {exc}"
+    start_cupyx_import()  # what CuPy's first array-scalar operator imports, on a thread
     return True, f"GPU {name}"

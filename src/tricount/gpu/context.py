@@ -15,16 +15,30 @@ otherwise). When the driver cannot be loaded or any call fails, the thread stops
 and the runtime makes the context itself later, as it would have. The thread
 holds one reference to the primary context for the life of the process, as the
 runtime does, so the context is the same one either way.
+
+The third thing is CuPy's first operator between an array and a scalar (``deg * n``,
+``x == 0``): CuPy hands it to NumPy's ufunc, whose call comes back to
+``cupy.ndarray.__array_ufunc__``, which imports ``cupyx.scipy.special``, and with
+it ``cupyx``, SciPy's sparse module and, through SciPy's array-API layer, every
+NumPy submodule: 0.39 s of the first count of R-MAT 26 from its ``.tcsr`` on an
+H100 machine's host (device runs 5-10 of 2026-11-27, ``-X importtime``; a ufunc
+called directly, ``cupy.multiply(x, n)``, imports nothing). Every count makes such
+an operation, so :func:`start_cupyx_import` makes that import on a thread once CuPy
+is imported, while the caller reads its file or prepares its arrays. The thread
+imports only what CuPy itself is about to import (no module of tricount), so the
+two threads' imports wait on each other's module locks but never in a cycle; the
+process's exit waits for it (the import does not stop half-way).
 """
 
 from __future__ import annotations
 
 import atexit
 import ctypes
+import importlib
 import sys
 import threading
 
-__all__ = ["start_primary_context", "DRIVER_LIBRARY"]
+__all__ = ["start_primary_context", "start_cupyx_import", "DRIVER_LIBRARY", "CUPYX_MODULE"]
 
 #: The CUDA driver's library (Linux; elsewhere the load fails and nothing starts).
 DRIVER_LIBRARY = "libcuda.so.1"
@@ -32,7 +46,11 @@ DRIVER_LIBRARY = "libcuda.so.1"
 #: driver must not be torn down by the exit while the thread is inside it.
 EXIT_WAIT_S = 10.0
 
+#: What ``cupy.ndarray.__array_ufunc__`` imports at CuPy's first array-scalar operator.
+CUPYX_MODULE = "cupyx.scipy.special"
+
 _started: threading.Thread | None = None
+_cupyx_import: threading.Thread | None = None
 
 
 def _retain_primary_context(ordinal: int) -> None:
@@ -67,3 +85,28 @@ def start_primary_context(ordinal: int = 0) -> threading.Thread | None:
     atexit.register(_wait_at_exit)
     _started.start()
     return _started
+
+
+def _import_cupyx() -> None:
+    try:
+        importlib.import_module(CUPYX_MODULE)
+    except Exception:  # the operator imports it (or reports what fails) itself
+        return
+
+
+def _wait_for_cupyx_at_exit() -> None:
+    if _cupyx_import is not None:
+        _cupyx_import.join(EXIT_WAIT_S)
+
+
+def start_cupyx_import() -> threading.Thread | None:
+    """Import :data:`CUPYX_MODULE` on a thread (see the module doc), once per process, when
+    CuPy is imported and it is not; the thread, or None when nothing was started."""
+    global _cupyx_import
+    if _cupyx_import is not None or "cupy" not in sys.modules or CUPYX_MODULE in sys.modules:
+        return None
+    _cupyx_import = threading.Thread(target=_import_cupyx, name="tricount-cupyx-import",
+                                     daemon=True)
+    atexit.register(_wait_for_cupyx_at_exit)
+    _cupyx_import.start()
+    return _cupyx_import
