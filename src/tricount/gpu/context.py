@@ -21,8 +21,9 @@ The third thing is CuPy's first operator between an array and a scalar (``deg * 
 ``cupy.ndarray.__array_ufunc__``, which imports ``cupyx.scipy.special``, and with
 it ``cupyx``, SciPy's sparse module and, through SciPy's array-API layer, every
 NumPy submodule: 0.39 s of the first count of R-MAT 26 from its ``.tcsr`` on an
-H100 machine's host (device runs 5-11 of 2026-11-27, ``-X importtime``; a ufunc
-called directly, ``cupy.multiply(x, n)``, imports nothing). Every count makes such
+H100 machine's host whose packages had no bytecode cached, so that each import also
+compiled them (device runs 5-11 of 2026-11-27, ``-X importtime``; a ufunc called
+directly, ``cupy.multiply(x, n)``, imports nothing). Every count makes such
 an operation, so :func:`start_cupyx_import` makes that import on a thread once CuPy
 is imported, while the caller reads its file or prepares its arrays. The thread
 imports only what CuPy itself is about to import (no module of tricount), so the
