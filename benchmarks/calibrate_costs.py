@@ -69,6 +69,17 @@ timed(lambda: count_bitmap(orient_upper(g.upper(), g.degrees, "rank", parallel=T
 """, {}, "first call of the rank orientation and the bitmap count (7 kernels), cached"),
     "numba_compile_7": (None, {"NUMBA_CACHE_DIR": "<empty>"},
                         "the same 7 kernels with an empty Numba cache"),
+    "numba_compile_serial_3": ("""
+from tricount._threads import load_numba; load_numba()
+from tricount.cpu.bitmap import count_bitmap
+from tricount.prep._parallel import on_calling_thread
+g = tricount.Graph.from_edges([0, 0, 1], [1, 2, 2])
+def serial():
+    with on_calling_thread(True):
+        count_bitmap(g.upper())
+timed(serial)
+""", {"NUMBA_CACHE_DIR": "<empty>"},
+                               "the bitmap count's 3 serial twins with an empty Numba cache"),
     "scipy_sparse_s": ("timed(lambda: __import__('scipy.sparse'))", {}, "import scipy.sparse"),
 }
 FIXED_CPU["numba_compile_7"] = (FIXED_CPU["numba_load_7"][0],) + FIXED_CPU["numba_compile_7"][1:]
@@ -169,6 +180,7 @@ def measure_cpu(args, report) -> dict:
         found[name] = wall
     found["numba_load_s"] = found.pop("numba_load_7") / 7
     found["numba_compile_s"] = found.pop("numba_compile_7") / 7
+    found["numba_compile_serial_s"] = found.pop("numba_compile_serial_3") / 3
     rows = {k: [] for k in ("inflate", "parse", "parse_np", "build", "build_np", "orient_np",
                             "orient_par", "bitmap", "spgemm", "numpy_count")}
     for name, g, path in graphs(Path(args.data), args.scales):

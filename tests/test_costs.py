@@ -584,6 +584,17 @@ class TestCompileNotice:
             assert what.removeprefix("compile ") in notice
         assert f"predicted {sum(s for _, s in compiled):.0f} s, once" in notice
 
+    def test_serial_twins_are_charged_their_own_compile_time(self):
+        # karate runs bitmap's serial twins (no parallel region), R-MAT 18 its parallel kernels
+        small = select("cpu", KARATE, method="bitmap", warmth=FIRST_RUN).route
+        large = select("cpu", RMAT18, method="bitmap", warmth=FIRST_RUN).route
+        compiled = {what: s for what, s in small.steps + large.steps if what.startswith("compile ")}
+        assert compiled["compile 3 bitmap_serial kernels"] == pytest.approx(
+            3 * COSTS.numba_compile_serial_s)
+        assert any(what.startswith("compile ") and "_serial" not in what
+                   and s >= COSTS.numba_compile_s for what, s in large.steps)
+        assert COSTS.numba_compile_serial_s < COSTS.numba_compile_s
+
     def test_a_route_of_cached_kernels_says_nothing(self):
         assert costs.compile_notice(select("cpu", RMAT18, method="bitmap",
                                            warmth=SECOND_RUN).route) is None

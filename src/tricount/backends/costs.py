@@ -112,6 +112,7 @@ class Costs:
     serial_merge_degree: float = 12.0  # merge's ratio on the calling thread (PROVENANCE)
     probes_s_per_edge: float = 1.6e-9  # bitmap's pass counting its id-order probes
     id_order_count_ratio: float = 1.1  # bitmap's count in id order over its rank order's
+    numba_compile_serial_s: float = 0.28  # a serial twin's compile (no parallel region)
 
 
 #: Where each constant of :data:`COSTS` comes from.
@@ -120,7 +121,9 @@ CPU: `python benchmarks/calibrate_costs.py --cpu` on the 2-core development mach
 EPYC, 2 logical CPUs shared with other jobs, Python 3.11.7, NumPy 2.4.6, Numba 0.68.1,
 SciPy 1.17.1, 2 Numba threads), 2026-11-25: fixed costs the medians of 3 fresh processes
 (Numba's start 0.56 s, 7 cached kernels 0.075 s, the same 7 compiled 13.4 s, SciPy's
-sparse module 0.23 s); rates fitted over the shared graphs of 10,000 edges or more and
+sparse module 0.23 s; the parallel kernels' serial twins, which small graphs run, compile in
+0.25-0.30 s each: `tricount count karate --method bitmap` / `merge` with an empty Numba cache,
+three fresh processes each, 2026-11-27); rates fitted over the shared graphs of 10,000 edges or more and
 R-MAT 12-18 (medians of 3). io's NumPy parser (parse_numpy_s_per_byte; the prototype's
 was 4.9e-08): 2026-11-26, the same command's fit on the same graphs. The NumPy counter
 (numpy_count_*, on 2 threads since it has threads): `python benchmarks/cpu_numpy_threads.py`
@@ -308,13 +311,17 @@ class _Steps:
         groups = [g for g in groups if g not in self.groups]
         self.groups.update(groups)
         cached = to_compile = 0
+        compile_s = 0.0
         for group in groups:
             _, more_cached, more_to_compile = self.warmth.group(group)
             cached, to_compile = cached + more_cached, to_compile + more_to_compile
+            # A serial twin (no parallel region) compiles several times faster.
+            compile_s += more_to_compile * (self.costs.numba_compile_serial_s
+                                            if group.endswith(SERIAL_TWIN_SUFFIX)
+                                            else self.costs.numba_compile_s)
         label = "+".join(groups)
         if to_compile:
-            self.add_once(f"compile {to_compile} {label} kernels",
-                     to_compile * self.costs.numba_compile_s)
+            self.add_once(f"compile {to_compile} {label} kernels", compile_s)
         if cached:
             self.add_once(f"load {cached} {label} kernels", cached * self.costs.numba_load_s)
 
