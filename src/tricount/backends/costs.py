@@ -123,8 +123,8 @@ SciPy 1.17.1, 2 Numba threads), 2026-11-25: fixed costs the medians of 3 fresh p
 (Numba's start 0.56 s, 7 cached kernels 0.075 s, the same 7 compiled 13.4 s, SciPy's
 sparse module 0.23 s; the parallel kernels' serial twins, which small graphs run, compile in
 0.25-0.30 s each: `tricount count karate --method bitmap` / `merge` with an empty Numba cache,
-three fresh processes each, 2026-11-27); rates fitted over the shared graphs of 10,000 edges or more and
-R-MAT 12-18 (medians of 3). io's NumPy parser (parse_numpy_s_per_byte; the prototype's
+three fresh processes each, 2026-11-27); rates fitted over the shared graphs of 10,000 edges
+or more and R-MAT 12-18 (medians of 3). io's NumPy parser (parse_numpy_s_per_byte; the prototype's
 was 4.9e-08): 2026-11-26, the same command's fit on the same graphs. The NumPy counter
 (numpy_count_*, on 2 threads since it has threads): `python benchmarks/cpu_numpy_threads.py`
 on the same machine, 2026-11-26 10:34 UTC, blocks of 128 K wedges (benchmarks/results/
