@@ -121,3 +121,14 @@ def test_nothing_is_imported_without_cupy_or_when_done(cupy_imported, monkeypatc
     else:
         monkeypatch.setitem(sys.modules, context.CUPYX_MODULE, object())
     assert context.start_cupyx_import() is None
+
+
+def test_the_exit_waits_for_each_thread(cupy_imported, monkeypatch):
+    registered = []
+    monkeypatch.setattr(context.atexit, "register", registered.append)
+    monkeypatch.setattr(context.importlib, "import_module", lambda name: None)
+    thread = context.start_cupyx_import()
+    assert len(registered) == 1
+    registered[0]()  # what the exit runs: the join, bounded by EXIT_WAIT_S
+    assert not thread.is_alive()
+    assert registered[0].func == thread.join and registered[0].args == (context.EXIT_WAIT_S,)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import functools
 import importlib
 import sys
 import threading
@@ -43,8 +44,9 @@ __all__ = ["start_primary_context", "start_cupyx_import", "DRIVER_LIBRARY", "CUP
 
 #: The CUDA driver's library (Linux; elsewhere the load fails and nothing starts).
 DRIVER_LIBRARY = "libcuda.so.1"
-#: How long the process's exit waits for a context still being made (seconds): the
-#: driver must not be torn down by the exit while the thread is inside it.
+#: How long the process's exit waits for a thread of this module still working (seconds):
+#: the driver must not be torn down while the thread is inside it, nor an import stopped
+#: half-way.
 EXIT_WAIT_S = 10.0
 
 #: What ``cupy.ndarray.__array_ufunc__`` imports at CuPy's first array-scalar operator.
@@ -70,9 +72,12 @@ def _retain_primary_context(ordinal: int) -> None:
         return
 
 
-def _wait_at_exit() -> None:
-    if _started is not None:
-        _started.join(EXIT_WAIT_S)
+def _start_daemon(target, name: str, *args) -> threading.Thread:
+    """``target(*args)`` on a daemon thread that the process's exit waits for."""
+    thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+    atexit.register(functools.partial(thread.join, EXIT_WAIT_S))
+    thread.start()
+    return thread
 
 
 def start_primary_context(ordinal: int = 0) -> threading.Thread | None:
@@ -81,10 +86,7 @@ def start_primary_context(ordinal: int = 0) -> threading.Thread | None:
     global _started
     if _started is not None or "cupy" in sys.modules:
         return None
-    _started = threading.Thread(target=_retain_primary_context, args=(ordinal,),
-                                name="tricount-cuda-context", daemon=True)
-    atexit.register(_wait_at_exit)
-    _started.start()
+    _started = _start_daemon(_retain_primary_context, "tricount-cuda-context", ordinal)
     return _started
 
 
@@ -95,19 +97,11 @@ def _import_cupyx() -> None:
         return
 
 
-def _wait_for_cupyx_at_exit() -> None:
-    if _cupyx_import is not None:
-        _cupyx_import.join(EXIT_WAIT_S)
-
-
 def start_cupyx_import() -> threading.Thread | None:
     """Import :data:`CUPYX_MODULE` on a thread (see the module doc), once per process, when
     CuPy is imported and it is not; the thread, or None when nothing was started."""
     global _cupyx_import
     if _cupyx_import is not None or "cupy" not in sys.modules or CUPYX_MODULE in sys.modules:
         return None
-    _cupyx_import = threading.Thread(target=_import_cupyx, name="tricount-cupyx-import",
-                                     daemon=True)
-    atexit.register(_wait_for_cupyx_at_exit)
-    _cupyx_import.start()
+    _cupyx_import = _start_daemon(_import_cupyx, "tricount-cupyx-import")
     return _cupyx_import
