@@ -10,6 +10,8 @@ two cannot drift apart.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -65,3 +67,26 @@ def test_defaults_are_read_as_the_preprocessor_does():
     assert source.index("#define TC_UNROLL 3") < source.index("#define TC_UNROLL 4")
     assert _module.source_defaults("wedge_fp")["TC_UNROLL"] == "3"
     assert "#include" not in source
+
+
+def test_the_loader_writes_the_defines_into_the_source(tmp_path):
+    # Every module is compiled with the same options (CuPy then checks its compiler once
+    # a process, not once a module): the defines are #define lines ahead of the file's
+    # #ifndef defaults, so they win, and #line keeps the file's own line numbers.
+    flags = _module.checked_flags("small", dict(small.kernel_defines(vertex_t="long long"),
+                                                block_size=32))
+    code = _module.module_code("small", tuple(sorted(flags.items())))
+    head, body = code.split('#line 1 "small.cu"\n', 1)
+    assert head == "".join(f"#define {k} {v}\n" for k, v in sorted(flags.items()))
+    assert body == _module.kernel_source("small")
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("nvcc is not on PATH")
+    probe = tmp_path / "probe.cu"
+    probe.write_text(code + "\nint tc_probe_block = TC_BLOCK_SIZE;\nTC_VERTEX_T tc_probe_id;\n")
+    out = subprocess.run([nvcc, "-std=c++17", "-E", str(probe)], capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    assert "int tc_probe_block = 32;" in out.stdout
+    assert "long long tc_probe_id;" in out.stdout
+    assert _module.NVRTC_OPTIONS == ("--std=c++17",)  # no -D: the defines are in the text

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tricount.gpu import small
-from tricount.gpu._module import ENTRY_POINTS, checked_flags, kernel_source
+from tricount.gpu._module import ENTRY_POINTS, checked_flags, kernel_source, module_code
 
 KERNELS = Path(__file__).resolve().parents[2] / "src" / "tricount" / "gpu" / "kernels"
 #: The launcher's defines, and the extremes: one-warp blocks and the smallest table,
@@ -78,10 +78,11 @@ def test_nvcc_compiles_each_variant(variant, tmp_path):
 def test_nvrtc_compiles_what_the_loader_builds(variant):
     nvrtc = pytest.importorskip("cupy_backends.cuda.libs.nvrtc")
     try:
-        program = nvrtc.createProgram(kernel_source("small"), "small.cu", [], [])
+        defines = tuple(flag[2:].split("=", 1) for flag in VARIANTS[variant])
+        program = nvrtc.createProgram(module_code("small", defines), "small.cu", [], [])
     except Exception as exc:  # no libnvrtc on this machine
         pytest.skip(f"NVRTC unavailable: {exc}")
     try:
-        nvrtc.compileProgram(program, ["--std=c++17", "-arch=compute_90", *VARIANTS[variant]])
+        nvrtc.compileProgram(program, ["--std=c++17", "-arch=compute_90"])
     except Exception as exc:
         pytest.fail(f"small.cu: {exc}\n{nvrtc.getProgramLog(program)}")

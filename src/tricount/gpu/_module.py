@@ -7,6 +7,14 @@ compiled with NVRTC through :class:`cupy.RawModule` on first use. A compiled
 module is memoized per (device, file, defines), and loading it looks up each
 kernel by its exact name from :data:`ENTRY_POINTS`.
 
+The defines are written as ``#define`` lines at the top of the source, not
+passed as ``-D`` flags, so that every module is compiled with the same options
+as CuPy's own kernels. CuPy's disk cache keys each module by its options and
+the compiler's version, which it learns by compiling an empty program once per
+distinct set of options in a process: about 20 ms each, paid by a first count
+even when every module comes from the disk cache (issue 25). The source carries
+the defines, so distinct defines are still distinct cache entries.
+
 Defines come from Python, all of them: a launch passes a value for every
 ``#ifndef TC_X`` / ``#define TC_X value`` default of its file (headers
 included), or :func:`get_kernel` refuses it, so the ``.cu`` defaults never
@@ -28,7 +36,7 @@ from pathlib import Path
 from tricount.errors import TricountError
 from tricount.gpu.device import cupy
 
-__all__ = ["ENTRY_POINTS", "LOCAL_ENTRY_POINTS", "get_kernel", "kernel_source",
+__all__ = ["ENTRY_POINTS", "LOCAL_ENTRY_POINTS", "get_kernel", "kernel_source", "module_code",
            "source_defaults", "define_flags", "checked_flags"]
 
 #: Every ``extern "C"`` kernel of the package, as (source stem, name).
@@ -81,7 +89,8 @@ _INCLUDE = re.compile(r'^#include "([A-Za-z0-9_]+\.cuh)"[ \t]*$', re.MULTILINE)
 #: ``#ifndef TC_X`` directly followed by ``#define TC_X value`` (a trailing comment dropped).
 _DEFAULT = re.compile(r"^#ifndef (TC_\w+)[ \t]*\n#define \1[ \t]+(.*?)[ \t]*(?://.*)?$",
                       re.MULTILINE)
-#: NVRTC flags used for every file (CuPy adds the device's -arch itself).
+#: NVRTC flags used for every file: CuPy's own default, so that its kernels and ours share
+#: one set of options (CuPy adds the device's -arch and its include paths itself).
 NVRTC_OPTIONS = ("--std=c++17",)
 
 
@@ -129,12 +138,18 @@ def define_flags(defines: dict) -> dict:
             for k, v in defines.items()}
 
 
+def module_code(stem: str, defines: tuple, folder: str | None = None) -> str:
+    """The text NVRTC compiles: a ``#define`` line for each ``(name, value)`` of
+    ``defines``, then :func:`kernel_source` numbered from its own line 1."""
+    head = "".join(f"#define {k} {v}\n" for k, v in defines)
+    return f'{head}#line 1 "{stem}.cu"\n{kernel_source(stem, folder)}'
+
+
 @functools.lru_cache(maxsize=None)
 def _module(device_id: int, stem: str, folder: str | None, defines: tuple):
     cp = cupy()
     with cp.cuda.Device(device_id):
-        return cp.RawModule(code=kernel_source(stem, folder),
-                            options=NVRTC_OPTIONS + tuple(f"-D{k}={v}" for k, v in defines))
+        return cp.RawModule(code=module_code(stem, defines, folder), options=NVRTC_OPTIONS)
 
 
 @functools.lru_cache(maxsize=None)

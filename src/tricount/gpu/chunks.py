@@ -44,11 +44,14 @@ __all__ = ["Chunk", "DeviceCSR", "DeviceRows", "HostCSR", "CachedHostCSR", "cach
            "chunk_bounds", "stage_csr_to_device",
            "STAGE_ENTRIES", "STAGE_ROWS", "STAGED_COPY_MIN_BYTES"]
 
-#: Entries and row offsets of one pinned staging buffer: 64 MiB of int32 ids and 32 MiB of
+#: Entries and rows of one pinned staging buffer: 64 MiB of int32 ids and 32 MiB of
 #: offsets, a copy of about 3 ms at 25 GB/s (not measured: chosen so that the Python cost of
 #: a chunk, about 0.1 ms, stays small and two slots cost under 0.2 GiB of pinned memory).
+#: A chunk of STAGE_ROWS rows has STAGE_ROWS + 1 offsets: 2^22 words exactly, because
+#: CuPy's pinned pool rounds every allocation up to a power of two, and a process's first
+#: pinning costs about 0.5 ms a MiB (issue 25: 2^22 rows took 64 MiB, not 32).
 STAGE_ENTRIES = 1 << 24
-STAGE_ROWS = 1 << 22
+STAGE_ROWS = (1 << 22) - 1
 #: Pairs of pinned and device buffers: one filled while the other is worked on.
 STAGE_SLOTS = 2
 #: Host copies into pinned memory are split over this many threads (one NumPy copy runs at

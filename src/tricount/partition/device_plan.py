@@ -189,7 +189,8 @@ def plan_device(n_vertices: int, n_edges: int, index_bytes: int, budget: int, *,
     held = csr if source_on_device else 0  # a graph on the device stays there throughout
     stage_entries = _clamp(int(STAGE_SHARE * budget) // (STAGE_SLOTS * (idx + 2)),
                            MIN_STAGE_ENTRIES, STAGE_ENTRIES)
-    stage_rows = max(MIN_STAGE_ENTRIES, min(STAGE_ROWS, stage_entries // 4))
+    # A chunk of r rows sends r + 1 offsets: a power of two when stage_entries is one.
+    stage_rows = max(MIN_STAGE_ENTRIES, min(STAGE_ROWS, stage_entries // 4 - 1))
     stage = stage_bytes(idx, stage_entries, stage_rows)
     device_pass = _clamp(int(PASS_SHARE * budget) // PASS_ENTRY_BYTES, MIN_STAGE_ENTRIES,
                          DEVICE_PASS_ENTRIES)
