@@ -290,15 +290,17 @@ def _partitioned(graph, executor: str, backend_reason: str, why: str, parts: dic
 
 
 def _loaded(graph, engine: str, parser: str = "auto"):
-    """``as_graph`` for ``engine``: a text file for the GPU is parsed onto the device (read on
+    """``as_graph`` for ``engine``: a text file for the GPU is loaded onto the device (read on
     the host instead when it does not fit there); a ``.tcsr`` is read on the host, and copied
     by the engine, or counted in parts when the GPU's memory check says it must be. A text
-    file read on the host is parsed by the chosen route's ``parser`` ("numba", "numpy", or
-    "auto" for io's own choice)."""
+    file is parsed by the chosen route's ``parser`` ("numba", "numpy", or "auto" for io's own
+    choice); for the GPU, "numba" streams it into the device and "numpy" reads it on the host
+    and copies its graph (:func:`tricount.io.streams_to_device`)."""
+    parser = parser or "auto"
     if engine == "gpu" and isinstance(graph, (str, os.PathLike)) \
             and not os.fspath(graph).endswith(".tcsr"):
         try:
-            return as_graph(graph, device="gpu")
+            return inputs.as_graph(graph, device="gpu", parser=parser)
         except UnsupportedGraphError:
             pass
     return inputs.as_graph(graph, device="cpu", parser=parser)

@@ -59,7 +59,7 @@ def small_chunks(monkeypatch):
 def test_shared_graphs(name):
     row = next(r for r in REAL if r["name"] == name)
     path = data_dir() / row["file"]
-    dev = load_graph(path, device="gpu")
+    dev = load_graph(path, device="gpu", parser="numba")
     assert_same_graph(dev, load_graph(path))
     assert dev.n_edges == row["edges"]
 
@@ -70,7 +70,7 @@ def test_shared_graphs(name):
 def test_loops_repeats_ids_many_chunks(id_range, suffix, tmp_path, small_chunks):
     text = "# crafted\n" + edge_lines(*messy_edges(7, 20_000, id_range))
     path = write_text(tmp_path / f"g{suffix}", text)
-    dev = load_graph(path, device="gpu")
+    dev = load_graph(path, device="gpu", parser="numba")
     assert_same_graph(dev, load_graph(path))
     assert dev.self_loops_dropped > 0 and dev.duplicates_dropped > 0
 
@@ -83,7 +83,7 @@ def test_every_text_format(fname, tmp_path, small_chunks):
     lo, hi = (np.asarray(a) for a in g.edges())
     path, text = TEXT_WRITERS[fname](tmp_path / fname, lo, hi, g.n_vertices)
     path = write_text(path, text)
-    loaded = read_graph(path, device="gpu")
+    loaded = read_graph(path, device="gpu", parser="numba")
     assert loaded.timings["copy_wait_s"] >= 0
     assert_same_graph(loaded.graph, load_graph(path))
 
@@ -92,7 +92,7 @@ def test_ids_widen_to_int64_mid_file(tmp_path, small_chunks):
     lines = [f"{i} {(i * 7) % 3000}" for i in range(3000)]
     lines[2000:2100] = [f"{2**40 + i} {i}" for i in range(100)]
     path = write_text(tmp_path / "g.txt", "\n".join(lines) + "\n")
-    assert_same_graph(load_graph(path, device="gpu"), load_graph(path))
+    assert_same_graph(load_graph(path, device="gpu", parser="numba"), load_graph(path))
 
 
 def test_growth_past_the_first_estimate(tmp_path, small_chunks, monkeypatch):
@@ -103,7 +103,7 @@ def test_growth_past_the_first_estimate(tmp_path, small_chunks, monkeypatch):
     first = "\n".join(f"{i} {i + 1} {'w' * 200}" for i in range(100))
     rest = "\n".join(f"{i % 997} {(i * 13) % 991}" for i in range(30_000))
     path = write_text(tmp_path / "g.txt", first + "\n" + rest + "\n")
-    assert_same_graph(load_graph(path, device="gpu"), load_graph(path))
+    assert_same_graph(load_graph(path, device="gpu", parser="numba"), load_graph(path))
     assert grown
 
 
@@ -112,7 +112,7 @@ def test_growth_past_the_first_estimate(tmp_path, small_chunks, monkeypatch):
                          ids=["empty", "comments", "mtx-no-entries"])
 def test_empty_graphs(text, tmp_path):
     path = write_text(tmp_path / ("e.mtx" if "Matrix" in text else "e.txt"), text)
-    assert_same_graph(load_graph(path, device="gpu"), load_graph(path))
+    assert_same_graph(load_graph(path, device="gpu", parser="numba"), load_graph(path))
 
 
 def test_native_and_numpy_files_move_to_the_gpu(tmp_path):
@@ -121,7 +121,7 @@ def test_native_and_numpy_files_move_to_the_gpu(tmp_path):
     write_graph(tmp_path / "g.tcsr", host)
     np.save(tmp_path / "g.npy", np.stack([src, dst], axis=1))
     for name in ("g.tcsr", "g.npy"):
-        assert_same_graph(load_graph(tmp_path / name, device="gpu"), host)
+        assert_same_graph(load_graph(tmp_path / name, device="gpu", parser="numba"), host)
 
 
 def test_a_parse_error_names_the_same_line(tmp_path, small_chunks):
@@ -129,7 +129,7 @@ def test_a_parse_error_names_the_same_line(tmp_path, small_chunks):
     lines[4321] = "12 -3"
     path = write_text(tmp_path / "g.txt", "\n".join(lines) + "\n")
     with pytest.raises(tricount.GraphFormatError) as on_gpu:
-        load_graph(path, device="gpu")
+        load_graph(path, device="gpu", parser="numba")
     with pytest.raises(tricount.GraphFormatError) as on_host:
         load_graph(path)
     assert on_gpu.value.line == on_host.value.line == 4322
@@ -183,8 +183,9 @@ def test_rows_derived_on_the_gpu(seed):
 def test_cli_count_on_the_gpu_loads_onto_the_gpu(capsys, monkeypatch):
     import json
 
-    from tricount import cli
+    from tricount import _threads, cli
 
+    monkeypatch.setattr(_threads, "numba_started", lambda: True)  # else read on the host
     row = next(r for r in REAL if r["name"] == "email-Enron")
     seen = []
     original = gpu_stream.read_graph_gpu
@@ -196,3 +197,30 @@ def test_cli_count_on_the_gpu_loads_onto_the_gpu(capsys, monkeypatch):
     # --verify reads the graph on the host: loaded there, same count
     code = cli.main(["count", str(data_dir() / row["file"]), "--backend", "gpu", "--verify"])
     assert code == 0 and capsys.readouterr().out.strip() == str(row["triangles"]) and seen == [1]
+
+
+@pytest.mark.parametrize("started", [False, True])
+def test_a_small_text_is_read_on_the_host_until_numba_starts(started, capsys, monkeypatch):
+    # tricount.io.streams_to_device: the stream parses with Numba, whose start costs a fresh
+    # process more than NumPy's parse of a small text: read on the host, the graph copied.
+    import json
+
+    from tricount import _threads, cli
+    from tricount.backends import costs, facts
+
+    for module in (_threads, facts):  # io asks the first, the cost model the second
+        monkeypatch.setattr(module, "numba_started", lambda: started)
+    monkeypatch.setattr(costs, "WARM_UPS", costs.WarmUpLedger())  # no other test's losses
+    seen = []
+    original = gpu_stream.read_graph_gpu
+    monkeypatch.setattr(gpu_stream, "read_graph_gpu",
+                        lambda *a, **k: seen.append(1) or original(*a, **k))
+    row = next(r for r in REAL if r["name"] == "email-Enron")
+    path = data_dir() / row["file"]
+    assert_same_graph(load_graph(path, device="gpu"), load_graph(path))
+    assert seen == ([1] if started else [])
+    result = tricount.count(str(path), backend="gpu")
+    assert result.n_triangles == row["triangles"] and seen == ([1, 1] if started else [])
+    assert cli.main(["count", str(path), "--backend", "gpu", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["triangles"] == row["triangles"]
+    assert seen == ([1, 1, 1] if started else [])

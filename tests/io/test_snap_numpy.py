@@ -279,3 +279,22 @@ class TestPipes:
         gz = subprocess.run([sys.executable, "-m", "tricount", "count", "-", "--json"],
                             input=gzip.compress(text), capture_output=True, env=env, check=True)
         assert '"triangles": 4' in gz.stdout.decode()
+
+
+def test_the_gpu_streams_a_text_only_where_numpy_would_not_read_it():
+    # tricount.io.streams_to_device: the GPU's stream parses with Numba; a SNAP text the
+    # NumPy parser reads is read on the host while Numba has not started, or when asked.
+    from types import SimpleNamespace
+
+    from tricount.io import NUMPY_PARSE_MAX_BYTES, streams_to_device
+
+    small, large = SimpleNamespace(size=1000), SimpleNamespace(size=NUMPY_PARSE_MAX_BYTES + 1)
+    assert not streams_to_device("auto", "snap", small, numba_started=False)
+    assert streams_to_device("auto", "snap", small, numba_started=True)
+    assert streams_to_device("auto", "snap", large, numba_started=False)
+    assert not streams_to_device("numpy", "snap", small, numba_started=True)
+    assert streams_to_device("numba", "snap", small, numba_started=False)
+    for fmt in ("matrix-market", "metis", "graphchallenge"):  # no NumPy parser: streamed
+        assert streams_to_device("auto", fmt, small, numba_started=False)
+    for fmt in ("csv", "parquet", "native"):  # never streamed
+        assert not streams_to_device("auto", fmt, small, numba_started=True)

@@ -182,15 +182,15 @@ def _select(requested: str, workload, *, method: str, warmth, remember: bool) ->
     warmth = warmth or observe()
     allowed = tuple(costs.candidates(workload, warmth, backend=requested, method=method))
     warm_up = ""
-    if remember and requested != "gpu":
+    if remember:  # for "gpu", between its routes (a text's parsers)
         allowed, warm_up = costs.WARM_UPS.place(allowed)
     note = f"; {warm_up}" if warm_up else ""
     best = allowed[0] if allowed else None
     if requested == "cpu":
-        return Selection(CPU, "requested", best, allowed, warm_up)
+        return Selection(CPU, f"requested{note}", best, allowed, warm_up)
     if requested == "gpu":
         backend, reason = get_backend("gpu")
-        return Selection(backend, reason, best, allowed)
+        return Selection(backend, f"{reason}{note}", best, allowed, warm_up)
     skipped = f"no usable GPU ({warmth.gpu_why}); " if warmth.gpu == "absent" else ""
     backends = costs.best_per_backend(allowed)
     for route in allowed:

@@ -44,7 +44,7 @@ from tricount.cpu import CPU_METHODS
 from tricount.cpu.id_order import likely_in_id_order
 from tricount.cpu.wedge_numpy import DENSE_MAX_CELLS, MAX_THREADS as NUMPY_MAX_THREADS
 from tricount.gpu.plan import fits_short_route
-from tricount.io import NUMBA_FREE_FORMATS, builds_with_numpy
+from tricount.io import NUMBA_FREE_FORMATS, STREAMED_FORMATS, builds_with_numpy
 from tricount.prep.orient import PARALLEL_MIN_EDGES, PARALLEL_STARTED_MIN_EDGES
 
 __all__ = ["Workload", "Costs", "Route", "COSTS", "PROVENANCE", "routes", "candidates",
@@ -250,6 +250,12 @@ class Route:
         """The predicted total once the warm-up is paid."""
         return self.total - self.warm_up_s
 
+    def warm_up_beyond(self, other: "Route") -> float:
+        """Seconds of this route's warm-up that ``other`` does not pay too (a GPU start
+        that two GPU routes both pay is no reason to prefer either)."""
+        return float(sum(s for what, s in self.steps
+                         if what in self.warm_up and what not in other.warm_up))
+
     @property
     def name(self) -> str:
         via = f", {self.parser} parser" if self.parser else ""
@@ -412,7 +418,10 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
     return steps.route("cpu", method, parser if w.kind == "text" else "")
 
 
-def _gpu_route(w: Workload, warmth: Warmth, c: Costs) -> Route:
+def _gpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str) -> Route:
+    """The GPU's route; a text is parsed by ``parser``: "numba" streams a format of
+    io's STREAMED_FORMATS into the device (parsed on the host by Numba, built on the
+    GPU), "numpy" (and any other format) is read on the host and its CSR copied."""
     steps = _Steps(warmth, c)
     if not warmth.gpu_used:
         steps.add_once("start the GPU", c.gpu_start_s)
@@ -420,13 +429,17 @@ def _gpu_route(w: Workload, warmth: Warmth, c: Costs) -> Route:
         if not warmth.gpu_compiled:
             steps.add_once("compile GPU kernels", c.gpu_compile_s)
     m = w.n_edges
-    if w.kind == "text":  # parsed on the host (Numba), streamed to the device, built there
-        if w.compressed:
-            steps.add("decompress", c.inflate_s_per_byte * w.text_bytes)
-        steps.kernels("parse")
-        steps.parallel("parse", c.parse_numba_s_per_byte * w.text_bytes)
-        steps.add("copy", c.gpu_copy_s_per_byte * 16 * m)
-        steps.add("build", c.gpu_build_s_per_entry * 2 * m)
+    if w.kind == "text":
+        if parser == "numba" and w.format in STREAMED_FORMATS:
+            if w.compressed:
+                steps.add("decompress", c.inflate_s_per_byte * w.text_bytes)
+            steps.kernels("parse")
+            steps.parallel("parse", c.parse_numba_s_per_byte * w.text_bytes)
+            steps.add("copy", c.gpu_copy_s_per_byte * 16 * m)
+            steps.add("build", c.gpu_build_s_per_entry * 2 * m)
+        else:
+            _read(steps, w, parser)
+            steps.add("copy", c.gpu_copy_s_per_byte * (8 * w.n_vertices + 4 * m))
     elif w.kind in ("edges", "binary"):
         steps.add("build", c.build_numpy_s_per_line * m)
         steps.add("copy", c.gpu_copy_s_per_byte * (8 * w.n_vertices + 4 * m))
@@ -440,7 +453,13 @@ def _gpu_route(w: Workload, warmth: Warmth, c: Costs) -> Route:
         steps.add("count (short route)", c.gpu_short_fixed_s + c.gpu_short_s_per_edge * m)
     else:
         steps.add("count", c.gpu_count_fixed_s + c.gpu_count_s_per_edge * m)
-    return steps.route("gpu", "auto", "")
+    return steps.route("gpu", "auto", parser)
+
+
+def _gpu_routes(w: Workload, warmth: Warmth, c: Costs) -> list[Route]:
+    """The GPU's routes: a text the NumPy parser reads has two, read on the host (nothing
+    to start but the GPU) or streamed by Numba's parser (the faster once Numba is warm)."""
+    return [_gpu_route(w, warmth, c, parser) for parser in _parsers(w, warmth)]
 
 
 def _parsers(w: Workload, warmth: Warmth) -> tuple:
@@ -460,7 +479,7 @@ def routes(w: Workload, warmth: Warmth, costs: Costs | None = None) -> list[Rout
     out = [_cpu_route(w, warmth, c, parser, method)
            for method in CPU_COUNTERS for parser in _parsers(w, warmth)]
     if warmth.gpu != "absent":
-        out.append(_gpu_route(w, warmth, c))
+        out += _gpu_routes(w, warmth, c)
     return out
 
 
@@ -487,7 +506,7 @@ def candidates(w: Workload, warmth: Warmth, *, backend: str = "auto", method: st
                 for m in cpu_methods for parser in _parsers(w, warmth)]
     if backend == "gpu" or (backend == "auto" and warmth.gpu != "absent"
                             and method not in CPU_METHODS):
-        out.append(_gpu_route(w, warmth, c))
+        out += _gpu_routes(w, warmth, c)
     out.sort(key=lambda r: r.total)
     with _CANDIDATES_LOCK:
         if len(_CANDIDATES) >= CANDIDATES_MEMO:
@@ -580,19 +599,24 @@ class WarmUpLedger:
         reason ('' when the order stands); records what the pick loses."""
         if not allowed:
             return tuple(allowed), ""
+        # A warm-up of the pick itself is paid by this count, and so is the part of another
+        # route's that the pick pays too: only the rest is a route's price.
         best = allowed[0]
-        warm = [r for r in allowed if r.warm_up and r.warm_total < best.total]
+        price = {id(r): r.warm_up_beyond(best) for r in allowed[1:]}
+        warm = [r for r in allowed[1:]
+                if price[id(r)] > 0 and r.total - price[id(r)] < best.total]
         if not warm:
             return tuple(allowed), ""
-        target = min(warm, key=lambda r: r.warm_total)
+        target = min(warm, key=lambda r: r.total - price[id(r)])
+        target_price = price[id(target)]
         with self._lock:
-            lost = self._lost.get(target.name, 0.0) + best.total - target.warm_total
-            if lost < target.warm_up_s:
+            lost = self._lost.get(target.name, 0.0) + best.total - (target.total - target_price)
+            if lost < target_price:
                 self._lost[target.name] = lost
                 return tuple(allowed), ""
             self._lost.pop(target.name, None)
         note = (f"{target.name} warmed up now: this process had lost {lost:.3f} s to counts "
-                f"without it, past its warm-up's {target.warm_up_s:.3f} s (ski rental)")
+                f"without it, past its warm-up's {target_price:.3f} s (ski rental)")
         return (target,) + tuple(r for r in allowed if r is not target), note
 
     def clear(self) -> None:

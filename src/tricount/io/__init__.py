@@ -19,7 +19,10 @@ what was expected. One path, walked forward::
          ─CSRGraph.from_chunks(builder="numpy") (prep.canonical)─▶ CSRGraph: no Numba
     .tcsr: ─native.read (copied, every block checksummed)─▶ CSRGraph
     device="gpu", text: ─<format>.read into gpu_stream.DeviceEdges (pinned double
-         buffer) ─prep.canonical on the GPU─▶ CSRGraph
+         buffer) ─prep.canonical on the GPU─▶ CSRGraph; but a SNAP text that the NumPy
+         parser takes (parser="numpy", or "auto" below the cap while Numba has not
+         started in the process: gpu_stream parses with Numba) is read on the host as
+         above and its CSR copied to the device (:func:`streams_to_device`)
 
 Writers (:func:`write_graph`, :func:`write_snap`, :func:`write_native`,
 :func:`write_native_edges`, :mod:`tricount.io.tables`) write whole or not at all and
@@ -47,7 +50,8 @@ from tricount.io.source import open_source
 __all__ = ["load_graph", "read_graph", "read_edges", "write_graph", "write_snap",
            "write_native", "write_native_edges", "graph_name", "output_format", "FORMATS",
            "OUTPUT_FORMATS",
-           "LoadedGraph", "PARSERS", "NUMPY_PARSE_FORMATS", "NUMPY_PARSE_MAX_BYTES"]
+           "LoadedGraph", "PARSERS", "NUMPY_PARSE_FORMATS", "NUMPY_PARSE_MAX_BYTES",
+           "STREAMED_FORMATS", "streams_to_device"]
 
 _NAME_SUFFIXES = (".txt", ".tsv", ".csv", ".parquet", ".pq", ".arrow", ".feather", ".el", ".wel",
                   ".edges", ".edgelist", ".snap", ".mtx",
@@ -157,6 +161,22 @@ def resolve_parser(parser: str, fmt: str, source) -> str:
     return "numpy"
 
 
+def streams_to_device(parser: str, fmt: str, source, numba_started: bool) -> bool:
+    """Whether a text read for the GPU is parsed into the device as it is read
+    (:mod:`tricount.io.gpu_stream`, Numba's parser on every core) rather than read on
+    the host and its graph copied. Not where the NumPy parser reads it
+    (:func:`resolve_parser`) and either ``parser`` asks for NumPy or Numba has not
+    started in this process: its start and cached kernels (0.6-1.0 s in a fresh process
+    on the H100 machine) cost more than the NumPy parse of a text under the cap
+    (soc-Epinions1: 0.09 s). The cost model (``backends.costs``) asks the same question.
+    """
+    if fmt not in STREAMED_FORMATS:
+        return False
+    if resolve_parser(parser, fmt, source) != "numpy":
+        return True
+    return parser == "auto" and numba_started
+
+
 def _read(source, name, format, progress, device, t0, parser="auto") -> LoadedGraph:
     """The walk of the module doc, on an opened source."""
     fmt = resolve_format(format, source)
@@ -173,7 +193,9 @@ def _read(source, name, format, progress, device, t0, parser="auto") -> LoadedGr
 
     bar = Progress(source.path, source.size or 0, progress)
     try:
-        if device == "gpu" and fmt_read in STREAMED_FORMATS:
+        from tricount._threads import numba_started
+
+        if device == "gpu" and streams_to_device(parser, fmt_read, source, numba_started()):
             from tricount.io.gpu_stream import read_graph_gpu
 
             graph, timings = read_graph_gpu(source, fmt, name=name, progress=bar)
@@ -189,8 +211,6 @@ def _read(source, name, format, progress, device, t0, parser="auto") -> LoadedGr
     from tricount.io._parse import check_symmetric
 
     n_entries = sink.n_entries
-    from tricount._threads import numba_started
-
     numpy_build = builds_with_numpy(fmt_read, parser, sink.n_held, numba_started())
     builder = "numpy" if numpy_build else "numba"
     with Ticker(f"building the graph of {name}", progress):
