@@ -174,7 +174,10 @@ rank order's count on the 14 shared graphs of 2,700 edges or more and R-MAT 16 (
 1.1). The probes are now added up by the count's own first pass (2.3 ns an edge there, with
 its atomic adds), which the count then skips: the two steps still sum to about the same.
 GPU: issue 25's measurements on the H100 machine (CUDA 13.2, CuPy 14.2.0): import cupy +
-first op 1.12 s; a second run of soc-Epinions1 spent 0.42 + 0.04 s in preparation and
+first op 1.12 s at first, 0.29 s since the probe makes the device's context on a thread while
+CuPy imports (calibrate_costs.py --gpu, 2026-11-27 device run 6 of session 44, median of 3
+fresh processes; fresh processes there counted R-MAT 20 / 21 from their .txt.gz in 3.3-4.1 /
+6.3-7.1 s on the CPU and 3.3-3.9 / 5.5-6.1 s on the GPU, which the model now ranks alike); a second run of soc-Epinions1 spent 0.42 + 0.04 s in preparation and
 count for 0.4 ms of GPU work (per-process kernel loads from CuPy's disk cache); the first
 count ever on a fresh machine spent 5.5 s compiling; from a built graph on the device
 2.0-2.7 ms on the five small real graphs and 17.6 / 179 / 445 ms on R-MAT 21 / 24 / 25
@@ -202,7 +205,7 @@ COSTS = Costs(
     serial_call_s=2.5e-5,
     parallel_efficiency=0.4,
     # The GPU.
-    gpu_start_s=1.12, gpu_first_use_s=0.45, gpu_compile_s=5.0,
+    gpu_start_s=0.29, gpu_first_use_s=0.45, gpu_compile_s=5.0,
     gpu_copy_s_per_byte=1 / 8e9, gpu_build_s_per_entry=0.13e-9,
     gpu_count_fixed_s=1.6e-3, gpu_count_s_per_edge=0.65e-9,
     gpu_short_fixed_s=2.0e-4, gpu_short_s_per_edge=0.35e-9, gpu_copy_call_s=5e-5,
