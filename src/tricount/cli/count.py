@@ -104,9 +104,11 @@ def check_outputs(args, paths) -> None:
 
 
 def _load_device(args) -> str:
-    """Where to load a file: straight onto the GPU (reading overlapped with the copies,
-    :mod:`tricount.io.gpu_stream`) when the GPU backend is requested and only the total
-    is wanted; --verify and the tables read the graph on the host."""
+    """Where to load a file: onto the GPU when the GPU backend is requested and only the
+    total is wanted (a text streamed there, reading overlapped with the copies,
+    :mod:`tricount.io.gpu_stream`, unless io reads it on the host first:
+    :func:`tricount.io.streams_to_device`); --verify and the tables read the graph on the
+    host."""
     if args.backend != "gpu" or args.verify or args.per_vertex or args.per_edge:
         return "cpu"
     from tricount.backends import get_backend

@@ -314,7 +314,9 @@ def load_graph(path, *, format: str = "auto", progress=None, device: str = "cpu"
         Where the graph's arrays live. With ``"gpu"`` a text file is parsed
         on the CPU in chunks while the previous chunk is copied to the GPU
         (a pinned double buffer), and the graph is built there; other formats
-        load on the CPU and move. The graph is the same either way. Raises
+        load on the CPU and move, and so does a text the NumPy parser reads
+        while Numba has not started in the process (or with ``parser="numpy"``;
+        :func:`streams_to_device`). The graph is the same either way. Raises
         ``BackendUnavailableError`` when no GPU is usable.
     parser : {"auto", "numba", "numpy"}
         How a text file is parsed (on the CPU). ``"numba"``: io's parallel
