@@ -173,17 +173,18 @@ email-Enron and soc-Epinions1 (0.12 ms on ppi's 37,845 edges), and its count 0.9
 rank order's count on the 14 shared graphs of 2,700 edges or more and R-MAT 16 (median about
 1.1). The probes are now added up by the count's own first pass (2.3 ns an edge there, with
 its atomic adds), which the count then skips: the two steps still sum to about the same.
-GPU: issue 25's measurements on the H100 machine (CUDA 13.2, CuPy 14.2.0): import cupy +
-first op 1.12 s at first, 0.29 s since the probe makes the device's context on a thread while
-CuPy imports (calibrate_costs.py --gpu, 2026-11-27 device run 6 of session 44, median of 3
-fresh processes; fresh processes there counted R-MAT 20 / 21 from their .txt.gz in 3.3-4.1 /
-6.3-7.1 s on the CPU and 3.3-3.9 / 5.5-6.1 s on the GPU, which the model now ranks alike); a second run of soc-Epinions1 spent 0.42 + 0.04 s in preparation and
-count for 0.4 ms of GPU work (per-process kernel loads from CuPy's disk cache); the first
-count ever on a fresh machine spent 5.5 s compiling; from a built graph on the device
+GPU: issue 25's measurements on the H100 machine (CUDA 13.2, CuPy 14.2.0): import cupy + first
+op 1.12 s at first, 0.29 s since the probe makes the device's context on a thread while CuPy
+imports (calibrate_costs.py --gpu, 2026-11-27 device run 6 of session 44, median of 3 fresh
+processes; there, fresh processes counted R-MAT 20 / 21 from their .txt.gz in 3.3-4.1 / 6.3-7.1
+s on the CPU and 3.3-3.9 / 5.5-6.1 s on the GPU: with 0.29 s the model ranks R-MAT 20 alike on
+both and takes the GPU for R-MAT 21); a second run of soc-Epinions1 spent 0.42 + 0.04 s in
+preparation and count for 0.4 ms of GPU work (per-process kernel loads from CuPy's disk cache);
+the first count ever on a fresh machine spent 5.5 s compiling; from a built graph on the device
 2.0-2.7 ms on the five small real graphs and 17.6 / 179 / 445 ms on R-MAT 21 / 24 / 25
-(benchmarks/results/gpu_issue7_h100.md); the build from edge arrays on the device
-8.7 ms for R-MAT 21's 67 M entries. Host-to-device copies at 12 GB/s (pageable memory,
-an estimate). Re-measure with benchmarks/calibrate_costs.py --gpu."""
+(benchmarks/results/gpu_issue7_h100.md); the build from edge arrays on the device 8.7 ms for
+R-MAT 21's 67 M entries. Host-to-device copies at 12 GB/s (pageable memory, an estimate).
+Re-measure with benchmarks/calibrate_costs.py --gpu."""
 
 #: The constants (see :data:`PROVENANCE`).
 COSTS = Costs(
