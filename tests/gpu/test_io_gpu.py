@@ -121,7 +121,7 @@ def test_native_and_numpy_files_move_to_the_gpu(tmp_path):
     write_graph(tmp_path / "g.tcsr", host)
     np.save(tmp_path / "g.npy", np.stack([src, dst], axis=1))
     for name in ("g.tcsr", "g.npy"):
-        assert_same_graph(load_graph(tmp_path / name, device="gpu", parser="numba"), host)
+        assert_same_graph(load_graph(tmp_path / name, device="gpu"), host)
 
 
 def test_a_parse_error_names_the_same_line(tmp_path, small_chunks):
