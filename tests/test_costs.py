@@ -97,9 +97,10 @@ class TestChoose:
         assert choose(SOC_EPINIONS_FILE, roomy).parser == "numpy"
 
     def test_the_gpu_route_reads_a_small_text_on_the_host_before_numba_starts(self):
-        # io.streams_to_device's rule: the GPU's stream parses with Numba, whose start (0.6-1
-        # s in a fresh process) costs more than NumPy's parse of a text under the cap; the
-        # graph read on the host is copied. Once Numba has started, the stream.
+        # The model's two GPU routes for a text (one per parser) pick what io's own rule
+        # (io.streams_to_device) picks: the stream parses with Numba, whose start (0.6-1 s in
+        # a fresh process) costs more than NumPy's parse of a text under the cap, so the
+        # graph is read on the host and copied; once Numba has started, the stream.
         offered = dataclasses.replace(SECOND_RUN, numpy_formats=frozenset({"snap"}),
                                       numpy_max_bytes=32 << 20)
         cold = choose(SOC_EPINIONS_FILE, offered, backend="gpu")

@@ -296,7 +296,6 @@ def _loaded(graph, engine: str, parser: str = "auto"):
     file is parsed by the chosen route's ``parser`` ("numba", "numpy", or "auto" for io's own
     choice); for the GPU, "numba" streams it into the device and "numpy" reads it on the host
     and copies its graph (:func:`tricount.io.streams_to_device`)."""
-    parser = parser or "auto"
     if engine == "gpu" and isinstance(graph, (str, os.PathLike)) \
             and not os.fspath(graph).endswith(".tcsr"):
         try:

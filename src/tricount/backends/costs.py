@@ -604,11 +604,14 @@ class WarmUpLedger:
         if not allowed:
             return tuple(allowed), ""
         # A warm-up of the pick itself is paid by this count, and so is the part of another
-        # route's that the pick pays too: only the rest is a route's price.
+        # route's that the pick pays too: only the rest is a route's price. A price is at
+        # most the whole warm-up, so a route whose warm total is not below the pick's total
+        # is out before its price is summed (in a warm process, every route).
         best = allowed[0]
-        price = {id(r): r.warm_up_beyond(best) for r in allowed[1:]}
+        price = {id(r): r.warm_up_beyond(best) for r in allowed[1:]
+                 if r.warm_up and r.warm_total < best.total}
         warm = [r for r in allowed[1:]
-                if price[id(r)] > 0 and r.total - price[id(r)] < best.total]
+                if price.get(id(r), 0) > 0 and r.total - price[id(r)] < best.total]
         if not warm:
             return tuple(allowed), ""
         target = min(warm, key=lambda r: r.total - price[id(r)])
