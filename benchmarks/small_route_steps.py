@@ -1,11 +1,11 @@
 """The short route's steps on a GPU machine: device time of the memset and of each of its
-six kernels (CUDA events between them), and the host time of a count, for the real graphs.
+four kernels (CUDA events between them), and the host time of a count, for the real graphs.
 
     python benchmarks/small_route_steps.py [--trials 20] [--tasks-per-warp K ...]
         [--light-list L ...] [GRAPH ...]
 
 Prints one line per graph: microseconds, medians of ``--trials`` after one warm-up, of
-memset, degrees, orient, tile sums, offsets, scatter, count, their sum, and
+memset, degrees, orient, place (scan and scatter), count, their sum, and
 ``engine.count`` from a fresh ``CSRGraph`` on new device arrays (launched) and on the same
 arrays (replayed); every count is checked against the CPU engine's. With
 ``--tasks-per-warp`` or ``--light-list``, every graph once per pair of values
@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = os.environ.get("TRICOUNT_DATA", str(ROOT.parent / "shared" / "data" / "graphs"))
 SMALL = ("email-Enron", "ego-Facebook", "ca-HepPh", "soc-Epinions1", "blogcatalog")
-STEPS = ("memset", "degrees", "orient", "tile sums", "offsets", "scatter", "count")
+STEPS = ("memset", "degrees", "orient", "place", "count")
 
 
 def main() -> None:

@@ -39,14 +39,15 @@ def test_the_launcher_passes_every_define():
 
 
 def test_the_workspace_holds_every_part():
-    # tc_small_layout: header 4, degrees n, out-degrees n, tables 4m (the zeroed part; the
-    # tables only for the hash count kernel), rows m, lists m, the slots' sources m.
+    # tc_small_layout: header 8, degrees n, out-degrees n, one tile sum per scan tile, tables
+    # 4m (the zeroed part; the tables only for the hash count kernel), rows m, lists m, the
+    # slots' sources m.
     n, m = 1000, 5000
-    assert small.zeroed_words(n, m) == 4 + 2 * n + 4 * m
-    assert small.zeroed_words(n, m, tables=False) == 4 + 2 * n
-    assert small.workspace_words(n, m) == 4 + 2 * n + 7 * m
-    assert small.offset_words(n) == n + 1 + 1  # one tile of SCAN_TILE >= 1000 vertices
-    assert small.offset_words(small.SCAN_TILE + 1) == small.SCAN_TILE + 2 + 2
+    assert small.zeroed_words(n, m) == 8 + 2 * n + 1 + 4 * m  # one tile: SCAN_TILE >= 1000
+    assert small.zeroed_words(n, m, tables=False) == 8 + 2 * n + 1
+    assert small.workspace_words(n, m) == 8 + 2 * n + 1 + 7 * m
+    assert small.scan_tiles(small.SCAN_TILE + 1) == 2 and small.scan_tiles(0) == 1
+    assert small.offset_words(n) == n + 1
     # Tasks: TASKS_PER_WARP per warp of the count kernel's grid, never more than the slots.
     assert small.n_tasks(1000, 5000) == 5000 and small.n_tasks(1, 1) == 1
     assert small.n_tasks(2, 10**6) == 2 * (small.BLOCK_SIZE // 32) * small.TASKS_PER_WARP

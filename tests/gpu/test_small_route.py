@@ -165,6 +165,27 @@ def test_light_lists_and_tasks_of_any_size(monkeypatch, light, per_warp):
         assert short_count(on_device(g)) == cpu_count(g)
 
 
+@pytest.mark.parametrize("items", [1, 8])
+def test_scans_of_many_tiles(monkeypatch, items):
+    # The place kernel scans the out-degrees in tiles of BLOCK_SIZE x SCAN_ITEMS vertices,
+    # a tile per ticket, each adding the sums that the tiles of lower tickets published.
+    # One item a thread makes 1,024 tiles of the route's 2^18 vertices, the default 128:
+    # thick tiles (a dense block of low ids), tiles with no edge at all (they publish a sum
+    # of zero), and a hub at the last vertex whose list runs across the others.
+    monkeypatch.setattr(small, "SCAN_ITEMS", items)
+    monkeypatch.setattr(small, "SCAN_TILE", small.BLOCK_SIZE * items)
+    monkeypatch.setattr(small, "_KERNELS", {})  # compiled again with this define
+    monkeypatch.setattr(small, "_WORKSPACES", {})
+    rng = np.random.default_rng(items)
+    n = gp.SHORT_ROUTE_MAX_VERTICES
+    dense = rng.integers(0, 3000, size=(40_000, 2))
+    sparse = rng.integers(0, n, size=(20_000, 2))
+    hub = np.column_stack([np.full(5000, n - 1), rng.integers(0, n, 5000)])
+    g = on_device(edges_graph(np.concatenate([dense, sparse, hub]), n_vertices=n))
+    assert small.scan_tiles(n) == n // (small.BLOCK_SIZE * items)
+    assert short_count(g) == judge(g)
+
+
 def test_past_2_32_triangles(monkeypatch):
     # K2955 has C(2955, 3) = 4,296,157,285 > 2^32 triangles and 4.36 M edges, past the
     # route's edge bound: raised for this count, the kernels' limits are far higher.

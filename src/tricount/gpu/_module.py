@@ -75,9 +75,7 @@ ENTRY_POINTS = (
     ("slice", "tc_slice_owner_work"),
     ("small", "tc_small_degrees"),
     ("small", "tc_small_orient"),
-    ("small", "tc_small_tile_sums"),
-    ("small", "tc_small_offsets"),
-    ("small", "tc_small_scatter"),
+    ("small", "tc_small_place"),
     ("small", "tc_small_count"),
     ("small", "tc_small_count_bits"),
 )

@@ -6,7 +6,6 @@ so ``import tricount.gpu.<anything>`` works on a machine without CUDA.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import re
@@ -88,18 +87,33 @@ def require_memory(need_bytes: int, what: str, *, free_bytes: int | None = None)
 _ALLOCATING = re.compile(r"allocating ([\d,]+) bytes")
 
 
-@contextlib.contextmanager
-def out_of_memory(what: str, advice: str = ADVICE):
-    """Turn the device running out of memory inside the block into
-    :class:`UnsupportedGraphError`, naming ``what`` did not fit and how much it asked for,
-    and ``advice``."""
-    cp = cupy()
-    try:
-        yield
-    except cp.cuda.memory.OutOfMemoryError as exc:
+def out_of_memory(what, advice: str = ADVICE) -> "_OutOfMemory":
+    """A context manager that turns the device running out of memory inside the block
+    into :class:`UnsupportedGraphError`, naming ``what`` did not fit (a string, or a
+    function that makes it, called only then) and how much it asked for, and ``advice``.
+
+    A small class rather than a generator: the short route enters one per count, and a
+    ``contextlib`` generator costs it about a microsecond."""
+    return _OutOfMemory(what, advice)
+
+
+class _OutOfMemory:
+    __slots__ = ("what", "advice")
+
+    def __init__(self, what, advice: str):
+        self.what, self.advice = what, advice
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, traceback) -> bool:
+        if kind is None or not issubclass(kind, cupy().cuda.memory.OutOfMemoryError):
+            return False
+        what = self.what() if callable(self.what) else self.what
         asked = _ALLOCATING.search(str(exc))
-        size = f" (one allocation of {asked.group(1)} bytes failed: {exc})" if asked else f" ({exc})"
-        raise UnsupportedGraphError(f"{what} ran out of GPU memory{size}; {advice}") from exc
+        size = (f" (one allocation of {asked.group(1)} bytes failed: {exc})" if asked
+                else f" ({exc})")
+        raise UnsupportedGraphError(f"{what} ran out of GPU memory{size}; {self.advice}") from exc
 
 
 def live_memory_hook(name: str = "tricount-live-memory"):

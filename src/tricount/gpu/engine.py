@@ -14,7 +14,7 @@ Mirrors :mod:`tricount.cpu.engine`. :func:`count` takes a
 
 Before all of this, a bare ``method="auto"`` on a small graph
 (:func:`~tricount.gpu.plan.choose_short_route`) takes the short route instead
-(:mod:`tricount.gpu.small`): degrees, orientation and count in six launches with
+(:mod:`tricount.gpu.small`): degrees, orientation and count in four launches with
 no host synchronisation, reported as method ``"small"``.
 
 Timings follow the Graph Challenge split (Pearson et al. §III-B): ``gpu_s``
@@ -160,8 +160,7 @@ def count(graph, *, method: str = "auto", orientation: str = "auto", max_memory=
     stats = GraphStats(graph.n_vertices, graph.n_edges, graph.indices.dtype.itemsize,
                        graph.xp is cp, free_device_bytes(), name=graph.name or "")
     planned = plan_memory(stats, wanted, max_memory)
-    what = (f"graph {graph.name + ' ' if graph.name else ''}({graph.n_vertices} vertices, "
-            f"{graph.n_edges} edges)")
+    what = _what(graph)
     stream = cp.cuda.get_current_stream()
     t0 = time.perf_counter()
     with out_of_memory(f"copying {what} to the GPU"):
@@ -192,30 +191,44 @@ def count(graph, *, method: str = "auto", orientation: str = "auto", max_memory=
         gpu_s=t3 - t0))
 
 
+#: The short route's marker in :mod:`tricount.gpu.warm`.
+_SHORT_ROUTE = warm.route_name(SHORT_ROUTE_METHOD, "degree")
+#: The ``timed`` of an untimed count (a no-op region each call; it never holds any).
+_UNTIMED = Regions(None)
+
+
 def _count_short(graph, reason: str, timer) -> EngineResult:
     """:func:`count` by the short route (:mod:`tricount.gpu.small`): no plan, no
     orientation step, no host synchronisation before the count is read. Its
-    orientation runs inside ``count_s`` (there is no ``preprocess_s`` to report)."""
+    orientation runs inside ``count_s`` (there is no ``preprocess_s`` to report).
+
+    A repeated count of a graph on the device is a replay of one CUDA graph, about
+    120 us on the GPU for the largest graphs of the route: this host path is kept to
+    a few microseconds (the error messages are made only on an error)."""
     cp = cupy()
     t0 = time.perf_counter()
     indptr, indices = graph.indptr, graph.indices
-    what = (f"graph {graph.name + ' ' if graph.name else ''}({graph.n_vertices} vertices, "
-            f"{graph.n_edges} edges)")
     if not isinstance(indices, cp.ndarray):
-        with out_of_memory(f"copying {what} to the GPU"):
+        with out_of_memory(lambda: f"copying {_what(graph)} to the GPU"):
             indptr, indices = cp.asarray(indptr), cp.asarray(indices)
             cp.cuda.get_current_stream().synchronize()
     t1 = time.perf_counter()
-    regions = Regions(timer)
-    with out_of_memory(f"counting {what} by the short route"):
+    regions = _UNTIMED if timer is None else Regions(timer)
+    with out_of_memory(lambda: f"counting {_what(graph)} by the short route"):
         n_triangles = count_small(indptr, indices, graph.n_vertices, graph.n_edges, regions,
                                   replay=timer is None)
     t2 = time.perf_counter()
-    warm.mark_compiled(warm.route_name(SHORT_ROUTE_METHOD, "degree"))
+    warm.mark_compiled(_SHORT_ROUTE)
     timings = {"transfer_s": t1 - t0, "count_s": t2 - t1, "gpu_s": t2 - t0}
     if timer is not None:
         timings["kernel_s"] = regions.seconds
     return EngineResult(n_triangles, SHORT_ROUTE_METHOD, reason, timings)
+
+
+def _what(graph) -> str:
+    """A graph as an error message names it."""
+    return (f"graph {graph.name + ' ' if graph.name else ''}({graph.n_vertices} vertices, "
+            f"{graph.n_edges} edges)")
 
 
 def count_oriented(oriented, *, method: str = "auto", plan: Plan | None = None,

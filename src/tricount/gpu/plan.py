@@ -45,6 +45,7 @@ the tables named beside each constant are in ``benchmarks/results/``, and
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -267,8 +268,9 @@ GLOBAL_BITMAP_MEMORY_SHARE = 0.25
 THREADS_PER_SM = 2048
 
 #: The short route (:mod:`tricount.gpu.small`): method ``auto`` counts a graph of at most
-#: this many vertices and edges there, from the built graph to the count in six launches
-#: and one 8-byte read, with no host synchronisation, planning or sort between them.
+#: this many vertices and edges there, from the built graph to the count in four launches
+#: (the last writes the count to pinned host memory), with no host synchronisation,
+#: planning or sort between them.
 #: Vertices: its scan takes one block per tile of 2,048 (128 tiles, one wave, at 2^18).
 #: Edges: measured on R-MAT (edge factor 16, seed 1) on an H100, device run 2 of this
 #: route (benchmarks/results/gpu_small_route_h100.md): the short route beat the planned
@@ -712,9 +714,15 @@ def choose_short_route(n_vertices: int, n_edges: int, *, method: str = "auto",
     n, m = int(n_vertices), int(n_edges)
     if not fits_short_route(n, m):
         return None
-    return (f"auto: short route: {n} vertices <= {SHORT_ROUTE_MAX_VERTICES} and {m} edges <= "
-            f"{SHORT_ROUTE_MAX_EDGES}: small, so degrees, the (degree, id) orientation and a "
-            "hash-set count in six launches, with no host synchronisation before the count")
+    return _short_route_reason(n, m, SHORT_ROUTE_MAX_VERTICES, SHORT_ROUTE_MAX_EDGES)
+
+
+@functools.lru_cache(maxsize=64)
+def _short_route_reason(n: int, m: int, max_vertices: int, max_edges: int) -> str:
+    """The short route's reason (kept: a graph counted again gets the same string)."""
+    return (f"auto: short route: {n} vertices <= {max_vertices} and {m} edges <= {max_edges}: "
+            "small, so degrees, the (degree, id) orientation and a set-based count in four "
+            "launches, with no host synchronisation before the count")
 
 
 def fits_short_route(n_vertices: int, n_edges: int) -> bool:

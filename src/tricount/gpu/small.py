@@ -1,26 +1,28 @@
 """Launcher of ``kernels/small.cu``: the short route of small graphs.
 
 Counts: distinct triangles of a built graph's upper-triangular CSR on the device,
-in six launches on one stream (degrees; the (degree, id) orientation; two for the
-scan of the out-degrees; the scatter of the out-lists; the count, slot by slot for
-sources with light lists and against a set per source for the others: a bitmap of
-n bits per warp where :data:`BITS_MAX_BYTES` holds them, else a hash table) after
-one memset, and one 8-byte read: no host synchronisation, sort, plan or
-allocation between the built graph and the count. The kernel file's
-header says what each launch does and how each triangle is counted once.
+in four launches on one stream (degrees; the (degree, id) orientation; the
+out-lists, placed by a one-pass scan of the out-degrees and a scatter in one
+launch; the count, slot by slot for sources with light lists and against a set per
+source for the others: a bitmap of n bits per warp where :data:`BITS_MAX_BYTES`
+holds them, else a hash table) after one memset. The count kernel's last block
+stores the count into a pinned host word, so nothing is copied after it: no host
+synchronisation, sort, plan, allocation or copy between the built graph and the
+count. The kernel file's header says what each launch does and how each triangle
+is counted once.
 
 Everything the kernels need lives in one :class:`Workspace` per device, made
 when first needed and grown when a graph needs more, never freed by a call:
 one buffer of 32-bit words (:func:`workspace_words`, laid out as
 ``tc_small_layout`` of the kernel file), one of 64-bit offsets
-(:func:`offset_words`) and a pinned host word the count is copied into. The
+(:func:`offset_words`) and a pinned host word the count kernel writes. The
 kernels are fetched once per (device, column type) and kept in a dict, so a call
 costs a few dictionary look-ups and launches of host time.
 
 A graph counted twice (the same device arrays, sizes and workspace, as a
 benchmark's trials or a caller's repeated counts see it) is captured the second
-time into a CUDA graph of the memset and the six launches, and replayed from
-then on: one launch of host time instead of seven. A replay reads the arrays as
+time into a CUDA graph of the memset and the four launches, and replayed from
+then on: one launch of host time instead of five. A replay reads the arrays as
 they are then, so it is exact whatever they hold; captures are kept for the
 last :data:`GRAPH_CACHE` keys. A caller that times the kernel (``timer``) or
 synchronizes every launch (``TRICOUNT_GPU_SYNC``) gets the launches themselves.
@@ -45,8 +47,8 @@ __all__ = ["count_small", "launches", "workspace_words", "zeroed_words", "offset
 
 #: Threads per block of every kernel of the route.
 BLOCK_SIZE = 256
-#: Out-degrees per thread of the two scan kernels: tiles of BLOCK_SIZE x SCAN_ITEMS
-#: vertices, one block each (128 tiles at the route's 2^18 vertices).
+#: Out-degrees per thread of the scan in the place kernel: tiles of BLOCK_SIZE x
+#: SCAN_ITEMS vertices, one block each (128 tiles at the route's 2^18 vertices).
 SCAN_ITEMS = 8
 SCAN_TILE = BLOCK_SIZE * SCAN_ITEMS
 #: Slots (32-bit words) of a warp's shared hash table: out-lists of up to half as many
@@ -72,11 +74,12 @@ WEDGE_UNROLL = 4
 BLOCKS_PER_SM = 8
 #: Captured CUDA graphs kept (the most recent keys).
 GRAPH_CACHE = 16
-#: The header words before the degrees: the count (2), kernel 3's finished blocks, one spare.
-HEADER_WORDS = 4
-#: The kernels of ``small.cu``, in launch order.
-KERNELS = ("tc_small_degrees", "tc_small_orient", "tc_small_tile_sums", "tc_small_offsets",
-           "tc_small_scatter", "tc_small_count", "tc_small_count_bits")
+#: The header words before the degrees: the count (2), the place kernel's tickets and
+#: scanned tiles, the count kernel's finished blocks, three spare.
+HEADER_WORDS = 8
+#: The kernels of ``small.cu``, in launch order (the last two: one or the other).
+KERNELS = ("tc_small_degrees", "tc_small_orient", "tc_small_place", "tc_small_count",
+           "tc_small_count_bits")
 #: Shared memory of a block of the bitmap count kernel (one n-bit map per warp) at most:
 #: past it the hash count kernel runs. 96 KiB: graphs of up to 98,304 vertices, two
 #: blocks a multiprocessor at the most. On an H100 (device run 37, 2026-11-26) the bitmap
@@ -98,11 +101,17 @@ def kernel_defines(*, vertex_t: str) -> dict:
 DEFAULT_DEFINES = {"small": kernel_defines(vertex_t="int")}
 
 
+def scan_tiles(n_vertices: int) -> int:
+    """Tiles of the place kernel's scan (``tc_small_tiles``): at least one."""
+    return max(1, ceil_div(n_vertices, SCAN_TILE))
+
+
 def zeroed_words(n_vertices: int, n_edges: int, *, tables: bool = True) -> int:
     """Words of the workspace that start each count at zero: header, degrees,
-    out-degrees and, for the hash count kernel (``tables``), the global hash tables
-    (4 words per edge)."""
-    return HEADER_WORDS + 2 * n_vertices + (4 * n_edges if tables else 0)
+    out-degrees, the scan's tile sums and, for the hash count kernel (``tables``), the
+    global hash tables (4 words per edge)."""
+    return (HEADER_WORDS + 2 * n_vertices + scan_tiles(n_vertices)
+            + (4 * n_edges if tables else 0))
 
 
 def workspace_words(n_vertices: int, n_edges: int) -> int:
@@ -112,20 +121,22 @@ def workspace_words(n_vertices: int, n_edges: int) -> int:
 
 
 def offset_words(n_vertices: int) -> int:
-    """64-bit words of ``offsets``: one per vertex and one more, then one per scan tile."""
-    return n_vertices + 1 + ceil_div(max(1, n_vertices), SCAN_TILE)
+    """64-bit words of ``offsets``: one per vertex and one more."""
+    return n_vertices + 1
 
 
 class Workspace:
     """One device's buffers for the short route: ``words`` (int32, :func:`workspace_words`)
-    and ``offsets`` (uint64, :func:`offset_words`), ``host`` the pinned word the count is
-    read into, and the captured graphs of this workspace (:data:`GRAPH_CACHE` at most,
+    and ``offsets`` (uint64, :func:`offset_words`), ``host`` the pinned word the count
+    kernel writes the count into (pinned host memory is the device's to address), and the
+    captured graphs of this workspace (:data:`GRAPH_CACHE` at most,
     keyed by the arrays and sizes they were captured for). Grown, never shrunk;
     ``lock`` keeps two threads of one device from using it at once."""
 
     def __init__(self):
         cp = cupy()
         self.words = self.offsets = None
+        self.fitted = None  # (n, m) of the last fit: the buffers hold such a graph
         self.host = np.frombuffer(cp.cuda.alloc_pinned_memory(8), dtype=np.uint64, count=1)
         self.graphs: dict = {}  # key -> None, a captured graph, or False (see _captured)
         self.capture_stream = None  # made at the first capture; False once one failed
@@ -134,6 +145,8 @@ class Workspace:
     def fit(self, n_vertices: int, n_edges: int) -> None:
         """Make room for a graph of this size (allocates only when it is larger than
         any before; a quarter more then, so that growing graphs reallocate rarely)."""
+        if (n_vertices, n_edges) == self.fitted:  # the same size as the last count's
+            return
         cp = cupy()
         need = workspace_words(n_vertices, n_edges)
         if self.words is None or self.words.size < need:
@@ -145,6 +158,7 @@ class Workspace:
             self.offsets = None
             self.graphs.clear()
             self.offsets = cp.empty(need + need // 4, dtype=cp.uint64)
+        self.fitted = (n_vertices, n_edges)
 
 
 _WORKSPACES: dict = {}
@@ -183,26 +197,25 @@ def n_tasks(count_grid: int, n_edges: int) -> int:
 
 
 def launches(kernels, indptr, indices, n: int, m: int, space: Workspace) -> list:
-    """The six launches, in order, as ``(kernel, grid, block, args, shared_bytes)``."""
-    degrees, orient, tile_sums, offsets_kernel, scatter, count, count_bits, sm_count = kernels
+    """The four launches, in order, as ``(kernel, grid, block, args, shared_bytes)``."""
+    degrees, orient, place, count, count_bits, sm_count = kernels
     words, offsets = space.words, space.offsets
     n64, m64 = np.int64(n), np.int64(m)
     # Grid-stride launches: at most BLOCKS_PER_SM blocks per multiprocessor, fewer
-    # for a small graph (one item per thread); the scan takes one block per tile.
+    # for a small graph (one item per thread); the place kernel has a block per scan
+    # tile at least (tiles <= 128 at the route's 2^18 vertices, below the cap).
     cap = BLOCKS_PER_SM * sm_count
-    tiles = ceil_div(n, SCAN_TILE)
     counting = _count_launch(count, count_bits, n, m, cap)
     tasks = np.int64(n_tasks(counting[1], m))
+    host = np.uint64(space.host.ctypes.data)
     return [
         (degrees, min(cap, ceil_div(max(n, m), BLOCK_SIZE)), BLOCK_SIZE,
          (indptr, indices, n64, m64, words), 0),
         (orient, min(cap, ceil_div(m, BLOCK_SIZE)), BLOCK_SIZE,
          (indptr, indices, n64, m64, words), 0),
-        (tile_sums, tiles, BLOCK_SIZE, (n64, m64, words, offsets), 0),
-        (offsets_kernel, tiles, BLOCK_SIZE, (n64, m64, words, offsets), 0),
-        (scatter, min(cap, ceil_div(m, BLOCK_SIZE)), BLOCK_SIZE,
+        (place, max(scan_tiles(n), min(cap, ceil_div(m, BLOCK_SIZE))), BLOCK_SIZE,
          (indices, n64, m64, words, offsets, np.int64(count_set(n) == "hash")), 0),
-        counting[:3] + ((n64, m64, words, offsets, tasks),) + counting[3:],
+        counting[:3] + ((n64, m64, words, offsets, tasks, host),) + counting[3:],
     ]
 
 
@@ -230,7 +243,7 @@ _RESIDENT: dict = {}
 
 
 def _enqueue(kernels, indptr, indices, n: int, m: int, space: Workspace, stream, timed) -> None:
-    """The memset and the six launches on ``stream`` (the current stream)."""
+    """The memset and the four launches on ``stream`` (the current stream)."""
     zeroed = zeroed_words(n, m, tables=count_set(n) == "hash")  # the bitmap kernel has none
     cupy().cuda.runtime.memsetAsync(space.words.data.ptr, 0, 4 * zeroed, stream.ptr)
     *prepare, counting = launches(kernels, indptr, indices, n, m, space)
@@ -286,24 +299,27 @@ def count_small(indptr, indices, n_vertices: int, n_edges: int, timed, *,
     if indices.dtype not in (np.int32, np.int64) or not indices.flags.c_contiguous:
         indices = cp.ascontiguousarray(indices, dtype=cp.int64)
     device_id = cp.cuda.runtime.getDevice()
-    kernels = _kernels(device_id, indices.dtype)
     space = _WORKSPACES.get(device_id)
     if space is None:
         space = _WORKSPACES[device_id] = Workspace()
     stream = cp.cuda.get_current_stream()
+
+    def enqueue(on_stream):
+        _enqueue(_kernels(device_id, indices.dtype), indptr, indices, n, m, space, on_stream,
+                 timed)
+
     with space.lock:
         space.fit(n, m)
         graph = None
         if replay and not SYNC_EACH_LAUNCH:
-            key = (indptr.data.ptr, indices.data.ptr, indices.dtype, n, m,
-                   space.words.data.ptr, space.offsets.data.ptr, count_set(n))
-            graph = _captured(space, key, lambda s: _enqueue(kernels, indptr, indices, n, m,
-                                                             space, s, timed))
+            # The workspace's buffers are not in the key: a reallocation drops every capture.
+            # The count kernel is a function of n, COUNT_SET and BITS_MAX_BYTES (count_set).
+            key = (indptr.data.ptr, indices.data.ptr, indices.dtype, n, m, COUNT_SET,
+                   BITS_MAX_BYTES)
+            graph = _captured(space, key, enqueue)
         if graph is not None:
             graph.launch(stream)
         else:
-            _enqueue(kernels, indptr, indices, n, m, space, stream, timed)
-        cp.cuda.runtime.memcpyAsync(space.host.ctypes.data, space.words.data.ptr, 8,
-                                    cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
-        stream.synchronize()
+            enqueue(stream)
+        stream.synchronize()  # the count kernel has written space.host
         return int(space.host[0])

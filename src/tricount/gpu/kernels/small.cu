@@ -1,5 +1,5 @@
 // small.cu: the short route of small graphs, from an upper-triangular CSR on the
-// device to the triangle count in six launches with no host synchronisation
+// device to the triangle count in four launches with no host synchronisation
 // between them (tricount's own route; launcher: gpu/small.py).
 //
 // Counts: distinct triangles of a simple undirected graph.
@@ -8,29 +8,31 @@
 // neighbour v > u once, in any order (nothing here needs sorted rows); every
 // id below 2^31 - 1 and m below 2^31 (the launcher's bound is far smaller).
 // The workspace `ws` (int32 words, laid out by tc_small_layout, mirrored by
-// gpu/small.py's workspace_words) has its first 4 + 2n words zeroed by the
-// launcher before kernel 1, and the 4m words after them too when the hash count
-// kernel runs; `offsets` holds n + 1 64-bit words and one per tile of the scan.
+// gpu/small.py's workspace_words) has its first 8 + 2n + tiles words zeroed by
+// the launcher before kernel 1 (tiles: ceil(n / TC_SCAN_TILE)), and the 4m words
+// after them too when the hash count kernel runs; `offsets` holds n + 1 64-bit
+// words; `host` is a pinned host word that the count kernel writes the count into.
 //
-// The six kernels, launched in this order on one stream:
+// The four kernels, launched in this order on one stream:
 // 1. tc_small_degrees: the degree of every vertex, one thread per stored edge
 //    (atomicAdd on the column's degree) and per vertex (its row length).
 // 2. tc_small_orient: orients each edge u -> v (u < v) forward when
 //    (deg u, u) < (deg v, v), i.e. deg u <= deg v, else backward, and counts
 //    each vertex's out-degree d+ (atomicAdd); it keeps the direction in the
-//    sign of a COO row word for kernel 5. An edge finds its row by binary search.
-// 3, 4. tc_small_tile_sums, tc_small_offsets: the exclusive scan of the
-//    out-degrees into `offsets`, the first position of each vertex's
-//    out-list. Kernel 3 sums each tile of vertices (coalesced) and its last
-//    block to finish (a counter in the workspace, after a __threadfence, as in
-//    the CUDA samples' threadFenceReduction) scans the tile sums; kernel 4
-//    scans each tile from its prefix.
-// 5. tc_small_scatter: writes each oriented edge into its source's out-list at
-//    a slot taken by atomicSub (lists come out unsorted), records the source of
-//    every slot, and, for the hash count kernel, inserts the edge into its
-//    source's global hash table when that vertex's table would not fit a
-//    warp's shared one.
-// 6. tc_small_count: the m slots of the lists cut into n_tasks tasks of equal
+//    sign of a COO row word for kernel 3. An edge finds its row by binary search.
+// 3. tc_small_place: the out-lists. Each block takes a ticket in the order the
+//    blocks start. The first `tiles` tickets each scan one tile of TC_SCAN_TILE
+//    out-degrees into `offsets` (the first position of each vertex's out-list)
+//    in one pass: a tile publishes its sum (plus one, so that zero means "not
+//    yet"), then adds the sums of the tiles of lower tickets, which have all
+//    started and publish theirs before waiting on anything, so the wait ends.
+//    Once every tile is scanned (a counter, after a __threadfence, as in the
+//    CUDA samples' threadFenceReduction), every block writes its edges into
+//    their sources' out-lists at slots taken by atomicSub (lists come out
+//    unsorted), records the source of every slot, and, for the hash count
+//    kernel, inserts the edge into its source's global hash table when that
+//    vertex's table would not fit a warp's shared one.
+// 4. tc_small_count: the m slots of the lists cut into n_tasks tasks of equal
 //    slots, one warp per task, tasks k, k + W, ... (W warps in the grid; the
 //    launcher gives each warp TASKS_PER_WARP of them). The warp reads its
 //    task's slots 32 at a time, lane i the slot of edge u_i -> v_i:
@@ -49,8 +51,9 @@
 //      ... (their loads in flight together); a wedge's list is found by one
 //      ballot and one OR per window of 32 wedges (tc_task_wedges), and each
 //      wedge is one probe of w in u's set.
-//    Per-run 32-bit counts, per-lane 64-bit ones, one atomicAdd per block.
-// 6'. tc_small_count_bits, the count kernel taken instead of 6 when an n-bit
+//    Per-run 32-bit counts, per-lane 64-bit ones, one atomicAdd per block; the
+//    last block to finish stores the total into the host word (no copy after).
+// 4'. tc_small_count_bits, the count kernel taken instead of 4 when an n-bit
 //    bitmap per warp fits shared memory (the launcher decides): the same tasks,
 //    slots and wedge walk, but u's set is a bitmap (one atomicOr per entry,
 //    one word test per wedge, one store per entry to empty it) instead of a
@@ -67,8 +70,8 @@
 // Tables that do not fit a warp's TC_WARP_SLOTS: a vertex whose table needs
 // more slots gets one in global memory, 4 words per out-list entry from
 // 4 * (its first position), which holds its power of two (< 4 d+ when
-// d+ > 16): disjoint regions, zeroed by the launcher, built by kernel 5 and
-// only read by kernel 6. The bound is decided on the device from d+, never
+// d+ > 16): disjoint regions, zeroed by the launcher, built by kernel 3 and
+// only read by kernel 4. The bound is decided on the device from d+, never
 // read back by the host.
 // Sources: the (degree, id) orientation of Schank and Wagner (2005) and GAPBS's
 // tc.cc; an on-chip set per owner as in TRUST (Pandey et al., TPDS 2021);
@@ -119,12 +122,20 @@
 // Vertices per tile of the scan kernels.
 #define TC_SCAN_TILE (TC_BLOCK_SIZE * TC_SCAN_ITEMS)
 
+// Tiles of the scan of kernel 3: ceil(n / TC_SCAN_TILE), at least one.
+__device__ __forceinline__ unsigned tc_small_tiles(long long n) {
+    return n > 0 ? static_cast<unsigned>((n + TC_SCAN_TILE - 1) / TC_SCAN_TILE) : 1u;
+}
+
 // The workspace's parts, in the order of its words (gpu/small.py's workspace_words).
 struct tc_small_parts {
     count_t* result;       // words 0-1: the count (zeroed)
-    unsigned* done;        // word 2: blocks of kernel 3 finished (zeroed); word 3 unused
+    unsigned* ticket;      // word 2: tickets of kernel 3 taken (zeroed)
+    unsigned* scanned;     // word 3: tiles of kernel 3 scanned (zeroed)
+    unsigned* finished;    // word 4: blocks of kernel 4 finished (zeroed); words 5-7 unused
     int* degree;           // n words (zeroed)
-    int* out_degree;       // n words (zeroed; kernel 5 takes them back to 0)
+    int* out_degree;       // n words (zeroed; kernel 3 takes them back to 0)
+    int* tile_sums;        // tiles words (zeroed): each tile's out-degree sum + 1, once known
     int* tables;           // 4m words (zeroed for the hash count kernel): global hash tables
     int* rows;             // m words: the COO row of each stored edge, ~row when backward
     int* lists;            // m words: the oriented out-lists, from `offsets`
@@ -134,10 +145,13 @@ struct tc_small_parts {
 __device__ __forceinline__ tc_small_parts tc_small_layout(int* ws, long long n, long long m) {
     tc_small_parts p;
     p.result = reinterpret_cast<count_t*>(ws);  // the workspace is 256-byte aligned
-    p.done = reinterpret_cast<unsigned*>(ws + 2);
-    p.degree = ws + 4;
+    p.ticket = reinterpret_cast<unsigned*>(ws + 2);
+    p.scanned = reinterpret_cast<unsigned*>(ws + 3);
+    p.finished = reinterpret_cast<unsigned*>(ws + 4);
+    p.degree = ws + 8;
     p.out_degree = p.degree + n;
-    p.tables = p.out_degree + n;
+    p.tile_sums = p.out_degree + n;
+    p.tables = p.tile_sums + tc_small_tiles(n);
     p.rows = p.tables + 4 * m;
     p.lists = p.rows + m;
     p.sources = p.lists + m;
@@ -250,52 +264,18 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_orient(
     }
 }
 
-// Kernel 3, one block per tile of TC_SCAN_TILE vertices (ceil(n / tile) blocks): the
-// tile's out-degree sum into tiles[tile]; the last block to finish turns the sums into
-// each tile's exclusive prefix, in place, and writes offsets[n], the total. `tiles` is
-// offsets + n + 1.
-extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_tile_sums(
-    long long n, long long m, int* ws, unsigned long long* offsets) {
-    const tc_small_parts p = tc_small_layout(ws, n, m);
-    unsigned long long* const tiles = offsets + n + 1;
-    const long long first = static_cast<long long>(blockIdx.x) * TC_SCAN_TILE;
-    unsigned long long sum = 0;
-#pragma unroll
-    for (int k = 0; k < TC_SCAN_ITEMS; ++k) {  // coalesced: the order of a sum is free
-        const long long i = first + k * TC_BLOCK_SIZE + threadIdx.x;
-        if (i < n) sum += static_cast<unsigned long long>(p.out_degree[i]);
-    }
-    unsigned long long total;
-    tc_block_exclusive(sum, &total);
-    if (threadIdx.x == 0) tiles[blockIdx.x] = total;
-    // The tile's sum is visible device-wide before its block counts itself finished;
-    // the block that finishes last sees every sum.
-    __threadfence();
-    __shared__ int is_last;
-    __syncthreads();
-    if (threadIdx.x == 0) is_last = atomicAdd(p.done, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!is_last) return;
-    __threadfence();
-    unsigned long long carry = 0;
-    for (unsigned base = 0; base < gridDim.x; base += blockDim.x) {
-        const unsigned t = base + threadIdx.x;
-        const unsigned long long own = t < gridDim.x ? __ldcg(tiles + t) : 0ull;
-        unsigned long long chunk;
-        const unsigned long long before = tc_block_exclusive(own, &chunk);
-        if (t < gridDim.x) tiles[t] = carry + before;
-        carry += chunk;
-    }
-    if (threadIdx.x == 0) offsets[n] = carry;
-}
-
-// Kernel 4, one block per tile: offsets[u] = the sum of out_degree[x] over x < u, for the
-// tile's u (thread t: TC_SCAN_ITEMS consecutive vertices).
-extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_offsets(
-    long long n, long long m, int* ws, unsigned long long* offsets) {
-    const tc_small_parts p = tc_small_layout(ws, n, m);
+// Kernel 3's scan of tile `tile` (the block of that ticket): offsets[u] = the sum of
+// out_degree[x] over x < u for the tile's u (thread t: TC_SCAN_ITEMS consecutive
+// vertices), and offsets[n] by the last tile. The tile publishes its sum before it
+// waits for the sums of the tiles before it (whose tickets are lower: those blocks
+// have started, and publish theirs before waiting on anything), and counts itself
+// scanned once its offsets are visible device-wide.
+__device__ __forceinline__ void tc_small_scan_tile(const tc_small_parts& p, long long n,
+                                                   unsigned long long* offsets, unsigned tile,
+                                                   unsigned tiles) {
+    __shared__ unsigned long long tile_prefix;
     const long long first =
-        static_cast<long long>(blockIdx.x) * TC_SCAN_TILE + threadIdx.x * TC_SCAN_ITEMS;
+        static_cast<long long>(tile) * TC_SCAN_TILE + threadIdx.x * TC_SCAN_ITEMS;
     int out_degree[TC_SCAN_ITEMS];
     unsigned long long sum = 0;
 #pragma unroll
@@ -304,27 +284,59 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_offsets(
         sum += static_cast<unsigned long long>(out_degree[k]);
     }
     unsigned long long total;
-    unsigned long long before = tc_block_exclusive(sum, &total) + offsets[n + 1 + blockIdx.x];
+    unsigned long long before = tc_block_exclusive(sum, &total);
+    // The sum is at most m < 2^31 - 1, so sum + 1 fits a word and is never 0.
+    if (threadIdx.x == 0) atomicExch(p.tile_sums + tile, static_cast<int>(total + 1ull));
+    if (threadIdx.x < TC_WARP) {  // warp 0 adds the published sums of tiles 0 .. tile - 1
+        unsigned long long prior = 0;
+        for (unsigned t = threadIdx.x; t < tile; t += TC_WARP) {
+            int published;
+            while ((published = *reinterpret_cast<volatile int*>(p.tile_sums + t)) == 0) {
+            }
+            prior += static_cast<unsigned long long>(published - 1);
+        }
+        prior = tc_warp_sum(prior);
+        if (threadIdx.x == 0) tile_prefix = prior;
+    }
+    __syncthreads();
+    before += tile_prefix;
 #pragma unroll
     for (int k = 0; k < TC_SCAN_ITEMS; ++k) {
         if (first + k < n) offsets[first + k] = before;
         before += static_cast<unsigned long long>(out_degree[k]);
     }
+    // The last thread of the last tile has added every out-degree: the total.
+    if (tile == tiles - 1 && threadIdx.x == blockDim.x - 1) offsets[n] = before;
+    __threadfence();  // this thread's offsets are visible before the tile counts as scanned
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(p.scanned, 1u);
 }
 
-// Kernel 5: each oriented edge into its source's out-list (and global table).
-extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_scatter(
+// Kernel 3: the out-lists (the module doc, 3), in at least `tiles` blocks. `offsets`
+// is written by the scan and read by the scatter in this one launch: it is read
+// through L2 (__ldcg), never through the read-only path.
+extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_place(
     const vertex_t* __restrict__ cols, long long n, long long m, int* ws,
-    const unsigned long long* __restrict__ offsets, long long tables) {
+    unsigned long long* offsets, long long tables) {
     const tc_small_parts p = tc_small_layout(ws, n, m);
+    __shared__ unsigned block_ticket;
+    if (threadIdx.x == 0) block_ticket = atomicAdd(p.ticket, 1u);
+    __syncthreads();
+    const unsigned ticket = block_ticket, tiles = tc_small_tiles(n);
+    if (ticket < tiles) tc_small_scan_tile(p, n, offsets, ticket, tiles);
+    if (threadIdx.x == 0) {  // every tile's blocks have started: the wait ends
+        while (*reinterpret_cast<volatile unsigned*>(p.scanned) < tiles) __nanosleep(64);
+        __threadfence();
+    }
+    __syncthreads();
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < m;
+    for (long long e = static_cast<long long>(ticket) * blockDim.x + threadIdx.x; e < m;
          e += stride) {
         const int row = p.rows[e];
         const int u = row >= 0 ? row : ~row, v = static_cast<int>(cols[e]);
         const int source = row >= 0 ? u : v, target = row >= 0 ? v : u;
-        const unsigned first = static_cast<unsigned>(offsets[source]);
-        const unsigned out_degree = static_cast<unsigned>(offsets[source + 1]) - first;
+        const unsigned first = static_cast<unsigned>(__ldcg(offsets + source));
+        const unsigned out_degree = static_cast<unsigned>(__ldcg(offsets + source + 1)) - first;
         // The counter falls from d+ to 0: slots d+ - 1 .. 0, each taken once.
         const unsigned slot = static_cast<unsigned>(atomicSub(p.out_degree + source, 1) - 1);
         p.lists[first + slot] = target;
@@ -447,8 +459,8 @@ __device__ __forceinline__ unsigned tc_light_slot(const int* __restrict__ lists,
 
 // u's out-list as a warp holds it for its runs: filled, probed by the runs' wedges,
 // emptied before another vertex's (every call by the whole warp). The hash table of
-// kernel 6: in the warp's shared slots, or, for a list too long for them, the table
-// kernel 5 built in global memory (neither filled nor emptied here).
+// kernel 4: in the warp's shared slots, or, for a list too long for them, the table
+// kernel 3 built in global memory (neither filled nor emptied here).
 struct tc_own_table {
     int* shared;             // the warp's TC_WARP_SLOTS slots, zero but the held set's
     int* global;             // p.tables
@@ -476,7 +488,7 @@ struct tc_own_table {
     }
 };
 
-// The bitmap of kernel 6': n bits of the warp's shared memory, zero but the held set's.
+// The bitmap of kernel 4': n bits of the warp's shared memory, zero but the held set's.
 struct tc_own_bits {
     unsigned* bits;
     __device__ __forceinline__ void fill(const int* __restrict__ lists, unsigned begin,
@@ -497,7 +509,7 @@ struct tc_own_bits {
 };
 
 // One warp's tasks k, k + W, k + 2W, ... (W warps in the grid), task t the slots
-// [t m / n_tasks, (t + 1) m / n_tasks); this lane's closed wedges (the module doc, 6).
+// [t m / n_tasks, (t + 1) m / n_tasks); this lane's closed wedges (the module doc, 4).
 template <class Own>
 __device__ __forceinline__ count_t tc_small_tasks(const tc_small_parts& p, long long m,
                                                   const unsigned long long* __restrict__ offsets,
@@ -557,26 +569,42 @@ __device__ __forceinline__ count_t tc_small_tasks(const tc_small_parts& p, long 
     return found;
 }
 
-// Kernel 6: count, one warp per task; needs TC_WARPS_PER_BLOCK * TC_WARP_SLOTS words of
+// The grid's count into *host: every block adds its part to the workspace's count;
+// the last block to finish (a counter after a __threadfence, thread 0 being the one
+// that added) stores the total into the pinned host word, which the host reads after
+// synchronizing the stream: no copy is launched after the kernel.
+__device__ __forceinline__ void tc_small_finish(count_t value, const tc_small_parts& p,
+                                                count_t* host) {
+    tc_block_add(value, p.result);  // thread 0 added the block's part
+    if (threadIdx.x == 0) {
+        __threadfence();
+        if (atomicAdd(p.finished, 1u) == gridDim.x - 1) {
+            __threadfence();
+            *reinterpret_cast<volatile count_t*>(host) = atomicAdd(p.result, 0ull);
+        }
+    }
+}
+
+// Kernel 4: count, one warp per task; needs TC_WARPS_PER_BLOCK * TC_WARP_SLOTS words of
 // dynamic shared memory.
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_count(
     long long n, long long m, int* ws, const unsigned long long* __restrict__ offsets,
-    long long n_tasks) {
+    long long n_tasks, count_t* host) {
     extern __shared__ int warp_tables[];
     const tc_small_parts p = tc_small_layout(ws, n, m);
     const int lane = threadIdx.x % TC_WARP, warp = threadIdx.x / TC_WARP;
     tc_own_table own{warp_tables + warp * TC_WARP_SLOTS, p.tables};
     for (int i = lane; i < TC_WARP_SLOTS; i += TC_WARP) own.shared[i] = 0;
     __syncwarp();
-    tc_block_add(tc_small_tasks(p, m, offsets, n_tasks, own, lane, warp), p.result);
+    tc_small_finish(tc_small_tasks(p, m, offsets, n_tasks, own, lane, warp), p, host);
 }
 
-// Kernel 6': count as kernel 6, u's out-list as a bitmap of n bits per warp; needs
+// Kernel 4': count as kernel 4, u's out-list as a bitmap of n bits per warp; needs
 // TC_WARPS_PER_BLOCK * ceil(n / 32) words of dynamic shared memory. Every bit is zero
 // but those of the held vertex's N+(u), whose words are zeroed before another's.
 extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_count_bits(
     long long n, long long m, int* ws, const unsigned long long* __restrict__ offsets,
-    long long n_tasks) {
+    long long n_tasks, count_t* host) {
     extern __shared__ unsigned warp_bits[];
     const tc_small_parts p = tc_small_layout(ws, n, m);
     const int lane = threadIdx.x % TC_WARP, warp = threadIdx.x / TC_WARP;
@@ -584,5 +612,5 @@ extern "C" __global__ void __launch_bounds__(TC_BLOCK_SIZE) tc_small_count_bits(
     tc_own_bits own{warp_bits + warp * n_words};
     for (long long i = lane; i < n_words; i += TC_WARP) own.bits[i] = 0u;
     __syncwarp();
-    tc_block_add(tc_small_tasks(p, m, offsets, n_tasks, own, lane, warp), p.result);
+    tc_small_finish(tc_small_tasks(p, m, offsets, n_tasks, own, lane, warp), p, host);
 }
