@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tricount
+from tricount.cpu import listing as cpu_listing
 from tricount.cpu import walk_numpy
 from tricount.cpu.listing import CpuLister, list_triangles_cpu, stream_triangles_cpu
 from tricount.cpu.walk_numpy import stream_triangles_numpy
@@ -183,6 +184,17 @@ class TestRoutes:
     def test_chunks_that_end_inside_an_edge(self):
         # K7: the first oriented edge closes 5 triangles, so every chunk size from 1 to
         # 6 ends some chunk inside an edge; the pass resumes there.
+        self._every_chunk_size_of_k7()
+
+    @pytest.mark.parametrize("first_rows", [1, 2, 5, 34, 35, 36])
+    def test_a_small_first_buffer(self, monkeypatch, first_rows):
+        # The first chunk is written into FIRST_ROWS rows and moved to the chunk's own
+        # buffer only when they fill (K7's 35 triangles: inside it, at it, past it).
+        monkeypatch.setattr(cpu_listing, "FIRST_ROWS", first_rows)
+        self._every_chunk_size_of_k7()
+
+    @staticmethod
+    def _every_chunk_size_of_k7():
         n = 7
         src, dst = zip(*[(u, v) for u in range(n) for v in range(u + 1, n)])
         g = tricount.Graph.from_edges(src, dst)
