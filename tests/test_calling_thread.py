@@ -1,6 +1,7 @@
 """Small graphs on the calling thread (tricount.prep._parallel.on_calling_thread).
 
-The CPU engine runs a graph under ``SERIAL_MAX_EDGES`` edges through each parallel
+The CPU engine runs a graph under ``SERIAL_MAX_EDGES`` edges (twice that for the bitmap
+counter on two threads or fewer: ``tricount._threads.serial_bound``) through each parallel
 kernel's serial twin (the same source compiled without ``parallel=True``). Both ways must
 give the reference's count, and the switch must really take the twin.
 """
@@ -70,6 +71,27 @@ def test_the_serial_twin_runs_and_not_the_parallel_kernel(monkeypatch):
     assert not calls
     with _parallel.on_calling_thread():
         assert _parallel.n_workers() == 1
+
+
+@pytest.mark.parametrize("threads, bitmap_on_caller", [(1, True), (2, True), (16, False)])
+def test_bitmap_between_the_bounds_follows_its_threads(monkeypatch, threads, bitmap_on_caller):
+    # 18,013 edges, between SERIAL_MAX_EDGES and twice it: the bitmap count runs on the
+    # calling thread with two threads or fewer and in parallel regions with more
+    # (tricount._threads.serial_bound); merge in parallel regions either way.
+    if _parallel.numba.config.DISABLE_JIT:
+        pytest.skip("NUMBA_DISABLE_JIT: every kernel is its own plain-Python twin")
+    g = tricount.Graph.from_edges(*rmat(11, 12, seed=1))
+    assert engine.SERIAL_MAX_EDGES <= g.n_edges < 2 * engine.SERIAL_MAX_EDGES
+    want = count_triangles(*g.edges())
+    calls = []
+    twin_of = _parallel.serial_twin
+    monkeypatch.setattr(_parallel, "serial_twin", lambda k: calls.append(k) or twin_of(k))
+    monkeypatch.setattr(engine, "thread_count", lambda: threads)
+    assert engine.count(g, method="bitmap").n_triangles == want
+    assert bool(calls) == bitmap_on_caller
+    calls.clear()
+    assert engine.count(g, method="merge").n_triangles == want
+    assert not calls
 
 
 def test_nesting_keeps_the_outer_choice():

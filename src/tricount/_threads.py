@@ -46,7 +46,7 @@ import sys
 import threading
 
 __all__ = ["FORK_SAFE_LAYER", "request_fork_safe_layer", "parallel_region", "load_numba",
-           "numba_started", "thread_count"]
+           "numba_started", "thread_count", "serial_bound"]
 
 #: The CPU engine counts a graph of fewer edges on the calling thread, each parallel
 #: kernel's serial twin in place of its parallel region (tricount.prep._parallel): below
@@ -58,6 +58,14 @@ __all__ = ["FORK_SAFE_LAYER", "request_fork_safe_layer", "parallel_region", "loa
 #: from polblogs (0.55x). One bound for both, the power of two under merge's crossover.
 #: Not measured on 16 cores, where threads win sooner and a region costs more.
 SERIAL_MAX_EDGES = 1 << 14
+#: The bitmap counter in id order (since the table above) on two threads or fewer: its
+#: calling thread won up to twice that bound. benchmarks/results/cpu_calling_thread.md
+#: (2-core development machine, 2026-11-27, the engine's bitmap count, calling thread over
+#: parallel regions): polblogs (16,715 edges) 1.56x, oregon1_010331 (22,002) 1.56x, ca-HepTh
+#: (25,973) 1.46x faster on the calling thread, ppi (37,845) 0.76x. On 16 threads the regions
+#: win from 16,715 edges (cpu_vs_gapbs_16_h100.md), so more threads keep the bound.
+BITMAP_FEW_THREADS = 2
+BITMAP_FEW_THREADS_FACTOR = 2
 #: A serial twin's qualified name is its kernel's plus this (Numba's cache files are named
 #: by it, which tricount.backends.facts reads).
 SERIAL_TWIN_SUFFIX = "_serial"
@@ -105,6 +113,19 @@ def thread_count() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def serial_bound(method: str, threads: int, bound: int = SERIAL_MAX_EDGES) -> int:
+    """The edges under which ``method``'s count runs on the calling thread when it would
+    have ``threads`` threads: ``bound`` (:data:`SERIAL_MAX_EDGES`, or a caller's own), times
+    :data:`BITMAP_FEW_THREADS_FACTOR` for the bitmap counter on at most
+    :data:`BITMAP_FEW_THREADS` threads.
+
+    >>> serial_bound("merge", 2), serial_bound("bitmap", 2), serial_bound("bitmap", 16)
+    (16384, 32768, 16384)
+    """
+    few = method == "bitmap" and threads <= BITMAP_FEW_THREADS
+    return bound * BITMAP_FEW_THREADS_FACTOR if few else bound
 
 
 def load_numba():

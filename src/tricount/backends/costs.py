@@ -38,7 +38,7 @@ import os
 import threading
 from dataclasses import dataclass
 
-from tricount._threads import SERIAL_MAX_EDGES, SERIAL_TWIN_SUFFIX
+from tricount._threads import SERIAL_TWIN_SUFFIX, serial_bound
 from tricount.backends.facts import Warmth, Workload
 from tricount.cpu import CPU_METHODS
 from tricount.cpu.id_order import likely_in_id_order
@@ -67,7 +67,7 @@ class Costs:
     degree); merge's is bitmap's times ``mean degree / merge_degree``, times bitmap's
     effective threads over merge's (each of merge's threads past ``cpu_threads`` worth
     ``merge_parallel_efficiency``), at least ``merge_min_ratio``; on the calling thread
-    (graphs under ``SERIAL_MAX_EDGES``) it is ``mean degree / serial_merge_degree`` and the
+    (:func:`tricount._threads.serial_bound`) it is ``mean degree / serial_merge_degree`` and the
     call ``serial_call_s``. ``*_call_s``: what one count of a method costs whatever the
     graph (thread wake-ups, allocations)."""
 
@@ -202,7 +202,7 @@ COSTS = Costs(
     numpy_count_s_per_edge=3.2e-07, numpy_count_s_per_edge_per_degree=5e-09,
     # One count, whatever the graph; threads past cpu_threads.
     bitmap_call_s=5.5e-4, merge_call_s=1.6e-4, spgemm_call_s=1.5e-4, numpy_call_s=3e-5,
-    # Bitmap or merge under SERIAL_MAX_EDGES: no parallel region (karate, lesmis; H100 host).
+    # Bitmap or merge on the calling thread (serial_bound): no region (karate, lesmis; H100).
     serial_call_s=2.5e-5,
     parallel_efficiency=0.4,
     # The GPU.
@@ -394,7 +394,7 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
     else:
         # A small graph's kernels run on the calling thread (cpu.engine's rule): their
         # serial twins, compiled and cached apart.
-        on_caller = m < SERIAL_MAX_EDGES
+        on_caller = m < serial_bound(method, max(1, warmth.threads))
         twin = SERIAL_TWIN_SUFFIX if on_caller else ""
         # Bitmap counts the id order where its probes are few (cpu/id_order.py): the model
         # takes the id order where its bound is the generous one, without the probes.

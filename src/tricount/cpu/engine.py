@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from tricount._threads import SERIAL_MAX_EDGES
+from tricount._threads import SERIAL_MAX_EDGES, serial_bound, thread_count
 from tricount.cpu import CPU_METHODS, GPU_ONLY_METHODS
 from tricount.errors import UnknownMethodError
 from tricount.prep.orient import orient_upper
@@ -62,15 +62,15 @@ def _counter(name: str):
 
 
 def threads_for(name: str, n_edges: int):
-    """Where a method's Numba kernels run: a small graph's (:data:`SERIAL_MAX_EDGES`) on
-    this thread (:func:`tricount.prep._parallel.on_calling_thread`: a parallel region's
-    entry costs more than its threads win there). NumPy's and SciPy's counters load no
-    Numba."""
+    """Where a method's Numba kernels run: a small graph's (:data:`SERIAL_MAX_EDGES`, twice
+    it for bitmap on two threads: :func:`tricount._threads.serial_bound`) on this thread
+    (:func:`tricount.prep._parallel.on_calling_thread`: a parallel region's entry costs
+    more than its threads win there). NumPy's and SciPy's counters load no Numba."""
     if name not in ("bitmap", "merge"):
         return contextlib.nullcontext()
     from tricount.prep._parallel import on_calling_thread
 
-    return on_calling_thread(n_edges < SERIAL_MAX_EDGES)
+    return on_calling_thread(n_edges < serial_bound(name, thread_count(), SERIAL_MAX_EDGES))
 
 
 def _bitmap_input(graph):
