@@ -84,6 +84,48 @@ def test_both_orders_match_the_oracle(order, n, p, seed):
     assert result.n_triangles == reference.count_triangles(src.tolist(), dst.tolist())
 
 
+@pytest.mark.parametrize("marks", ["bytes", "bits"])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # the bound stays put
+@given(n=st.integers(1, 90), p=st.floats(0.0, 0.7), seed=st.integers(0, 2**32 - 1))
+def test_the_one_pass_and_its_budget(monkeypatch, marks, n, p, seed):
+    # The one pass (a graph on the calling thread) counts what the three passes count, with
+    # either marks (tricount.cpu._marks), takes the probes of their first pass, and gives up
+    # exactly when its budget is below them.
+    from tricount.cpu import _marks
+
+    monkeypatch.setattr(_marks, "BYTE_MAP_MAX_VERTICES", 1 << 20 if marks == "bytes" else 0)
+    src, dst = random_graph(n, p, seed)
+    graph = tricount.Graph.from_edges(src, dst, n_vertices=n)
+    upper = graph.upper()
+    expected = reference.count_triangles(src.tolist(), dst.tolist())
+    for oriented in (upper, orient_upper(upper, graph.degrees, "rank", parallel=True)):
+        probes, _ = brute_plan(oriented)
+        assert bitmap.count_one_pass(oriented) == expected
+        assert bitmap.count_bitmap(oriented) == expected
+        assert bitmap.count_one_pass(oriented, budget=probes) == expected
+        # (an empty graph is counted whatever the budget, as plan_in_id_order does)
+        assert bitmap.count_one_pass(oriented, budget=probes - 1) == (
+            None if oriented.n_edges else 0)
+
+
+def test_the_one_pass_gives_the_id_order_up_past_its_bound(monkeypatch):
+    # Every graph on the calling thread: the one pass stops once past the id order's bound
+    # and counts the rank orientation instead.
+    monkeypatch.setattr(engine, "SERIAL_MAX_EDGES", 1 << 40)
+    src, dst = hubs_in_the_middle(600, 300)  # about 75 probes an edge in id order
+    graph = tricount.Graph.from_edges(src, dst)
+    assert bitmap.probes(graph.upper()) > id_order.id_order_limit(graph.n_edges, 1) * graph.n_edges
+    assert bitmap.count_one_pass_in_id_order(graph.upper()) is None
+    result = engine.count(graph, method="bitmap")
+    assert result.method_reason.endswith("one pass, rank order") and result.n_triangles == 0
+    src, dst = rmat(10, 8, seed=3)  # and a graph with triangles, in id order
+    graph = tricount.Graph.from_edges(src, dst)
+    result = engine.count(graph, method="bitmap")
+    assert result.method_reason.endswith("one pass, id order")
+    assert result.n_triangles == reference.count_triangles(src.tolist(), dst.tolist())
+
+
 @pytest.mark.parametrize("order", ["id", "rank"], indirect=True)
 @pytest.mark.parametrize("name", sorted(NAMED))
 def test_both_orders_on_named_graphs(order, name):
@@ -93,13 +135,18 @@ def test_both_orders_on_named_graphs(order, name):
 
 
 @pytest.mark.parametrize("order", ["id", "rank"], indirect=True)
-def test_both_orders_in_parallel_regions(order, monkeypatch):
-    # Graphs under SERIAL_MAX_EDGES run the serial twins; this one runs the threads' kernels.
+@pytest.mark.parametrize("marks", ["bytes", "bits"])
+def test_both_orders_in_parallel_regions(order, marks, monkeypatch):
+    # Graphs under SERIAL_MAX_EDGES run the one pass; this one runs the threads' kernels.
+    from tricount.cpu import _marks
+
     monkeypatch.setattr(engine, "SERIAL_MAX_EDGES", 0)
+    monkeypatch.setattr(_marks, "BYTE_MAP_MAX_VERTICES", 1 << 20 if marks == "bytes" else 0)
     src, dst = rmat(11, 16, seed=4)
     graph = tricount.Graph.from_edges(src, dst)
     expected = reference.count_triangles(src.tolist(), dst.tolist())
-    assert engine.count(graph, method="bitmap").n_triangles == expected
+    result = engine.count(graph, method="bitmap")
+    assert result.n_triangles == expected and "one pass" not in result.method_reason
 
 
 def test_few_probes_count_in_id_order():

@@ -2,8 +2,9 @@
 
 The CPU engine runs a graph under ``SERIAL_MAX_EDGES`` edges (twice that for the bitmap
 counter on two threads or fewer: ``tricount._threads.serial_bound``) through each parallel
-kernel's serial twin (the same source compiled without ``parallel=True``). Both ways must
-give the reference's count, and the switch must really take the twin.
+kernel's serial twin (the same source compiled without ``parallel=True``), and the bitmap
+counter through its one pass (``tricount.cpu.bitmap.count_one_pass``). Both ways must give
+the reference's count, and the switch must really take the twin or the one pass.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 import tricount
-from tricount.cpu import engine
+from tricount.cpu import bitmap, engine
 from tricount.generate import rmat
 from tricount.prep import _parallel
 from tricount.reference import count_triangles
@@ -47,6 +48,15 @@ def test_random_graphs_on_the_calling_thread(pairs):
         assert engine.count(g, method=method).n_triangles == want
 
 
+def _one_passes(monkeypatch):
+    """A list that gets an entry each time the bitmap counter's one pass runs."""
+    calls = []
+    one_pass = bitmap._count_one_pass
+    monkeypatch.setattr(bitmap, "_count_one_pass",
+                        lambda *args: calls.append(args) or one_pass(*args))
+    return calls
+
+
 def test_the_serial_twin_runs_and_not_the_parallel_kernel(monkeypatch):
     if _parallel.numba.config.DISABLE_JIT:
         pytest.skip("NUMBA_DISABLE_JIT: every kernel is its own plain-Python twin")
@@ -58,17 +68,24 @@ def test_the_serial_twin_runs_and_not_the_parallel_kernel(monkeypatch):
         return twin_of(kernel)
 
     monkeypatch.setattr(_parallel, "serial_twin", spy)
+    one_passes = _one_passes(monkeypatch)
     g = tricount.Graph.from_edges(*rmat(6, 8, seed=1))
     assert g.n_edges < engine.SERIAL_MAX_EDGES
-    engine.count(g, method="bitmap")
-    assert len(calls) >= 3  # the bitmap count's three kernels at least
+    engine.count(g, method="merge")
+    assert calls  # merge's count kernel at least
     twin = twin_of(calls[0])
     assert twin is not calls[0] and twin is twin_of(calls[0])  # made once
     assert not getattr(twin, "targetoptions", {}).get("parallel", False)
     calls.clear()
+    # The bitmap counter's one pass: no twin, no parallel region.
+    result = engine.count(g, method="bitmap")
+    assert "one pass" in result.method_reason
+    assert len(one_passes) == 1 and not calls
     monkeypatch.setattr(engine, "SERIAL_MAX_EDGES", 0)  # in parallel regions
-    engine.count(g, method="bitmap")
-    assert not calls
+    one_passes.clear()
+    for method in ("merge", "bitmap"):
+        engine.count(g, method=method)
+    assert not calls and not one_passes
     with _parallel.on_calling_thread():
         assert _parallel.n_workers() == 1
 
@@ -86,10 +103,10 @@ def test_bitmap_between_the_bounds_follows_its_threads(monkeypatch, threads, bit
     calls = []
     twin_of = _parallel.serial_twin
     monkeypatch.setattr(_parallel, "serial_twin", lambda k: calls.append(k) or twin_of(k))
+    one_passes = _one_passes(monkeypatch)
     monkeypatch.setattr(engine, "thread_count", lambda: threads)
     assert engine.count(g, method="bitmap").n_triangles == want
-    assert bool(calls) == bitmap_on_caller
-    calls.clear()
+    assert bool(one_passes) == bitmap_on_caller
     assert engine.count(g, method="merge").n_triangles == want
     assert not calls
 
@@ -103,13 +120,16 @@ def test_nesting_keeps_the_outer_choice():
 
 
 def test_the_cost_model_sees_the_twins():
-    # After a small count the twins are compiled in this process, and the model's groups
-    # of twins say so (tricount.backends.facts); their disk cache is named apart.
+    # After a small count the kernels it ran on the calling thread are compiled in this
+    # process, and the model's groups for the calling thread say so
+    # (tricount.backends.facts); the twins' disk cache is named apart.
     if _parallel.numba.config.DISABLE_JIT:
         pytest.skip("NUMBA_DISABLE_JIT: nothing is compiled")
     from tricount.backends import facts
 
-    engine.count(tricount.Graph.from_edges(*rmat(6, 8, seed=2)), method="bitmap")
-    for relative, name in facts.KERNEL_GROUPS["bitmap_serial"]:
-        assert name.endswith("_serial")
-        assert facts.kernel_state(relative, name) == facts.LOADED
+    g = tricount.Graph.from_edges(*rmat(6, 8, seed=2))
+    for method in ("bitmap", "merge"):
+        engine.count(g, method=method)
+        for relative, name in facts.KERNEL_GROUPS[f"{method}_serial"]:
+            assert name.endswith("_serial") == (method == "merge")
+            assert facts.kernel_state(relative, name) == facts.LOADED

@@ -79,12 +79,14 @@ KERNEL_GROUPS = {
     "merge": (("cpu/merge.py", "_count_merge"),),
 }
 # A graph under SERIAL_MAX_EDGES runs the parallel kernels' serial twins (their names plus
-# SERIAL_TWIN_SUFFIX: tricount.prep._parallel), compiled and cached apart.
+# SERIAL_TWIN_SUFFIX: tricount.prep._parallel), compiled and cached apart; the bitmap
+# counter runs its one pass there instead (cpu/bitmap.py, count_one_pass).
 KERNEL_GROUPS |= {
     f"{group}{SERIAL_TWIN_SUFFIX}": tuple(
         (relative, name if name in _NOT_PARALLEL else name + SERIAL_TWIN_SUFFIX)
         for relative, name in KERNEL_GROUPS[group])
-    for group in ("orient-rank", "orient-degree", "bitmap", "merge")}
+    for group in ("orient-rank", "orient-degree", "merge")}
+KERNEL_GROUPS[f"bitmap{SERIAL_TWIN_SUFFIX}"] = (("cpu/bitmap.py", "_count_one_pass"),)
 
 #: A kernel's state: in memory in this process, in Numba's disk cache, or to compile.
 LOADED, CACHED, COMPILE = "loaded", "cached", "compile"

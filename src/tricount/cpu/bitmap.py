@@ -16,11 +16,15 @@ the shorter is probed), with the candidates cut at b because the rows are
 sorted, and with the pairs "deferred" to b found by one counting pass.
 Work: a plan pass counts the deferred pairs of every vertex (atomic adds) and
 notes each one's slot, a second places them there with no atomics (the start
-and end of the rest of the anchor's row: two ids a pair); then
+and end of the rest of the anchor's row: two ids a pair), so that each vertex's
+pairs lie together (stacks linked through the pairs, pushed by atomic exchanges
+in the first pass, saved the placing pass but cost more in the count, which
+then chased each hub's links from one random address to the next: email-Enron
+3.5 against 2.9 ms on two threads, 2026-11-27, runs minutes apart); then
 per anchor x (handed out in chunks, :mod:`tricount.cpu._common`) the worker
-sets N+(x) in its own n-bit bitmap (one L1- or L2-resident word array per
-worker), probes its own pairs and its deferred ones, and clears the words it
-set. Counts are int64 per worker and in the sum.
+marks N+(x) in its own map (a byte a vertex, or a bit past 2^20 vertices:
+:mod:`tricount.cpu._marks`), probes its own pairs and its deferred ones, and
+clears the marks it set. Counts are int64 per worker and in the sum.
 Measured (R-MAT 18, 2-core development machine, 2026-11-25): see
 benchmarks/results/cpu_vs_gapbs.md.
 Which ids: the rows need only point up the ids and be sorted, so the graph's own
@@ -32,6 +36,16 @@ order's on most real graphs (1.1-2.5x on the shared graphs), while the rank
 orientation costs 20-30 ns an edge on two threads, as much as the count there.
 Work per thread: anchors are claimed in chunks of :data:`COUNT_CHUNK_ANCHORS` on
 several threads, so that a run of hubs (ids put them together) is shared.
+One pass on one thread (:func:`count_one_pass`, a graph counted on the calling
+thread): taken in increasing id, every anchor w < x that defers a pair to x has
+been walked before x comes (x is in N+(w), so x > w), so the pair is pushed on
+x's stack as w is walked (a linked list through the pairs: a small graph's
+stay in the cache) and probed when x is: the first pass and the count in one.
+The same probes, the same triangles, each once; on ca-HepTh (26 K edges) 0.38
+against 0.75 ms for the three passes on the calling thread (2-core development
+machine, 2026-11-27, both before the byte map and the unsigned indices). It
+counts its probes as it goes and gives up past a budget, so that the id order's
+bound (:func:`plan_in_id_order`) costs no pass of its own.
 Sources: Bisson & Fatica's bitmaps (the set), GAPBS's relabelling by degree,
 and the hash method's owner rule (docs/gpu.md).
 """
@@ -44,13 +58,15 @@ import numpy as np
 
 from tricount._threads import load_numba
 from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
+from tricount.cpu._marks import clear_row, is_marked, mark_row, new_marks
 from tricount.cpu.id_order import id_order_limit
 from tricount.prep._atomic import atomic_add
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
-__all__ = ["count_bitmap", "plan_deferral", "plan_in_id_order", "probes", "Deferral",
-           "deferred_lists", "anchor_chunk", "defers"]
+__all__ = ["count_bitmap", "count_one_pass", "count_one_pass_in_id_order", "plan_deferral",
+           "plan_in_id_order", "probes", "Deferral", "deferred_lists", "anchor_chunk",
+           "defers"]
 
 
 @numba.njit(inline="always")
@@ -58,6 +74,13 @@ def defers(out_ptr, v, rest):
     """Whether the pair (x, v) goes to v: v has more out-neighbours than x's row has
     entries after v (``rest``)."""
     return out_ptr[v + 1] - out_ptr[v] > rest
+
+
+# Every index into the graph's arrays below is an unsigned integer (``_u``): Numba then
+# drops the wrap-around test of a negative index, which took a third of the count
+# kernel's time (email-Enron 6.4 -> 4.2 ms, R-MAT 18 715 -> 410 ms on one thread; 2-core
+# development machine, 2026-11-27).
+_u = np.uint64
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
@@ -74,16 +97,16 @@ def _deferred_pairs(out_ptr, out, n_deferred, slots, cursor, workers):
         begin, end = claim(cursor, n, CHUNK_VERTICES)
         while begin < n:
             for x in range(begin, end):
-                x_end = out_ptr[x + 1]
-                for k in range(out_ptr[x], x_end - 1):  # the last entry closes nothing
-                    v = out[k]
+                x_end = out_ptr[_u(x) + _u(1)]
+                for k in range(out_ptr[_u(x)], x_end - 1):  # the last entry closes nothing
+                    v = _u(out[_u(k)])
                     rest = x_end - k - 1
                     if defers(out_ptr, v, rest):
                         local += rest
-                        slots[k] = atomic_add(n_deferred, v, 1)
+                        slots[_u(k)] = atomic_add(n_deferred, v, 1)
                     else:
-                        local += out_ptr[v + 1] - out_ptr[v]
-                        slots[k] = -1
+                        local += out_ptr[v + _u(1)] - out_ptr[v]
+                        slots[_u(k)] = -1
             begin, end = claim(cursor, n, CHUNK_VERTICES)
         total += local
     return total
@@ -100,11 +123,11 @@ def _place_deferred(out_ptr, out, slots, deferred_ptr, rest_begin, rest_end, cur
         begin, end = claim(cursor, n, CHUNK_VERTICES)
         while begin < n:
             for x in range(begin, end):
-                x_end = out_ptr[x + 1]
-                for k in range(out_ptr[x], x_end - 1):
-                    slot = slots[k]
+                x_end = out_ptr[_u(x) + _u(1)]
+                for k in range(out_ptr[_u(x)], x_end - 1):
+                    slot = slots[_u(k)]
                     if slot >= 0:
-                        q = deferred_ptr[out[k]] + slot
+                        q = _u(deferred_ptr[_u(out[_u(k)])] + slot)
                         rest_begin[q] = k + 1
                         rest_end[q] = x_end
             begin, end = claim(cursor, n, CHUNK_VERTICES)
@@ -112,42 +135,42 @@ def _place_deferred(out_ptr, out, slots, deferred_ptr, rest_begin, rest_end, cur
 
 
 @numba.njit(inline="always")
-def _probe(bits, out, begin, end):
-    """How many of ``out[begin:end]`` are set in ``bits``."""
+def _probe(marks, out, begin, end):
+    """How many of ``out[begin:end]`` are marked in ``marks``."""
     found = np.int64(0)
     for j in range(begin, end):
-        w = out[j]
-        found += np.int64((bits[w >> 6] >> np.uint64(w & 63)) & np.uint64(1))
+        found += is_marked(marks, _u(out[_u(j)]))
     return found
 
 
 @numba.njit(nogil=True, cache=True)
-def count_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, bits, begin, end):
-    """Triangles settled at the anchors ``begin .. end - 1`` (``bits`` all zero before and
-    after): each one's own pairs that stay, and the pairs deferred to it. One call per
+def count_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, marks, begin, end):
+    """Triangles settled at the anchors ``begin .. end - 1`` (``marks``: a byte map or a
+    bitmap, :mod:`tricount.cpu._marks`, clean before and after): each one's own pairs
+    that stay, and the pairs deferred to it. One call per
     claimed chunk, not per anchor: a call costs about 0.1 us (seven arrays passed), as much
     as a sparse anchor's work (the power grid: 565 -> 235 us for its 4,941 anchors, one
     thread). Not inlined: Numba's parfor pass fails on this body inlined into the
     parallel loop (a recursion in its reduction search)."""
     found = np.int64(0)
-    for x in range(begin, end):
+    for anchor in range(begin, end):
+        x = _u(anchor)
         x_begin = out_ptr[x]
-        x_end = out_ptr[x + 1]
+        x_end = out_ptr[x + _u(1)]
         # One out-neighbour closes nothing, and nothing is deferred to x then: a pair
         # (w, x) goes to x only when d+(x) exceeds the entries after x in w's row (>= 1).
         if x_end - x_begin < 2:
             continue
-        for k in range(x_begin, x_end):
-            w = out[k]
-            bits[w >> 6] |= np.uint64(1) << np.uint64(w & 63)
+        mark_row(marks, out, x_begin, x_end)
         for k in range(x_begin, x_end - 1):
-            v = out[k]
-            if not defers(out_ptr, v, x_end - k - 1):
-                found += _probe(bits, out, out_ptr[v], out_ptr[v + 1])
-        for q in range(deferred_ptr[x], deferred_ptr[x + 1]):
-            found += _probe(bits, out, rest_begin[q], rest_end[q])
-        for k in range(x_begin, x_end):
-            bits[out[k] >> 6] = 0
+            v = _u(out[_u(k)])
+            v_begin = out_ptr[v]
+            v_end = out_ptr[v + _u(1)]
+            if v_end - v_begin <= x_end - k - 1:  # not defers(out_ptr, v, rest)
+                found += _probe(marks, out, v_begin, v_end)
+        for q in range(deferred_ptr[x], deferred_ptr[x + _u(1)]):
+            found += _probe(marks, out, rest_begin[_u(q)], rest_end[_u(q)])
+        clear_row(marks, out, x_begin, x_end)
     return found
 
 
@@ -162,20 +185,92 @@ COUNT_CHUNK_ANCHORS = 16
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _count_bitmap(out_ptr, out, deferred_ptr, rest_begin, rest_end, bitmaps, chunk, cursor,
+def _count_bitmap(out_ptr, out, deferred_ptr, rest_begin, rest_end, maps, chunk, cursor,
                   workers):
     n = out_ptr.shape[0] - 1
     total = np.int64(0)
     for worker in numba.prange(workers):
-        bits = bitmaps[worker]
+        marks = maps[worker]
         local = np.int64(0)
         begin, end = claim(cursor, n, chunk)
         while begin < n:
-            local += count_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, bits, begin,
-                                 end)
+            local += count_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, marks,
+                                 begin, end)
             begin, end = claim(cursor, n, chunk)
         total += local
     return total
+
+
+@numba.njit(nogil=True, cache=True)
+def _count_one_pass(out_ptr, out, marks, head, link, rest_end, budget):
+    """Triangles of the whole graph on one thread, anchors in increasing id (the module
+    doc's one pass), and the probes taken; ``(triangles so far, -1)`` as soon as the probes
+    pass ``budget``. A pair (x, v) deferred to v is pushed on v's stack: the pair is
+    named by the position k of v in x's row (the rest of the row is ``out[k + 1 :
+    rest_end[k]]``), ``head[v]`` is the last pair pushed (-1: none) and ``link[k]`` the
+    one before it. ``marks`` (:mod:`tricount.cpu._marks`) are clean before and after a
+    whole count."""
+    n = out_ptr.shape[0] - 1
+    found = np.int64(0)
+    taken = np.int64(0)
+    for anchor in range(n):
+        x = _u(anchor)
+        x_begin = out_ptr[x]
+        x_end = out_ptr[x + _u(1)]
+        # One out-neighbour closes nothing, and nothing is deferred to x then (see
+        # count_range).
+        if x_end - x_begin < 2:
+            continue
+        mark_row(marks, out, x_begin, x_end)
+        for k in range(x_begin, x_end - 1):
+            v = _u(out[_u(k)])
+            rest = x_end - k - 1
+            v_begin = out_ptr[v]
+            v_end = out_ptr[v + _u(1)]
+            if v_end - v_begin > rest:  # defers(out_ptr, v, rest): settled when v comes
+                rest_end[_u(k)] = x_end
+                link[_u(k)] = head[v]
+                head[v] = k
+                taken += rest
+            else:
+                taken += v_end - v_begin
+                found += _probe(marks, out, v_begin, v_end)
+        q = head[x]  # every pair deferred to x: their anchors are all below x
+        while q >= 0:
+            found += _probe(marks, out, q + 1, rest_end[_u(q)])
+            q = link[_u(q)]
+        clear_row(marks, out, x_begin, x_end)
+        if taken > budget:
+            return found, np.int64(-1)
+    return found, taken if taken <= budget else np.int64(-1)
+
+
+def count_one_pass(oriented, budget: int | None = None) -> int | None:
+    """Triangles of an oriented CSR whose edges point up the ids (NumPy arrays, rows
+    sorted), on the calling thread in one pass (see the module doc); None once the count's
+    probes pass ``budget`` (None: no budget), when a caller counts another orientation
+    instead. Beyond the graph: the marks, a position a vertex and two an edge."""
+    n, m = oriented.n_vertices, oriented.n_edges
+    if m == 0:
+        return 0
+    position = np.int32 if m < 2**31 else np.int64  # positions in ``out``
+    head = np.full(n, -1, dtype=position)
+    link, rest_end = np.empty(m, dtype=position), np.empty(m, dtype=position)
+    budget = NO_BUDGET if budget is None else min(budget, NO_BUDGET)
+    found, taken = _count_one_pass(oriented.indptr, oriented.indices, new_marks(n), head,
+                                   link, rest_end, np.int64(budget))
+    return None if taken < 0 else int(found)
+
+
+#: What :func:`count_one_pass` takes for no budget.
+NO_BUDGET = np.iinfo(np.int64).max
+
+
+def count_one_pass_in_id_order(upper) -> int | None:
+    """:func:`count_one_pass` of the graph's upper CSR ``upper``, or None once its probes
+    pass the id order's bound on one thread (:func:`tricount.cpu.id_order.id_order_limit`):
+    count the rank orientation then."""
+    return count_one_pass(upper, id_order_limit(upper.n_edges, 1) * upper.n_edges)
 
 
 @dataclass(frozen=True)
@@ -223,9 +318,9 @@ def count_bitmap(oriented, plan: Deferral | None = None) -> int:
         return 0
     deferred_ptr, rest_begin, rest_end = deferred_lists(oriented, plan)
     workers = n_workers()
-    bitmaps = np.zeros((workers, -(-n // 64)), dtype=np.uint64)
     return int(run_chunked(_count_bitmap, oriented.indptr, oriented.indices, deferred_ptr,
-                           rest_begin, rest_end, bitmaps, np.int64(anchor_chunk(workers))))
+                           rest_begin, rest_end, new_marks(n, workers),
+                           np.int64(anchor_chunk(workers))))
 
 
 def deferred_lists(oriented, plan: Deferral | None = None):

@@ -40,10 +40,12 @@ import numpy as np
 
 from tricount._threads import load_numba
 from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, next_common, run_chunked
-from tricount.cpu.bitmap import anchor_chunk, deferred_lists, defers, plan_in_id_order
+from tricount.cpu.bitmap import anchor_chunk, deferred_lists, plan_in_id_order
 from tricount.prep._atomic import atomic_add
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
+
+_u = np.uint64  # an unsigned index: no wrap-around test (tricount.cpu.bitmap)
 
 
 @numba.njit(inline="always")
@@ -117,10 +119,10 @@ def _credit_probes(out, begin, end, position, credits, sink):
     anchor's edge to the same vertex); misses add to ``sink``. Return the hits."""
     hits = np.int64(0)
     for j in range(begin, end):
-        p = position[out[j]]
+        p = position[_u(out[_u(j)])]
         hit = p != 0
-        credits[j if hit else sink] += 1
-        credits[p - 1 if hit else sink] += 1
+        credits[_u(j if hit else sink)] += 1
+        credits[_u(p - 1 if hit else sink)] += 1
         hits += np.int64(hit)
     return hits
 
@@ -129,26 +131,31 @@ def _credit_probes(out, begin, end, position, credits, sink):
 def support_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, position, begin, end,
                   credits):
     """Credit the edges of the triangles settled at the anchors ``begin .. end - 1``
-    (``position`` all zero before and after)."""
+    (``position`` all zero before and after). Indices unsigned, as in
+    :mod:`tricount.cpu.bitmap`."""
     sink = out.shape[0]
-    for x in range(begin, end):
+    for anchor in range(begin, end):
+        x = _u(anchor)
         x_begin = out_ptr[x]
-        x_end = out_ptr[x + 1]
+        x_end = out_ptr[x + _u(1)]
         if x_end - x_begin < 2:  # closes nothing, and nothing is deferred to it
             continue
         for k in range(x_begin, x_end):
-            position[out[k]] = k + 1  # below 2^24 (PRIVATE_SUPPORT_MAX_CELLS): fits int32
+            # below 2^24 (PRIVATE_SUPPORT_MAX_CELLS): fits int32
+            position[_u(out[_u(k)])] = k + 1
         for k in range(x_begin, x_end - 1):
-            v = out[k]
-            if not defers(out_ptr, v, x_end - k - 1):
-                credits[k] += _credit_probes(out, out_ptr[v], out_ptr[v + 1], position,
-                                             credits, sink)
-        for q in range(deferred_ptr[x], deferred_ptr[x + 1]):
+            v = _u(out[_u(k)])
+            v_begin = out_ptr[v]
+            v_end = out_ptr[v + _u(1)]
+            if v_end - v_begin <= x_end - k - 1:  # not defers(out_ptr, v, rest)
+                credits[_u(k)] += _credit_probes(out, v_begin, v_end, position, credits, sink)
+        for q in range(deferred_ptr[x], deferred_ptr[x + _u(1)]):
             # The pair (y, x): its edge y -> x sits just before the rest of y's row.
-            credits[rest_begin[q] - 1] += _credit_probes(out, rest_begin[q], rest_end[q],
-                                                         position, credits, sink)
+            first = rest_begin[_u(q)]
+            credits[_u(first - 1)] += _credit_probes(out, first, rest_end[_u(q)], position,
+                                                     credits, sink)
         for k in range(x_begin, x_end):
-            position[out[k]] = 0
+            position[_u(out[_u(k)])] = 0
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)

@@ -3,6 +3,9 @@
 ``bitmap`` counts the graph's upper CSR as it is (id order) where that takes few
 enough probes (:func:`tricount.cpu.bitmap.plan_in_id_order`), else the rank
 orientation (vertices renamed by (degree, id), built for the count and not kept);
+a small graph (:func:`on_caller`) in one pass on the calling thread
+(:func:`tricount.cpu.bitmap.count_one_pass`), which gives up on the id order once
+its probes pass the same bound;
 ``merge``, ``spgemm`` and ``numpy`` count the graph's cached degree orientation
 (:meth:`~tricount.CSRGraph.oriented`).
 """
@@ -61,16 +64,23 @@ def _counter(name: str):
     return count_spgemm
 
 
+def on_caller(name: str, n_edges: int) -> bool:
+    """Whether a method's Numba kernels count a graph of ``n_edges`` edges on this thread:
+    under :data:`SERIAL_MAX_EDGES` (twice it for bitmap on two threads:
+    :func:`tricount._threads.serial_bound`), where a parallel region's entry costs more
+    than its threads win. NumPy's and SciPy's counters load no Numba."""
+    return name in ("bitmap", "merge") and n_edges < serial_bound(name, thread_count(),
+                                                                  SERIAL_MAX_EDGES)
+
+
 def threads_for(name: str, n_edges: int):
-    """Where a method's Numba kernels run: a small graph's (:data:`SERIAL_MAX_EDGES`, twice
-    it for bitmap on two threads: :func:`tricount._threads.serial_bound`) on this thread
-    (:func:`tricount.prep._parallel.on_calling_thread`: a parallel region's entry costs
-    more than its threads win there). NumPy's and SciPy's counters load no Numba."""
+    """Where a method's Numba kernels run: on this thread where :func:`on_caller` says so
+    (:func:`tricount.prep._parallel.on_calling_thread`), else in parallel regions."""
     if name not in ("bitmap", "merge"):
         return contextlib.nullcontext()
     from tricount.prep._parallel import on_calling_thread
 
-    return on_calling_thread(n_edges < serial_bound(name, thread_count(), SERIAL_MAX_EDGES))
+    return on_calling_thread(on_caller(name, n_edges))
 
 
 def _bitmap_input(graph):
@@ -85,6 +95,21 @@ def _bitmap_input(graph):
     return orient_upper(upper, graph.degrees, "rank", parallel=True), None
 
 
+def _bitmap_one_pass(graph, started: float):
+    """A small graph's bitmap count on this thread, in one pass: the upper CSR while its
+    probes stay under the id order's bound (:func:`tricount.cpu.id_order.id_order_limit`,
+    one thread), else the rank orientation. Returns the count, its order and when the
+    counted orientation was ready (``started`` for the graph's own)."""
+    from tricount.cpu.bitmap import count_one_pass, count_one_pass_in_id_order
+
+    upper = graph.upper()
+    n_triangles = count_one_pass_in_id_order(upper)
+    if n_triangles is not None:
+        return n_triangles, upper.order, started
+    ranked = orient_upper(upper, graph.degrees, "rank", parallel=True)
+    return count_one_pass(ranked), ranked.order, time.perf_counter()
+
+
 def count(graph, *, method: str = "auto", **options) -> EngineResult:
     """Count the triangles of a :class:`~tricount.CSRGraph` on the CPU."""
     if options:
@@ -94,6 +119,12 @@ def count(graph, *, method: str = "auto", **options) -> EngineResult:
     graph = graph.to_device(np)
     with threads_for(name, graph.n_edges):
         t0 = time.perf_counter()
+        if name == "bitmap" and on_caller(name, graph.n_edges):
+            n_triangles, order, t1 = _bitmap_one_pass(graph, t0)
+            t2 = time.perf_counter()
+            return EngineResult(n_triangles, name, f"{reason}; one pass, {order} order",
+                                {"preprocess_s": t1 - t0, "count_s": t2 - t1,
+                                 "kernel_s": t2 - t1})
         plan = None  # bitmap's first pass, when the order's choice made it
         if name == "bitmap":
             oriented, plan = _bitmap_input(graph)

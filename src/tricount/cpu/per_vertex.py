@@ -32,9 +32,12 @@ import numpy as np
 from tricount._threads import load_numba
 from tricount.prep._atomic import atomic_add
 from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
-from tricount.cpu.bitmap import anchor_chunk, deferred_lists, defers, plan_in_id_order
+from tricount.cpu._marks import clear_row, is_marked, mark_row, new_marks
+from tricount.cpu.bitmap import anchor_chunk, deferred_lists, plan_in_id_order
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
+
+_u = np.uint64  # an unsigned index: no wrap-around test (tricount.cpu.bitmap)
 
 
 @numba.njit(inline="always")
@@ -98,13 +101,13 @@ def per_vertex_counts(graph) -> np.ndarray:
         return np.zeros(n, dtype=np.int64)
     deferred_ptr, rest_begin, rest_end = deferred_lists(upper, plan)
     workers = n_workers()
-    bitmaps = np.zeros((workers, -(-n // 64)), dtype=np.uint64)
     # Each worker credits a row of its own where they fit (summed at the end: no atomic
     # add per triangle corner), else all share one row by atomic adds.
     shared = workers > 1 and workers * n > PRIVATE_CREDIT_MAX_CELLS
     credits = np.zeros((1 if shared else workers, n), dtype=np.int64)
     run_chunked(_per_vertex_deferred, upper.indptr, upper.indices, deferred_ptr, rest_begin,
-                rest_end, bitmaps, credits, shared, np.int64(anchor_chunk(workers)))
+                rest_end, new_marks(n, workers), credits, shared,
+                np.int64(anchor_chunk(workers)))
     return credits[0] if credits.shape[0] == 1 else credits.sum(axis=0)
 
 
@@ -121,14 +124,14 @@ def _credit(credits, v, amount, shared):
 
 
 @numba.njit(inline="always")
-def _credit_marked(bits, out, begin, end, credits, shared):
-    """Credit every w of ``out[begin:end]`` set in ``bits``; return how many. A row of its
-    own is credited without a branch (every probe adds its bit: a hit's branch
+def _credit_marked(marks, out, begin, end, credits, shared):
+    """Credit every w of ``out[begin:end]`` marked in ``marks``; return how many. A row of
+    its own is credited without a branch (every probe adds its mark: a hit's branch
     mispredicts); a shared row only at the hits, by atomic adds."""
     hits = np.int64(0)
     for j in range(begin, end):
-        w = out[j]
-        bit = np.int64((bits[w >> 6] >> np.uint64(w & 63)) & np.uint64(1))
+        w = _u(out[_u(j)])
+        bit = is_marked(marks, w)
         if shared:
             if bit:
                 atomic_add(credits, w, 1)
@@ -139,48 +142,50 @@ def _credit_marked(bits, out, begin, end, credits, shared):
 
 
 @numba.njit(nogil=True, cache=True)
-def credit_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, bits, begin, end, credits,
-                 shared):
+def credit_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, marks, begin, end,
+                 credits, shared):
     """Credit the corners of the triangles settled at the anchors ``begin .. end - 1``
-    (``bits`` all zero before and after) into ``credits`` (by atomic adds if ``shared``)."""
-    for x in range(begin, end):
+    (``marks``, :mod:`tricount.cpu._marks`, clean before and after) into ``credits`` (by
+    atomic adds if ``shared``). Indices unsigned, as in :mod:`tricount.cpu.bitmap`."""
+    for anchor in range(begin, end):
+        x = _u(anchor)
         x_begin = out_ptr[x]
-        x_end = out_ptr[x + 1]
+        x_end = out_ptr[x + _u(1)]
         if x_end - x_begin < 2:  # closes nothing, and nothing is deferred to it
             continue
-        for k in range(x_begin, x_end):
-            w = out[k]
-            bits[w >> 6] |= np.uint64(1) << np.uint64(w & 63)
+        mark_row(marks, out, x_begin, x_end)
         at_x = np.int64(0)
         for k in range(x_begin, x_end - 1):
-            v = out[k]
-            if not defers(out_ptr, v, x_end - k - 1):
-                hits = _credit_marked(bits, out, out_ptr[v], out_ptr[v + 1], credits, shared)
+            v = _u(out[_u(k)])
+            v_begin = out_ptr[v]
+            v_end = out_ptr[v + _u(1)]
+            if v_end - v_begin <= x_end - k - 1:  # not defers(out_ptr, v, rest)
+                hits = _credit_marked(marks, out, v_begin, v_end, credits, shared)
                 if hits:
                     _credit(credits, v, hits, shared)
                     at_x += hits
-        for q in range(deferred_ptr[x], deferred_ptr[x + 1]):
-            hits = _credit_marked(bits, out, rest_begin[q], rest_end[q], credits, shared)
+        for q in range(deferred_ptr[x], deferred_ptr[x + _u(1)]):
+            hits = _credit_marked(marks, out, rest_begin[_u(q)], rest_end[_u(q)], credits,
+                                  shared)
             if hits:  # the row holding x at rest_begin[q] - 1 is the pair's other end
-                y = np.searchsorted(out_ptr, rest_begin[q] - 1, side="right") - 1
-                _credit(credits, y, hits, shared)
+                y = np.searchsorted(out_ptr, rest_begin[_u(q)] - 1, side="right") - 1
+                _credit(credits, _u(y), hits, shared)
                 at_x += hits
         if at_x:
             _credit(credits, x, at_x, shared)
-        for k in range(x_begin, x_end):
-            bits[out[k] >> 6] = 0
+        clear_row(marks, out, x_begin, x_end)
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _per_vertex_deferred(out_ptr, out, deferred_ptr, rest_begin, rest_end, bitmaps, credits,
+def _per_vertex_deferred(out_ptr, out, deferred_ptr, rest_begin, rest_end, maps, credits,
                          shared, chunk, cursor, workers):
     n = out_ptr.shape[0] - 1
     for worker in numba.prange(workers):
-        bits = bitmaps[worker]
+        marks = maps[worker]
         # The worker's own row, or the one row all share (by atomic adds).
         mine = credits[min(np.int64(worker), credits.shape[0] - 1)]
         begin, end = claim(cursor, n, chunk)
         while begin < n:
-            credit_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, bits, begin, end,
+            credit_range(out_ptr, out, deferred_ptr, rest_begin, rest_end, marks, begin, end,
                          mine, shared)
             begin, end = claim(cursor, n, chunk)

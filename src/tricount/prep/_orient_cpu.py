@@ -42,6 +42,10 @@ __all__ = ["orient_upper_by_degree", "orient_upper_by_rank", "degree_rank"]
 #: Rows of the upper CSR per claimed chunk; small for the same reason as the
 #: counting kernels' (a hub's row costs as much as thousands of others).
 CHUNK_ROWS = 256
+# Indices into the graph's arrays are unsigned (``_u``): Numba then drops the wrap-around
+# test of a negative index (tricount.cpu.bitmap measured a third of its count there).
+_u = np.uint64
+
 #: Runs up to this long are sorted by insertion, longer ones by Numba's sort (R-MAT 18's
 #: rank-oriented rows: 71 ms against 101 with Numba's sort for every row, 2026-11-25).
 INSERTION_SORT_MAX = 32
@@ -61,18 +65,19 @@ def _split_rows(indptr, indices, deg, forward, backward, out_ptr, filled, out, p
     n = indptr.shape[0] - 1
     for _worker in numba.prange(workers):
         for begin, end in claimed_chunks(cursor, n, CHUNK_ROWS):
-            for w in range(begin, end):
+            for row in range(begin, end):
+                w = _u(row)
                 dw = deg[w]
                 kept = 0
                 at = out_ptr[w] + backward[w] if place else 0  # the run above w's own
-                for k in range(indptr[w], indptr[w + 1]):
-                    v = indices[k]
+                for k in range(indptr[w], indptr[w + _u(1)]):
+                    v = _u(indices[_u(k)])
                     if dw <= deg[v]:  # (deg, id) of w below v's: w < v breaks the tie
                         if place:
-                            out[at + kept] = v
+                            out[_u(at + kept)] = v
                         kept += 1
                     elif place:
-                        out[out_ptr[v] + atomic_add(filled, v, 1)] = w
+                        out[_u(out_ptr[v] + atomic_add(filled, v, 1))] = w
                     else:
                         atomic_add(backward, v, 1)
                 if not place:
@@ -114,18 +119,19 @@ def _place_ranked(indptr, indices, deg, rank, out_ptr, forward, filled, out, cur
     n = indptr.shape[0] - 1
     for _worker in numba.prange(workers):
         for begin, end in claimed_chunks(cursor, n, CHUNK_ROWS):
-            for w in range(begin, end):
+            for row in range(begin, end):
+                w = _u(row)
                 dw = deg[w]
                 rw = rank[w]
-                at = out_ptr[rw]
-                for k in range(indptr[w], indptr[w + 1]):
-                    v = indices[k]
+                at = out_ptr[_u(rw)]
+                for k in range(indptr[w], indptr[w + _u(1)]):
+                    v = _u(indices[_u(k)])
                     if dw <= deg[v]:  # rank[w] < rank[v], as in _split_rows
-                        out[at] = rank[v]
+                        out[_u(at)] = rank[v]
                         at += 1
                     else:
-                        rv = rank[v]
-                        out[out_ptr[rv] + forward[v] + atomic_add(filled, rv, 1)] = rw
+                        rv = _u(rank[v])
+                        out[_u(out_ptr[rv] + forward[v] + atomic_add(filled, rv, 1))] = rw
 
 
 def _count_type(n_edges: int):
