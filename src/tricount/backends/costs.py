@@ -167,6 +167,10 @@ mean degree / serial_merge_degree (12): through the engine on the 2-core machine
 5.7 (the parallel regions' fit on 2 threads) does not between 6.6 and 10.7. NumPy's dense
 count (graphs of at most DENSE_MAX_CELLS vertex-edge pairs) is one call: its step is not
 divided among threads.
+The bitmap rates times 0.69 since the counter's unsigned indices, byte maps and one pass on
+the calling thread (2026-11-27, the 2-core development machine: calibrate_costs.py --cpu on
+the code before and after, back to back, fitted 3.82e-08 + 9.5e-11 a unit of degree against
+2.64e-08 and a flat slope; 0.65-0.71 from mean degree 5 to 40; the other rates as they were).
 The bitmap counter's id order (cpu/id_order.py; the 2-core development machine, 2 threads,
 2026-11-26 23:30 UTC, best of 7-20): a pass counting its probes took 1.4-1.6 ns an edge on
 email-Enron and soc-Epinions1 (0.12 ms on ppi's 37,845 edges), and its count 0.92-1.36x the
@@ -197,7 +201,7 @@ COSTS = Costs(
     build_numba_s_per_line=5.3e-08, build_numpy_s_per_line=8.6e-08,
     orient_numpy_s_per_edge=7.8e-08, orient_parallel_s_per_edge=5.5e-08,
     # Counters: a rate at degree_ref and its slope per unit of mean degree.
-    bitmap_s_per_edge=9.5e-08, bitmap_s_per_edge_per_degree=5.2e-10,
+    bitmap_s_per_edge=6.6e-08, bitmap_s_per_edge_per_degree=3.6e-10,
     spgemm_s_per_edge=6.7e-07, spgemm_s_per_edge_per_degree=3e-08,
     numpy_count_s_per_edge=3.2e-07, numpy_count_s_per_edge_per_degree=5e-09,
     # One count, whatever the graph; threads past cpu_threads.

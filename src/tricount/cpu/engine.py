@@ -73,14 +73,14 @@ def on_caller(name: str, n_edges: int) -> bool:
                                                                   SERIAL_MAX_EDGES)
 
 
-def threads_for(name: str, n_edges: int):
+def threads_for(name: str, n_edges: int, caller: bool | None = None):
     """Where a method's Numba kernels run: on this thread where :func:`on_caller` says so
-    (:func:`tricount.prep._parallel.on_calling_thread`), else in parallel regions."""
+    (``caller``, when the caller asked already), else in parallel regions."""
     if name not in ("bitmap", "merge"):
         return contextlib.nullcontext()
     from tricount.prep._parallel import on_calling_thread
 
-    return on_calling_thread(on_caller(name, n_edges))
+    return on_calling_thread(on_caller(name, n_edges) if caller is None else caller)
 
 
 def _bitmap_input(graph):
@@ -117,9 +117,10 @@ def count(graph, *, method: str = "auto", **options) -> EngineResult:
             f"the CPU backend takes no method options, got {', '.join(sorted(options))}")
     name, reason = resolve_method(method)
     graph = graph.to_device(np)
-    with threads_for(name, graph.n_edges):
+    caller = on_caller(name, graph.n_edges)  # asking costs microseconds: ask once
+    with threads_for(name, graph.n_edges, caller):
         t0 = time.perf_counter()
-        if name == "bitmap" and on_caller(name, graph.n_edges):
+        if name == "bitmap" and caller:
             n_triangles, order, t1 = _bitmap_one_pass(graph, t0)
             t2 = time.perf_counter()
             return EngineResult(n_triangles, name, f"{reason}; one pass, {order} order",
