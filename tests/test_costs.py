@@ -565,16 +565,23 @@ def test_a_small_graph_is_predicted_on_the_calling_thread():
     many = dataclasses.replace(HOT, threads=16, gpu="absent", gpu_used=False)
     small = Workload("host", 5_000, SERIAL_MAX_EDGES - 1)
     large = Workload("host", 5_000, SERIAL_MAX_EDGES)
-    # Bitmap's first pass counts its id order's probes; merge orients by degree.
-    for method, step, rate in (("bitmap", "probes", COSTS.probes_s_per_edge),
-                               ("merge", "orient", COSTS.orient_parallel_s_per_edge)):
-        [route] = candidates(small, many, backend="cpu", method=method)
-        steps = dict(route.steps)
-        assert steps["call"] == COSTS.serial_call_s
-        assert steps[step] == pytest.approx(rate * small.n_edges * COSTS.cpu_threads)
-        [big] = candidates(large, many, backend="cpu", method=method)
-        assert dict(big.steps)["call"] == getattr(COSTS, f"{method}_call_s")
-        assert dict(big.steps)[step] < steps[step]  # 16 threads
+    # Merge orients by degree, one thread's rate; bitmap counts in one pass, its own rate.
+    [route] = candidates(small, many, backend="cpu", method="merge")
+    steps = dict(route.steps)
+    assert steps["call"] == COSTS.serial_call_s
+    rate = COSTS.orient_parallel_s_per_edge
+    assert steps["orient"] == pytest.approx(rate * small.n_edges * COSTS.cpu_threads)
+    [big] = candidates(large, many, backend="cpu", method="merge")
+    assert dict(big.steps)["call"] == COSTS.merge_call_s
+    assert dict(big.steps)["orient"] < steps["orient"]  # 16 threads
+    [route] = candidates(small, many, backend="cpu", method="bitmap")
+    steps = dict(route.steps)
+    assert steps["call"] == COSTS.serial_call_s and "probes" not in steps
+    per_edge = (COSTS.one_pass_s_per_edge
+                + COSTS.one_pass_s_per_edge_per_degree * (small.mean_degree - COSTS.degree_ref))
+    assert steps["count"] == pytest.approx(small.n_edges * per_edge)
+    [big] = candidates(large, many, backend="cpu", method="bitmap")
+    assert dict(big.steps)["call"] == COSTS.bitmap_call_s and "probes" in dict(big.steps)
 
 
 class TestBackendFor:

@@ -113,6 +113,9 @@ class Costs:
     probes_s_per_edge: float = 1.6e-9  # bitmap's pass counting its id-order probes
     id_order_count_ratio: float = 1.1  # bitmap's count in id order over its rank order's
     numba_compile_serial_s: float = 0.28  # a serial twin's compile (no parallel region)
+    # bitmap's one pass on the calling thread, at degree_ref, and its slope (PROVENANCE)
+    one_pass_s_per_edge: float = 1.0e-8
+    one_pass_s_per_edge_per_degree: float = 3e-10
 
 
 #: Where each constant of :data:`COSTS` comes from.
@@ -167,6 +170,13 @@ mean degree / serial_merge_degree (12): through the engine on the 2-core machine
 5.7 (the parallel regions' fit on 2 threads) does not between 6.6 and 10.7. NumPy's dense
 count (graphs of at most DENSE_MAX_CELLS vertex-edge pairs) is one call: its step is not
 divided among threads.
+Bitmap's one pass on the calling thread (cpu/bitmap.py, count_one_pass; engine counts on
+the 2-core development machine, 2026-11-27, min of 300): 4.2 ns an edge on power (mean degree
+2.7), 5.4 on ca-GrQc (5.5), 4.1 on oregon1_010331 (4.1), 11 on ca-HepTh (5.3), 10.6 on jazz
+(27.7), 10-15 on polblogs (27.3), 20 on ppi (19.6, past the bound on 2 threads): 10 ns at
+degree_ref and 0.3 ns a unit of degree are within 2x of each; the H100 and H200 hosts' one
+pass ran 2-5x slower (device runs 1-2 of that session), which still ranks it first there
+under the GPU's short route up to about 16,000 edges.
 The bitmap rates times 0.69 since the counter's unsigned indices, byte maps and one pass on
 the calling thread (2026-11-27, the 2-core development machine: calibrate_costs.py --cpu on
 the code before and after, back to back, fitted 3.82e-08 + 9.5e-11 a unit of degree against
@@ -397,8 +407,14 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
                 steps.parallel("count", rate, max_threads=NUMPY_MAX_THREADS)
     else:
         # A small graph's kernels run on the calling thread (cpu.engine's rule): their
-        # serial twins, compiled and cached apart.
+        # serial twins, compiled and cached apart, or bitmap's one pass.
         on_caller = m < serial_bound(method, max(1, warmth.threads))
+        if on_caller and method == "bitmap":  # the id order, first pass and count in one
+            steps.kernels(f"bitmap{SERIAL_TWIN_SUFFIX}")
+            steps.add("count", _count_rate(c.one_pass_s_per_edge,
+                                           c.one_pass_s_per_edge_per_degree, w, c))
+            steps.add("call", c.serial_call_s)
+            return steps.route("cpu", method, parser if w.kind == "text" else "")
         twin = SERIAL_TWIN_SUFFIX if on_caller else ""
         # Bitmap counts the id order where its probes are few (cpu/id_order.py): the model
         # takes the id order where its bound is the generous one, without the probes.
