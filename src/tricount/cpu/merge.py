@@ -23,13 +23,18 @@ from tricount.cpu._common import CHUNK_VERTICES, claim, run_chunked
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 
+# Indices unsigned (``_u``): Numba then drops the wrap-around test of a negative index
+# (tricount.cpu.bitmap).
+_u = np.uint64
+
+
 @numba.njit(inline="always")
 def intersect_sorted(indices, a, a_end, b, b_end):
     """Size of the intersection of two sorted slices of ``indices`` (int64)."""
     count = 0
     while a < a_end and b < b_end:
-        x = indices[a]
-        y = indices[b]
+        x = indices[_u(a)]
+        y = indices[_u(b)]
         # Advance the smaller side; on equality advance both and count.
         if x <= y:
             a += 1
@@ -48,12 +53,14 @@ def _count_merge(indptr, indices, cursor, workers):
         local = np.int64(0)
         begin, end = claim(cursor, n, CHUNK_VERTICES)
         while begin < n:
-            for u in range(begin, end):
+            for row in range(begin, end):
+                u = _u(row)
                 u_begin = indptr[u]
-                u_end = indptr[u + 1]
+                u_end = indptr[u + _u(1)]
                 for k in range(u_begin, u_end):
-                    v = indices[k]
-                    local += intersect_sorted(indices, u_begin, u_end, indptr[v], indptr[v + 1])
+                    v = _u(indices[_u(k)])
+                    local += intersect_sorted(indices, u_begin, u_end, indptr[v],
+                                              indptr[v + _u(1)])
             begin, end = claim(cursor, n, CHUNK_VERTICES)
         total += local
     return total

@@ -46,12 +46,17 @@ CHUNK_EDGES = 16
 SERIAL_FRONTIER_EDGES = 4096
 
 
+# Indices unsigned (``_u``): Numba then drops the wrap-around test of a negative index
+# (tricount.cpu.bitmap).
+_u = np.uint64
+
+
 @numba.njit(inline="always")
 def _lower_bound(cols, lo, hi, key):
     """First position p in [lo, hi) with cols[p] >= key (hi when none)."""
     while lo < hi:
         mid = lo + (hi - lo) // 2
-        if cols[mid] < key:
+        if cols[_u(mid)] < key:
             lo = mid + 1
         else:
             hi = mid
@@ -72,13 +77,13 @@ def _lower(support, edge, level, next_buf, next_count):
 def _peel_edge(i, adj_indptr, adj_cols, adj_eid, edge_lo, edge_hi, curr, level, support,
                in_curr, processed, next_buf, next_count):
     """Remove the triangles of frontier edge ``curr[i]`` from its neighbours' supports."""
-    e = curr[i]
-    u = edge_lo[e]
-    v = edge_hi[e]
+    e = curr[_u(i)]
+    u = _u(edge_lo[_u(e)])
+    v = _u(edge_hi[_u(e)])
     a_begin = adj_indptr[u]
-    a_end = adj_indptr[u + 1]
+    a_end = adj_indptr[u + _u(1)]
     b_begin = adj_indptr[v]
-    b_end = adj_indptr[v + 1]
+    b_end = adj_indptr[v + _u(1)]
     if a_end - a_begin > b_end - b_begin:  # walk the shorter list, search the longer
         a_begin, b_begin = b_begin, a_begin
         a_end, b_end = b_end, a_end
@@ -90,25 +95,25 @@ def _peel_edge(i, adj_indptr, adj_cols, adj_eid, edge_lo, edge_hi, curr, level, 
     p = a_begin
     lo = b_begin
     while p < a_end and lo < b_end:
-        w = adj_cols[p]
+        w = adj_cols[_u(p)]
         if search:
             lo = _lower_bound(adj_cols, lo, b_end, w)
             if lo == b_end:
                 break
-        elif adj_cols[lo] < w:
+        elif adj_cols[_u(lo)] < w:
             lo += 1
             continue
-        if adj_cols[lo] != w:  # w is not in the longer list
+        if adj_cols[_u(lo)] != w:  # w is not in the longer list
             p += 1
             continue
-        e1 = adj_eid[p]
-        e2 = adj_eid[lo]
+        e1 = adj_eid[_u(p)]
+        e2 = adj_eid[_u(lo)]
         p += 1
         lo += 1
-        if processed[e1] or processed[e2]:
+        if processed[_u(e1)] or processed[_u(e2)]:
             continue  # destroyed in an earlier step
-        c1 = in_curr[e1]
-        c2 = in_curr[e2]
+        c1 = in_curr[_u(e1)]
+        c2 = in_curr[_u(e2)]
         if not c1 and not c2:
             _lower(support, e1, level, next_buf, next_count)
             _lower(support, e2, level, next_buf, next_count)
