@@ -1,6 +1,6 @@
 """Small graphs on the calling thread (tricount.prep._parallel.on_calling_thread).
 
-The CPU engine runs a graph under ``SERIAL_MAX_EDGES`` edges (twice that for the bitmap
+The CPU engine runs a graph under ``SERIAL_MAX_EDGES`` edges (four times that for the bitmap
 counter on two threads or fewer: ``tricount._threads.serial_bound``) through each parallel
 kernel's serial twin (the same source compiled without ``parallel=True``), and the bitmap
 counter through its one pass (``tricount.cpu.bitmap.count_one_pass``). Both ways must give

@@ -58,14 +58,16 @@ __all__ = ["FORK_SAFE_LAYER", "request_fork_safe_layer", "parallel_region", "loa
 #: from polblogs (0.55x). One bound for both, the power of two under merge's crossover.
 #: Not measured on 16 cores, where threads win sooner and a region costs more.
 SERIAL_MAX_EDGES = 1 << 14
-#: The bitmap counter in id order (since the table above) on two threads or fewer: its
-#: calling thread won up to twice that bound. benchmarks/results/cpu_calling_thread.md
-#: (2-core development machine, 2026-11-27, the engine's bitmap count, calling thread over
-#: parallel regions): polblogs (16,715 edges) 1.56x, oregon1_010331 (22,002) 1.56x, ca-HepTh
-#: (25,973) 1.46x faster on the calling thread, ppi (37,845) 0.76x. On 16 threads the regions
-#: win from 16,715 edges (cpu_vs_gapbs_16_h100.md), so more threads keep the bound.
+#: The bitmap counter's one pass (tricount.cpu.bitmap.count_one_pass) on two threads or
+#: fewer: it wins up to four times that bound. benchmarks/results/cpu_calling_thread.md
+#: (2-core development machine, 2026-11-27 10:38-10:45 UTC, the engine's bitmap count,
+#: medians): ca-HepTh (25,973 edges) 2.95x faster on the calling thread, ppi (37,845)
+#: 1.15-1.78x, R-MAT 12 (48,504) 1.49x, R-MAT 13 with edge factor 8 (55,377) 0.95x, R-MAT
+#: 13 (102,096) 0.71x; the regions' medians are bimodal there (R-MAT 12: their min 0.98 ms
+#: against the one pass's 1.19, their median 1.80). On 16 threads the regions win from
+#: 16,715 to 25,973 edges (cpu_vs_gapbs_16_h100.md), so more threads keep the bound.
 BITMAP_FEW_THREADS = 2
-BITMAP_FEW_THREADS_FACTOR = 2
+BITMAP_FEW_THREADS_FACTOR = 4
 #: A serial twin's qualified name is its kernel's plus this (Numba's cache files are named
 #: by it, which tricount.backends.facts reads).
 SERIAL_TWIN_SUFFIX = "_serial"
@@ -122,7 +124,7 @@ def serial_bound(method: str, threads: int, bound: int = SERIAL_MAX_EDGES) -> in
     :data:`BITMAP_FEW_THREADS` threads.
 
     >>> serial_bound("merge", 2), serial_bound("bitmap", 2), serial_bound("bitmap", 16)
-    (16384, 32768, 16384)
+    (16384, 65536, 16384)
     """
     few = method == "bitmap" and threads <= BITMAP_FEW_THREADS
     return bound * BITMAP_FEW_THREADS_FACTOR if few else bound

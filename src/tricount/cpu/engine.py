@@ -66,7 +66,7 @@ def _counter(name: str):
 
 def on_caller(name: str, n_edges: int) -> bool:
     """Whether a method's Numba kernels count a graph of ``n_edges`` edges on this thread:
-    under :data:`SERIAL_MAX_EDGES` (twice it for bitmap on two threads:
+    under :data:`SERIAL_MAX_EDGES` (four times it for bitmap on two threads:
     :func:`tricount._threads.serial_bound`), where a parallel region's entry costs more
     than its threads win. NumPy's and SciPy's counters load no Numba."""
     return name in ("bitmap", "merge") and n_edges < serial_bound(name, thread_count(),
