@@ -66,7 +66,10 @@ SERIAL_MAX_EDGES = 1 << 14
 #: medians): ca-HepTh (25,973 edges) 2.95x faster on the calling thread, ppi (37,845)
 #: 1.15-1.78x, R-MAT 12 (48,504) 1.49x, R-MAT 13 with edge factor 8 (55,377) 0.95x, R-MAT
 #: 13 (102,096) 0.71x; the regions' medians are bimodal there (R-MAT 12: their min 0.98 ms
-#: against the one pass's 1.19, their median 1.80). On 16 threads the regions win from
+#: against the one pass's 1.19, their median 1.80). Those are the workqueue layer's regions;
+#: on TBB (a region 0.05 ms on two threads) the two swap from graph to graph between 16,715
+#: and 55,377 edges (ppi 0.77 against 0.60 ms in regions, R-MAT 12 1.20 against 1.37,
+#: ca-HepTh 0.34 against 0.39), so the bound serves both. On 16 threads the regions win from
 #: 16,715 to 25,973 edges (cpu_vs_gapbs_16_h100.md), so more threads keep the bound.
 BITMAP_FEW_THREADS = 2
 BITMAP_FEW_THREADS_FACTOR = 4
