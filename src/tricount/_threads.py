@@ -33,10 +33,10 @@ TBB, installed with tricount on Linux x86-64 (a dependency there; elsewhere
 the chunks a loop asks for (``parallel_region``'s ``chunk_size``; the other layers
 split a loop into equal parts, numba/numba#8284), its threads wait without
 spinning, and a parallel region costs a third of the workqueue layer's (karate's
-bitmap count in regions on 16 cores 0.33 -> 0.11 ms, 2026-11-27). Numba looks for ``libtbb.so.12`` on the
-loader's path, which a virtual environment's ``lib`` folder is not on, so the
-pip-installed TBB would go unused; :func:`load_numba` loads it first, from where
-its wheel put it, and Numba's own lookup then finds it.
+bitmap count in regions on 16 cores 0.33 -> 0.11 ms, 2026-11-27). Numba looks for
+``libtbb.so.12`` on the loader's path, which a virtual environment's ``lib`` folder
+is not on, so the pip-installed TBB would go unused; :func:`load_numba` loads it
+first, from where its wheel put it, and Numba's own lookup then finds it.
 """
 
 from __future__ import annotations
