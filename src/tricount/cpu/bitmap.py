@@ -17,13 +17,11 @@ sorted, and with the pairs "deferred" to b found by one counting pass.
 Work: a plan pass counts the deferred pairs of every vertex (atomic adds) and
 notes each one's slot, a second places them there with no atomics (the start
 and end of the rest of the anchor's row: two ids a pair), so that each vertex's
-pairs lie together (stacks linked through the pairs, pushed by atomic exchanges
-in the first pass, saved the placing pass but cost more in the count, which
-then chased each hub's links from one random address to the next: email-Enron
-3.5 against 2.9 ms on two threads, 2026-11-27, runs minutes apart; and runs laid
-out from the degrees, each pair written there by the first pass, saved it but
-slowed that pass on 16 threads, whose writes then met in the hubs' runs:
-email-Enron's first pass 0.17 -> 0.58 ms, R-MAT 18's count 47 -> 52 ms); then
+pairs lie together and the count reads them in order. Both ways tried without
+the placing pass were slower (benchmarks/results/cpu_vs_gapbs.md and
+cpu_vs_gapbs_16_h100.md): stacks linked through the pairs made the count chase
+each hub's links, and pairs written by the first pass straight into runs laid
+out from the degrees made sixteen threads' writes meet in the hubs' runs; then
 per anchor x (handed out in chunks, :mod:`tricount.cpu._common`) the worker
 marks N+(x) in its own map (a byte a vertex, or a bit past 2^20 vertices:
 :mod:`tricount.cpu._marks`), probes its own pairs and its deferred ones, and
