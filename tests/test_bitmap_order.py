@@ -190,6 +190,28 @@ def test_empty_graph():
     assert engine.count(graph, method="bitmap").n_triangles == 0
 
 
+@pytest.mark.parametrize("marks", ["bytes", "bits"])
+@settings(max_examples=60, deadline=None)
+@given(size=st.integers(1, 12), seed=st.integers(0, 2**32 - 1))
+def test_a_probe_counts_the_marked_entries_of_its_range(marks, size, seed):
+    # Every range of an array, the short ones (masked loads, clamped at the array's end)
+    # and the long ones, empty and reversed ones included.
+    from tricount.cpu import _marks
+
+    rng = np.random.default_rng(seed)
+    n = 2**20 + 70 if marks == "bits" else 70  # ids above 2^20 for the bitmap
+    out = rng.integers(0, n, size=size).astype(np.int32)
+    chosen = {int(w) for w in out if rng.random() < 0.5}
+    table = _marks.new_marks(n)
+    assert table.dtype == (np.uint8 if marks == "bytes" else np.uint64)
+    for w in chosen:
+        _marks.set_mark(table, np.uint64(w))
+    for begin in range(size + 1):
+        for end in range(size + 1):
+            expected = sum(int(w) in chosen for w in out[begin:end])
+            assert bitmap._probe(table, out, np.int64(begin), np.int64(end)) == expected
+
+
 # -- triangles at each vertex, in id order (cpu/per_vertex.py) ------------------------------
 
 

@@ -25,10 +25,19 @@ from tricount._threads import load_numba
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
 __all__ = ["new_marks", "set_mark", "clear_mark", "is_marked", "mark_row", "clear_row",
-           "BYTE_MAP_MAX_VERTICES"]
+           "BYTE_MAP_MAX_VERTICES", "SHORT_PROBE"]
 
 #: The most vertices marked by bytes (1 MiB a map); bits past it.
 BYTE_MAP_MAX_VERTICES = 1 << 20
+#: A probed range of at most this many entries is probed as this many loads, those past
+#: its end masked out (the bitmap counter's ``_probe``): no loop whose exit depends on the
+#: range's length, which mispredicts on graphs of many short out-lists of varied lengths.
+#: The one pass on the 2-core development machine (2026-11-27): the same graph counted 300
+#: times, ca-HepTh 0.28 -> 0.12 ms, polblogs 0.22 -> 0.14, ppi 0.75 -> 0.71, but ca-GrQc
+#: 0.068 -> 0.076 and oregon1_010331 0.083 -> 0.095 (a predictor trained on one graph);
+#: seven small graphs counted in turn, 25 rounds, 3 processes each: 3-10 % faster on six
+#: (ca-HepTh 0.39-0.40 -> 0.36 ms), level on jazz. 2 and 8 were worse on ca-HepTh.
+SHORT_PROBE = 4
 
 _SIX = np.uint64(6)
 _LOW = np.uint64(63)

@@ -59,7 +59,7 @@ import numpy as np
 
 from tricount._threads import load_numba
 from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
-from tricount.cpu._marks import clear_row, is_marked, mark_row, new_marks
+from tricount.cpu._marks import SHORT_PROBE, clear_row, is_marked, mark_row, new_marks
 from tricount.cpu.id_order import id_order_limit
 from tricount.prep._atomic import atomic_add
 
@@ -137,7 +137,18 @@ def _place_deferred(out_ptr, out, slots, deferred_ptr, rest_begin, rest_end, cur
 
 @numba.njit(inline="always")
 def _probe(marks, out, begin, end):
-    """How many of ``out[begin:end]`` are marked in ``marks``."""
+    """How many of ``out[begin:end]`` are marked in ``marks`` (a range of at most
+    :data:`~tricount.cpu._marks.SHORT_PROBE` entries as that many masked loads)."""
+    begin, end = np.int64(begin), np.int64(end)
+    if end - begin <= SHORT_PROBE:
+        if end <= begin:
+            return np.int64(0)
+        last = np.int64(out.shape[0] - 1)  # a masked load stays inside ``out``
+        found = np.int64(0)
+        for t in range(SHORT_PROBE):
+            j = begin + t
+            found += is_marked(marks, _u(out[_u(min(j, last))])) * np.int64(j < end)
+        return found
     found = np.int64(0)
     for j in range(begin, end):
         found += is_marked(marks, _u(out[_u(j)]))
