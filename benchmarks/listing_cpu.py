@@ -51,7 +51,8 @@ from tricount.bench.environment import machine, utc_now, versions
 from tricount.generate import rmat
 from tricount.listing import list_triangles
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "graphs"
+DATA = Path(os.environ.get("TRICOUNT_DATA")
+            or Path(__file__).resolve().parents[1].parent / "shared" / "data" / "graphs")
 RMAT_SCALE, RMAT_EDGE_FACTOR, RMAT_SEED = 18, 16, 1
 
 
@@ -130,14 +131,15 @@ def fixed_costs() -> dict:
 
     indptr, indices = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)
     mark, found = np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.int32)
-    position, out = np.zeros(3, dtype=np.int64), np.empty((1, 3), dtype=np.int64)
+    queues = np.zeros((2, 1), dtype=np.int32)  # the empty graph's queues
+    position, out = np.zeros(4, dtype=np.int64), np.empty((1, 3), dtype=np.int64)
     triangle = tricount.Graph.from_edges([0, 0, 1], [1, 2, 2])
     h = igraph.Graph(n=3, edges=[(0, 1), (0, 2), (1, 2)])
     list(list_triangles(triangle, backend="cpu"))
     return {
         "python call": best(nothing),
         "kernel dispatch": best(lambda: _write_next(indptr, indices, _NO_LABELS, False, mark,
-                                                    found, position, out)),
+                                                    found, queues, queues, position, out)),
         "np.empty chunk": best(lambda: np.empty((45, 3), dtype=np.int64)),
         "generator drained": best(lambda: list(one_chunk())),
         "tricount triangle": best(lambda: list(list_triangles(triangle, backend="cpu"))),

@@ -1,8 +1,8 @@
 """Triangles as rows: list every triangle once, to memory or to a Parquet or TSV file.
 
     graph ──inputs.as_graph──▶ CSRGraph ──backend.list_triangles──▶ cpu | gpu | reference
-    cpu:  degree-oriented CSR ─▶ one pass, chunk by chunk (no total asked for; small
-          graphs or few threads) | count per edge ─▶ prefix sum ─▶ write window by window
+    cpu:  the graph's upper CSR ─▶ one pass, chunk by chunk (no total asked for; small
+          graphs or few threads) | count per pair ─▶ prefix sum ─▶ write window by window
     gpu:  the same on the card (hash sets per owner), batches of windows written, each
           window streamed to pinned host memory, copies overlapped with the next batch
     rows ─▶ (k, 3) int64 arrays | Parquet (one row group per chunk) | TSV
@@ -12,8 +12,10 @@ order, the order of ``graph.vertex_ids``: increasing original id for a graph
 built from edge arrays or read from a file, node order for a graph from
 NetworkX (the order in which ``nx.all_triangles`` yields each triangle). The
 order of the rows is fixed by the graph and the backend, the same for every
-chunk size: on the CPU by degree-oriented edge, then third vertex; on the GPU
-by the hash plan's pairs, then third vertex (tricount.gpu.listing says why).
+chunk size: on the CPU by the vertex that settles each pair of the triangle's
+two lowest vertices, then third vertex (tricount.cpu.listing says which); on
+the GPU by the hash plan's pairs, then third vertex (tricount.gpu.listing says
+why).
 Host memory is bounded by the chunk size and the graph, whatever the number
 of triangles (the GPU's batches take at most a quarter of its free memory):
 the chunks stream, and a file is written chunk by chunk, through pyarrow's own

@@ -138,7 +138,7 @@ class TestChunks:
     def test_windows_past_2_to_the_40(self, graph):
         # Number the same triangles from 2^40 on: the window arithmetic is int64
         # throughout, so the rows are the same.
-        lister = CpuLister(graph.oriented(), np.arange(graph.n_vertices, dtype=np.int64))
+        lister = CpuLister(graph.upper(), np.arange(graph.n_vertices, dtype=np.int64))
         total = lister.n_triangles
         want = np.empty((3, total), dtype=np.int64)
         lister.write(0, total, *want)
@@ -165,25 +165,25 @@ def numba_threads() -> int:
 
 def counted(graph, chunk_size: int) -> np.ndarray:
     """The counted route's stream (count, prefix sum, windows) of a graph's compact ids."""
-    return rows_of(list_triangles_cpu(CpuLister(graph.oriented()), None, chunk_size))
+    return rows_of(list_triangles_cpu(CpuLister(graph.upper()), None, chunk_size))
 
 
 def streamed(graph, chunk_size: int) -> list:
     """The one-pass route's chunks of a graph's compact ids."""
-    return list(stream_triangles_cpu(graph.oriented(), None, chunk_size))
+    return list(stream_triangles_cpu(graph.upper(), None, chunk_size))
 
 
 def numpy_streamed(graph, chunk_size: int, labels=None) -> list:
     """The NumPy lister's chunks (compact ids, or ``labels`` of them)."""
-    return list(stream_triangles_numpy(graph.oriented(), labels, chunk_size))
+    return list(stream_triangles_numpy(graph.upper(), labels, chunk_size))
 
 
 class TestRoutes:
     """The one pass (chunk by chunk, no count) and the counted route write the same rows."""
 
     def test_chunks_that_end_inside_an_edge(self):
-        # K7: the first oriented edge closes 5 triangles, so every chunk size from 1 to
-        # 6 ends some chunk inside an edge; the pass resumes there.
+        # K7: the first pair, (0, 1), closes 5 triangles, so every chunk size from 1 to
+        # 6 ends some chunk inside a pair; the pass resumes there.
         self._every_chunk_size_of_k7()
 
     @pytest.mark.parametrize("first_rows", [1, 2, 5, 34, 35, 36])
@@ -207,6 +207,24 @@ class TestRoutes:
             assert all(c.flags.c_contiguous and c.flags.owndata for c in chunks)
             assert np.array_equal(np.concatenate(chunks), whole), size
 
+    def test_chunks_that_end_inside_a_deferred_pair(self):
+        # Upper rows 0: 1 2 3 4 | 1: 2 3 4 5 6 | 2: 3. The pair (0, 1) has 3 entries after
+        # 1 in 0's row and N+(1) holds 5: it is settled at 1, after 1's own pair (1, 2),
+        # and closes three triangles there. So the rows come as
+        #   at 0: (0, 2, 3)   at 1: (1, 2, 3), then deferred (0, 1, 2) (0, 1, 3) (0, 1, 4)
+        # and chunks of 1 to 4 rows end inside the deferred pair; the pass resumes there.
+        src = [0, 0, 0, 0, 1, 1, 1, 1, 1, 2]
+        dst = [1, 2, 3, 4, 2, 3, 4, 5, 6, 3]
+        g = tricount.Graph.from_edges(src, dst)
+        want = [[0, 2, 3], [1, 2, 3], [0, 1, 2], [0, 1, 3], [0, 1, 4]]
+        assert counted(g, 1 << 20).tolist() == want
+        assert rows_of(numpy_streamed(g, 2)).tolist() == want
+        for size in range(1, 7):
+            chunks = streamed(g, size)
+            assert [c.shape[0] for c in chunks[:-1]] == [size] * (len(chunks) - 1), size
+            assert rows_of(chunks).tolist() == want, size
+            assert counted(g, size).tolist() == want, size
+
     def test_one_chunk_is_one_exact_array(self):
         g = tricount.Graph.from_edges(*rmat(6, 8, seed=3))
         (chunk,) = streamed(g, 1 << 20)  # the common case: one kernel call, trimmed
@@ -216,7 +234,7 @@ class TestRoutes:
 
     def test_labels_or_compact_ids(self):
         g = tricount.Graph.from_edges(*rmat(6, 8, seed=4))
-        o = g.oriented()
+        o = g.upper()
         labels = np.arange(g.n_vertices, dtype=np.int64) * 10 + 3
         compact = rows_of(stream_triangles_cpu(o, None, 100))
         assert np.array_equal(rows_of(stream_triangles_cpu(o, labels, 100)), labels[compact])
@@ -309,7 +327,7 @@ def test_numpy_lister_on_named_graphs_with_labels():
         src, dst, n_triangles, _ = ALL_NAMED[name]
         g = tricount.Graph.from_edges(src, dst)
         labels = np.arange(g.n_vertices, dtype=np.int64) * 7 + 3
-        want = list(stream_triangles_cpu(g.oriented(), labels, 5))
+        want = list(stream_triangles_cpu(g.upper(), labels, 5))
         got = numpy_streamed(g, 5, labels)
         assert [c.shape for c in got] == [c.shape for c in want], name
         assert np.array_equal(rows_of(got), rows_of(want)), name
@@ -384,18 +402,33 @@ def test_a_fresh_process_lists_a_small_graph_without_numba(tmp_path):
 
 
 def test_lister_on_a_literal_csr():
-    # Degree-oriented CSR of K4 minus {0, 1} (degrees 2, 2, 3, 3):
-    #   0 -> 2, 3      1 -> 2, 3      2 -> 3      3 -> (none)
-    # Edge 2 -> 3 closes nothing; 0 -> 2 closes {0, 2, 3}; 1 -> 2 closes {1, 2, 3}.
+    # The upper CSR of K4 minus {0, 1} plus a pendant 4 on 2:
+    #   0 -> 2, 3      1 -> 2, 3      2 -> 3, 4      3, 4 -> (none)
+    # At anchor 0 the pair (0, 2) has rest {3} after 2 in 0's row, shorter than
+    # N+(2) = {3, 4}: it is deferred to 2; so is (1, 2). The pairs (0, 3) and (1, 3)
+    # are last in their rows and close nothing. At anchor 2 the two deferred pairs,
+    # by increasing anchor, find 3 in 2's marks: rows {0, 2, 3} then {1, 2, 3}.
     from tricount.prep.orient import OrientedCSR
 
-    oriented = OrientedCSR(np.array([0, 2, 4, 5, 5]), np.array([0, 0, 1, 1, 2], dtype=np.int32),
-                           np.array([2, 3, 2, 3, 3], dtype=np.int32), 4, 5, 2, "degree")
-    labels = np.array([10, 11, 12, 13])
-    lister = CpuLister(oriented, labels)
-    assert lister.offsets.tolist() == [0, 1, 1, 2, 2, 2]
-    rows = rows_of(list_triangles_cpu(oriented, labels, chunk_size=1))
-    assert rows.tolist() == [[10, 12, 13], [11, 12, 13]]
+    upper = OrientedCSR(np.array([0, 2, 4, 6, 6, 6]),
+                        np.array([0, 0, 1, 1, 2, 2], dtype=np.int32),
+                        np.array([2, 3, 2, 3, 3, 4], dtype=np.int32), 5, 6, 2, "id")
+    labels = np.array([10, 11, 12, 13, 14])
+    lister = CpuLister(upper, labels)
+    # The pair sequence: 0's row (2 slots), 1's row (2), 2's row (2) and its two
+    # deferred pairs; the pairs that close a triangle are the deferred ones.
+    assert lister.offsets.tolist() == [0, 0, 0, 0, 0, 0, 0, 1, 2]
+    want = [[10, 12, 13], [11, 12, 13]]
+    assert rows_of(list_triangles_cpu(lister, None, chunk_size=1)).tolist() == want
+    assert rows_of(stream_triangles_cpu(upper, labels, chunk_size=1)).tolist() == want
+    assert rows_of(stream_triangles_numpy(upper, labels, chunk_size=1)).tolist() == want
+
+
+def test_the_listers_refuse_the_degree_orientation():
+    g = tricount.Graph.from_edges(*rmat(5, 8, seed=5))
+    for lister in (lambda o: list(stream_triangles_cpu(o)), CpuLister):
+        with pytest.raises(ValueError, match="point up"):
+            lister(g.oriented())
 
 
 class TestWriters:

@@ -63,11 +63,11 @@ def sorted_rows(rows):
     return rows[np.lexsort(rows.T[::-1])]
 
 
-def want_rows(oriented_cpu, labels):
-    """The CPU lister's rows, sorted: every triangle once."""
-    n = oriented_cpu.n_vertices
+def want_rows(upper_cpu, labels):
+    """The CPU lister's rows (from the graph's upper CSR), sorted: every triangle once."""
+    n = upper_cpu.n_vertices
     labels = np.arange(n, dtype=np.int64) if labels is None else labels
-    chunks = list(list_triangles_cpu(oriented_cpu, labels, 1 << 20))
+    chunks = list(list_triangles_cpu(upper_cpu, labels, 1 << 20))
     return sorted_rows(np.concatenate(chunks) if chunks else np.zeros((0, 3), dtype=np.int64))
 
 
@@ -81,7 +81,7 @@ def got_rows(oriented_gpu, labels, chunk_size, **tunables):
 def test_same_rows_as_the_cpu(name, shape):
     g = GRAPHS[name]
     labels = np.arange(g.n_vertices, dtype=np.int64) * 7 + 3
-    want = want_rows(g.oriented(), labels)
+    want = want_rows(g.upper(), labels)
     oriented = g.to_device(cupy).oriented()
     order = got_rows(oriented, labels, 1 << 20)  # the default shape's
     got = got_rows(oriented, labels, 1 << 20, shape=SHAPES[shape])
@@ -102,7 +102,7 @@ def test_windows_of_every_size(shape, share, monkeypatch):
     g = GRAPHS["rmat11"]
     lister = GpuLister(g.to_device(cupy).oriented(), shape=SHAPES[shape])
     want = got_rows(lister, None, 1 << 20)
-    assert np.array_equal(sorted_rows(want), want_rows(g.oriented(), None))
+    assert np.array_equal(sorted_rows(want), want_rows(g.upper(), None))
     for size in (1, 2, 3, 7, 64, 1000, want.shape[0] - 1, want.shape[0], want.shape[0] + 1):
         chunks = list(list_triangles_gpu(lister, None, size))
         assert all(c.shape == (size, 3) for c in chunks[:-1])
@@ -132,7 +132,7 @@ def test_a_hub_too_long_for_the_shared_table(n_rim):
 def test_shared_graphs_equal_the_cpu(real_graphs):
     assert real_graphs
     for row, g in real_graphs:
-        want = want_rows(g.oriented(), None)
+        want = want_rows(g.upper(), None)
         lister = GpuLister(g.to_device(cupy).oriented())
         assert lister.n_triangles == want.shape[0] == row["triangles"], row["file"]
         assert np.array_equal(sorted_rows(got_rows(lister, None, 1 << 16)), want), row["file"]

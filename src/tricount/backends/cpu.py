@@ -65,23 +65,23 @@ class CpuBackend:
                        count_first: bool = True):
         from tricount.cpu import walk_numpy
 
-        oriented = graph.to_device(np).oriented()
+        upper = graph.to_device(np).upper()  # the listers' CSR: nothing to orient
         labels = None if labels is None else to_host(labels)
-        if _in_numpy(oriented):
+        if _in_numpy(upper):
             from tricount.cpu.wedge_numpy import count_wedges_numpy
 
-            n_triangles = count_wedges_numpy(oriented) if count_first else None
-            rows = walk_numpy.stream_triangles_numpy(oriented, labels, chunk_size)
+            n_triangles = count_wedges_numpy(upper) if count_first else None
+            rows = walk_numpy.stream_triangles_numpy(upper, labels, chunk_size)
         else:
             from tricount.cpu import listing  # microseconds less than importing two names
 
-            if count_first or not listing.one_pass(oriented.n_edges):
-                lister = listing.CpuLister(oriented, labels)  # counts now: the total is known
+            if count_first or not listing.one_pass(upper.n_edges):
+                lister = listing.CpuLister(upper, labels)  # counts now: the total is known
                 n_triangles = lister.n_triangles
                 rows = listing.list_triangles_cpu(lister, None, chunk_size)
             else:  # one pass, chunk by chunk as they are asked for: no total up front
                 n_triangles = None
-                rows = listing.stream_triangles_cpu(oriented, labels, chunk_size)
+                rows = listing.stream_triangles_cpu(upper, labels, chunk_size)
         return n_triangles, ((r.T for r in rows) if columns else rows)
 
     def directed_counts(self, graph, mask, *, per_vertex: bool = True):

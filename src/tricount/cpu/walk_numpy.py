@@ -6,18 +6,18 @@ cost more than the work:
 
 - *rows* (:func:`stream_triangles_numpy`): each triangle {a, b, c} once, as a row of
   three vertex ids sorted by compact id -- the rows of :mod:`tricount.cpu.listing`, in
-  its order: by oriented edge (anchor u, then v in N+(u)), then by increasing third
-  vertex;
+  its order (by settling anchor; see there), from the graph's upper CSR;
 - *per vertex* (:func:`per_vertex_numpy`): the triangles at every vertex, as
   :func:`tricount.cpu.per_vertex.per_vertex_bitmap` counts them;
 - *per edge* (:func:`edge_support_numpy`): the triangles on every oriented edge, as
   :func:`tricount.cpu.edge_support.edge_support_merge` counts them.
 
-Precondition: the degree-oriented CSR (rows sorted by id). Found once: a triangle
-a < b < c in (degree, id) order is the wedge a -> b -> c closed by the edge a -> c,
-found only at its anchor a through its middle b; the walk gives each block's wedges in
-edge order, each edge's ends w in increasing id, so the closed wedges come out in the
-rows' order, and each credits a, b and c once, and its edges a -> b, b -> c and a -> c
+Precondition: an oriented CSR with rows sorted by id, edges pointing up an order of
+the vertices: the degree orientation for per vertex and per edge, the graph's upper CSR
+(id order) for rows. Found once: a triangle a < b < c in that order is the wedge
+a -> b -> c closed by the edge a -> c, found only at its anchor a through its middle b;
+the walk gives each block's wedges in edge order, each edge's ends w in increasing id,
+and each closed wedge credits a, b and c once, and its edges a -> b, b -> c and a -> c
 once.
 
 Why: the Numba kernels walk a wedge in about 5 ns, these in 20-50 (rows included), but
@@ -29,7 +29,8 @@ says when these are the ones: Numba not started, at most :data:`MAX_WEDGES` wedg
 and the process not yet past the break-even of many such calls.
 
 Memory beyond the graph: the walk's per-edge arrays (as the NumPy counter), one block's
-wedges, and at most one chunk of rows waiting to be handed out.
+wedges, and for rows all of them at once (at most one a closed wedge: they are sorted
+into the lister's order together).
 """
 
 from __future__ import annotations
@@ -107,31 +108,43 @@ def _closed_wedges(oriented):
             yield anchor[edge], indices[edge], indices[end], edge, end
 
 
-def stream_triangles_numpy(oriented, labels=None, chunk_size: int = 1 << 20):
+def stream_triangles_numpy(upper, labels=None, chunk_size: int = 1 << 20):
     """Yield every triangle once, as C-contiguous ``(k, 3)`` int64 arrays (``labels`` of
     the vertices, or compact ids for None), every chunk ``chunk_size`` rows but the last;
-    the same rows, in the same order, as :func:`tricount.cpu.listing.stream_triangles_cpu`.
+    the same rows, in the same order, as :func:`tricount.cpu.listing.stream_triangles_cpu`
+    from the same upper CSR (``graph.upper()``).
+
+    The walk of ``upper`` finds each triangle a < b < c once, as the wedge a -> b -> c
+    with a -> b its pair; the rows are then put in the lister's order (its module doc)
+    by one sort: every edge of the CSR is ranked by the lister's order of pairs (the
+    pair (a, b) is settled at b when N+(b) is longer than the rest of a's row after b,
+    else at a; by settling anchor, its own pairs before those deferred to it, then by
+    position), and the rows are sorted by (rank of their pair) n + c.
     """
     labels = None if labels is None else np.asarray(labels, dtype=np.int64)
-    if oriented.n_edges == 0:
+    if upper.n_edges == 0:
         return
-    waiting, held = [], 0
-    for a, b, c, _edge, _end in _closed_wedges(oriented):
-        rows = np.empty((a.shape[0], 3), dtype=np.int64)
-        rows[:, 0], rows[:, 1], rows[:, 2] = a, b, c
-        rows.sort(axis=1)  # by compact id, as the Numba lister writes them
-        if labels is not None:
-            rows = labels[rows]
-        waiting.append(rows)
-        held += rows.shape[0]
-        if held >= chunk_size:
-            pending = np.concatenate(waiting)
-            full = held - held % chunk_size
-            for start in range(0, full, chunk_size):
-                yield pending[start:start + chunk_size]  # rows of a C-contiguous array
-            waiting, held = [pending[full:]], held - full
-    if held:
-        yield np.concatenate(waiting)
+    pairs = [(edge, c) for _a, _b, c, edge, _end in _closed_wedges(upper)]
+    if not pairs:
+        return
+    n, m = np.int64(upper.n_vertices), upper.n_edges
+    indptr = np.asarray(upper.indptr, dtype=np.int64)
+    anchor, target = _edge_anchors(upper), upper.indices.astype(np.int64)
+    position = np.arange(m, dtype=np.int64)
+    deferred = (indptr[target + 1] - indptr[target]) > (indptr[anchor + 1] - position - 1)
+    in_order = np.lexsort((position, deferred, np.where(deferred, target, anchor)))
+    rank = np.empty(m, dtype=np.int64)
+    rank[in_order] = position
+    # Ranks below 2^21 and ids below 2^24 (see takes): a key fits 45 bits.
+    keys = np.concatenate([rank[edge] * n + c for edge, c in pairs])
+    keys.sort()
+    pair = in_order[keys // n]
+    rows = np.empty((keys.shape[0], 3), dtype=np.int64)
+    rows[:, 0], rows[:, 1], rows[:, 2] = anchor[pair], target[pair], keys % n
+    if labels is not None:
+        rows = labels[rows]
+    for start in range(0, rows.shape[0], chunk_size):
+        yield np.ascontiguousarray(rows[start:start + chunk_size])
 
 
 def per_vertex_numpy(oriented) -> np.ndarray:
