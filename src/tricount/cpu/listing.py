@@ -49,9 +49,11 @@ pairs of the one pass, numbered, so that the output never has to fit:
    The *pair sequence* lays out, anchor by anchor, the entries of x's row (a
    pair x settles, or a slot that closes nothing: the last entry, a deferred
    pair) and then the pairs deferred to x: ``start[x] = indptr[x] + dptr[x]``.
-2. *count*: one iteration per block of anchors marks N+(x) in the thread's byte
-   map and stores, for every pair of x's run, the triangles it closes (at most
-   d+(a) - 1, so never near 2^31).
+2. *count*: each vertex's deferred pairs sorted (in parallel), then one iteration
+   per block of pairs of the sequence marks each pair's anchor x in the thread's byte
+   map (kept from one pair to the next: consecutive pairs mostly share it, and a
+   hub's row is shared out among blocks) and stores the triangles the pair closes
+   (at most d+(a) - 1, so never near 2^31).
 3. *prefix sum*: ``offsets[e]`` (int64, one more than the pairs) numbers the
    triangles globally; triangle t of pair e is number ``offsets[e] + t``.
 4. *write*: a window [t0, t1) of triangle numbers covers the pairs
@@ -80,10 +82,16 @@ __all__ = ["CpuLister", "list_triangles_cpu", "stream_triangles_cpu", "one_pass"
 #: Rows per chunk by default: 2^20 rows are 24 MiB of int64 ids, a Parquet row
 #: group of the usual size; a chosen default, not measured.
 CHUNK_ROWS = 1 << 20
-#: Anchors per parallel block of the count (as :data:`tricount.cpu.bitmap.CHUNK_VERTICES`).
-COUNT_BLOCK_VERTICES = 64
-#: Pairs per parallel block of the write: long enough that a thread meets each anchor
-#: about once, short enough to balance a window of 2^20 rows; not measured.
+#: Vertices per parallel block of the sort of their deferred pairs: the id order puts a
+#: real graph's hubs together (as :data:`tricount.cpu.bitmap.COUNT_CHUNK_ANCHORS`
+#: measures), so blocks are small.
+COUNT_BLOCK_VERTICES = 16
+#: Pairs per parallel block of the count and of the write: long enough that a thread meets
+#: each anchor about once, short enough to balance a window of 2^20 rows and to share out
+#: the row of a hub, which the id order puts among the first anchors. On the H100 host's 16
+#: threads (2026-11-27) soc-Epinions1's plan and count took 7.2-8.4 ms by blocks of 16 or
+#: 64 anchors, 6.6 ms by blocks of pairs (another machine of the kind; the degree-oriented
+#: count before them 4.1-4.3 ms); the size itself is not measured.
 WRITE_BLOCK_PAIRS = 256
 #: Below this many edges (in the graph for the count, pairs in the window for
 #: the write), or with one Numba thread, the kernels run on the calling thread
@@ -417,45 +425,73 @@ def _pair_of(indptr, deferred_ptr, rest_begin, x, e):
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_anchors(indptr, rows, indices, deferred_ptr, rest_begin, mark, counts, x_begin,
-                   x_end):
-    """``counts[e]`` for every pair e of the anchors ``x_begin .. x_end - 1``, each anchor's
-    deferred pairs sorted first (the byte map ``mark`` is clean before and after)."""
-    for x in range(x_begin, x_end):
-        e_begin = indptr[_u(x)] + deferred_ptr[_u(x)]
-        e_end = indptr[_u(x) + _u(1)] + deferred_ptr[_u(x) + _u(1)]
-        k_begin, k_end = indptr[_u(x)], indptr[_u(x) + _u(1)]
-        if k_end - k_begin < 2:  # nothing own, nothing deferred (see _write_next)
-            for e in range(e_begin, e_end):
-                counts[_u(e)] = 0
-            continue
-        # x's deferred pairs by increasing anchor, the order the one pass takes them in
-        # (the plan's parallel placement leaves them in any order).
-        _sort_run(rest_begin, deferred_ptr[_u(x)], deferred_ptr[_u(x) + _u(1)])
-        _set_marks(indices, k_begin, k_end, mark, 1)
-        for e in range(e_begin, e_end):
-            own, pair = _pair_of(indptr, deferred_ptr, rest_begin, x, e)
-            hits = np.int64(0)
-            if not own or (pair < k_end - 1 and not _defers(indptr, indices[_u(pair)],
-                                                             k_end - pair - 1)):
-                _a, _b, begin, end = _candidates(indptr, indices, x, own, pair,
-                                                 0 if own else rows[_u(pair)])
-                for j in range(begin, end):
-                    hits += np.int64(mark[_u(indices[_u(j)])])
-            counts[_u(e)] = hits
-        _set_marks(indices, k_begin, k_end, mark, 0)
+def _sort_runs_of(deferred_ptr, rest_begin, v_begin, v_end):
+    """The deferred pairs of the vertices ``v_begin .. v_end - 1`` by increasing anchor,
+    the order the one pass takes them in (the plan's parallel placement leaves them in
+    any order)."""
+    for v in range(v_begin, v_end):
+        _sort_run(rest_begin, deferred_ptr[v], deferred_ptr[v + 1])
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
-def _count_pairs(indptr, rows, indices, deferred_ptr, rest_begin, marks, counts):
-    """``counts[e]`` = triangles of pair e of the pair sequence (every entry written), in
-    blocks of :data:`COUNT_BLOCK_VERTICES` anchors."""
-    n = indptr.shape[0] - 1
+def _sort_runs(deferred_ptr, rest_begin):
+    """:func:`_sort_runs_of` every vertex, in blocks of :data:`COUNT_BLOCK_VERTICES`."""
+    n = deferred_ptr.shape[0] - 1
     for block in numba.prange((n + COUNT_BLOCK_VERTICES - 1) // COUNT_BLOCK_VERTICES):
+        v_begin = block * COUNT_BLOCK_VERTICES
+        _sort_runs_of(deferred_ptr, rest_begin, v_begin, min(v_begin + COUNT_BLOCK_VERTICES, n))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _mark_anchor(indptr, indices, x, mark, marked, slot):
+    """Make ``mark`` hold the marks of anchor x: ``marked[slot]`` is the anchor whose
+    marks it holds (-1: none), kept between calls."""
+    if marked[slot] != x:
+        old = marked[slot]
+        if old >= 0:
+            _set_marks(indices, indptr[_u(old)], indptr[_u(old) + _u(1)], mark, 0)
+        _set_marks(indices, indptr[_u(x)], indptr[_u(x) + _u(1)], mark, 1)
+        marked[slot] = x
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_block(indptr, rows, indices, deferred_ptr, rest_begin, starts, e_begin, e_end,
+                 mark, marked, slot, counts):
+    """``counts[e]`` for the pairs ``e_begin .. e_end - 1`` of the pair sequence (every
+    entry written): a slot of x's row that x settles gets the marked w of N+(v), a
+    deferred pair the marked w of the rest of a's row, any other slot 0. ``starts``,
+    ``mark``, ``marked`` and ``slot`` as for :func:`_write_pairs`."""
+    x = np.int64(np.searchsorted(starts, e_begin, side="right")) - 1
+    for e in range(e_begin, e_end):
+        while e >= starts[_u(x) + _u(1)]:
+            x += 1
+        own, pair = _pair_of(indptr, deferred_ptr, rest_begin, x, e)
+        last = indptr[_u(x) + _u(1)] - 1
+        if own and (pair == last or _defers(indptr, indices[_u(pair)], last - pair)):
+            counts[_u(e)] = 0  # closes nothing, or settled at v
+            continue
+        _mark_anchor(indptr, indices, x, mark, marked, slot)
+        _a, _b, begin, end = _candidates(indptr, indices, x, own, pair,
+                                         0 if own else rows[_u(pair)])
+        hits = np.int64(0)
+        for j in range(begin, end):
+            hits += np.int64(mark[_u(indices[_u(j)])])
+        counts[_u(e)] = hits
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _count_pairs(indptr, rows, indices, deferred_ptr, rest_begin, starts, marks, marked,
+                 counts):
+    """``counts[e]`` = triangles of pair e of the pair sequence, in blocks of
+    :data:`WRITE_BLOCK_PAIRS` pairs (a hub's row is shared out, as the write's is); each
+    thread slot keeps its marks."""
+    n_pairs = counts.shape[0]
+    for block in numba.prange((n_pairs + WRITE_BLOCK_PAIRS - 1) // WRITE_BLOCK_PAIRS):
         slot = numba.get_thread_id()
-        x_begin = block * COUNT_BLOCK_VERTICES
-        _count_anchors(indptr, rows, indices, deferred_ptr, rest_begin, marks[slot], counts,
-                       x_begin, min(x_begin + COUNT_BLOCK_VERTICES, n))
+        first = block * WRITE_BLOCK_PAIRS
+        _count_block(indptr, rows, indices, deferred_ptr, rest_begin, starts, first,
+                     min(first + WRITE_BLOCK_PAIRS, n_pairs), marks[slot], marked, slot,
+                     counts)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -475,12 +511,7 @@ def _write_pairs(indptr, rows, indices, deferred_ptr, rest_begin, starts, offset
         n_hits = offsets[_u(e) + _u(1)] - t
         if n_hits == 0 or t >= t_end or t + n_hits <= t_begin:
             continue  # nothing of this pair in the window: do not disturb the marks
-        if marked[slot] != x:
-            old = marked[slot]
-            if old >= 0:
-                _set_marks(indices, indptr[_u(old)], indptr[_u(old) + _u(1)], mark, 0)
-            _set_marks(indices, indptr[_u(x)], indptr[_u(x) + _u(1)], mark, 1)
-            marked[slot] = x
+        _mark_anchor(indptr, indices, x, mark, marked, slot)
         own, pair = _pair_of(indptr, deferred_ptr, rest_begin, x, e)
         a, b, begin, end = _candidates(indptr, indices, x, own, pair,
                                        0 if own else rows[_u(pair)])
@@ -527,7 +558,6 @@ class CpuLister:
         self.upper = upper
         self.labels = None if labels is None else np.ascontiguousarray(labels, dtype=np.int64)
         m = upper.n_edges
-        # The count sorts each vertex's deferred pairs before it counts them.
         self.deferred_ptr, self.rest_begin, _rest_end = deferred_lists(upper)
         # starts[x]: anchor x's first pair in the pair sequence (its row, then its queue).
         self.starts = np.asarray(upper.indptr, dtype=np.int64) + self.deferred_ptr
@@ -537,16 +567,19 @@ class CpuLister:
         self._marks = self._marked = self._found = None
         if m:
             u = upper
+            arrays = (u.indptr, u.rows, u.indices, self.deferred_ptr, self.rest_begin,
+                      self.starts)
             if _serial(m):
                 self._scratch(1)
-                _count_anchors(u.indptr, u.rows, u.indices, self.deferred_ptr, self.rest_begin,
-                               self._marks[0], self.offsets[1:], 0, u.n_vertices)
+                _sort_runs_of(self.deferred_ptr, self.rest_begin, 0, u.n_vertices)
+                _count_block(*arrays, 0, n_pairs, self._marks[0], self._marked, 0,
+                             self.offsets[1:])
             else:
                 self._scratch(numba.get_num_threads())
                 with parallel_region(1):  # blocks are the work chunks; one loop at a time
-                    _count_pairs(u.indptr, u.rows, u.indices, self.deferred_ptr,
-                                 self.rest_begin, self._marks, self.offsets[1:])
-            # The byte maps are clean again (every anchor cleared its marks).
+                    _sort_runs(self.deferred_ptr, self.rest_begin)
+                with parallel_region(1):
+                    _count_pairs(*arrays, self._marks, self._marked, self.offsets[1:])
             np.cumsum(self.offsets[1:], out=self.offsets[1:])  # int64: any number of triangles
         self.n_triangles = int(self.offsets[-1])
 
