@@ -72,6 +72,7 @@ from __future__ import annotations
 import numpy as np
 
 from tricount._threads import load_numba, parallel_region
+from tricount.cpu.bitmap import deferred_lists, defers
 from tricount.prep._parallel import insertion_sort
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
@@ -179,13 +180,6 @@ def _put_rows(a, b, found, h_begin, h_end, labels, relabel, out, r):
     return r
 
 
-@numba.njit(inline="always")
-def _defers(indptr, v, rest):
-    """Whether the pair (x, v) is settled at v: N+(v) is longer than the ``rest`` of x's
-    row after v (as :func:`tricount.cpu.bitmap.defers`)."""
-    return indptr[_u(v) + _u(1)] - indptr[_u(v)] > rest
-
-
 # -- the one pass --------------------------------------------------------------------------
 
 #: ``position`` of the one pass: the anchor, the phase (own pairs, then deferred ones),
@@ -245,7 +239,7 @@ def _write_next(indptr, indices, labels, relabel, mark, found, ends, pairs, posi
                 while k < last:
                     v_next = indices[_u(min(k + 1, last))]
                     next_begin, next_end = indptr[_u(v_next)], indptr[_u(v_next) + _u(1)]
-                    if v_end - v_begin > last - k:  # deferred: onto v's queue (v > x: to come)
+                    if v_end - v_begin > last - k:  # defers(): onto v's queue (v > x: to come)
                         owner[_u(k)] = x
                         link[_u(k)] = -1
                         if head[_u(v)] < 0:
@@ -467,7 +461,7 @@ def _count_block(indptr, rows, indices, deferred_ptr, rest_begin, starts, e_begi
             x += 1
         own, pair = _pair_of(indptr, deferred_ptr, rest_begin, x, e)
         last = indptr[_u(x) + _u(1)] - 1
-        if own and (pair == last or _defers(indptr, indices[_u(pair)], last - pair)):
+        if own and (pair == last or defers(indptr, _u(indices[_u(pair)]), last - pair)):
             counts[_u(e)] = 0  # closes nothing, or settled at v
             continue
         _mark_anchor(indptr, indices, x, mark, marked, slot)
@@ -552,8 +546,6 @@ class CpuLister:
     """
 
     def __init__(self, upper, labels=None):
-        from tricount.cpu.bitmap import deferred_lists
-
         _check_upper(upper)
         self.upper = upper
         self.labels = None if labels is None else np.ascontiguousarray(labels, dtype=np.int64)
