@@ -288,8 +288,22 @@ _NO_LABELS = np.zeros(0, dtype=np.int64)
 #: written: glibc's realloc of it took 0.19-0.33 ms however few rows were kept, depending
 #: on the allocator's state, against 0.03 ms to copy 28,339 rows out of a small buffer
 #: (ca-HepTh's listing 0.90 -> 0.63 ms, ca-GrQc's 0.59 -> 0.26; 2-core machine,
-#: 2026-11-27). A graph with more triangles copies its first 65,536 rows once.
+#: 2026-11-27). A graph with more triangles moves its rows into a larger buffer each time
+#: the last one fills (:func:`_grown_rows`), up to the chunk's size.
 FIRST_ROWS = 1 << 16
+#: A full first buffer grows to the rows the graph would give at the rate of the edges
+#: walked so far, times FIRST_MARGIN, and to at least FIRST_GROWTH times its rows: ppi's
+#: 91,461 rows grow into 131,072, sbpc-static-5k's 172,714 into 185,588 (listed 1.06-1.10x
+#: faster than through a 2^20-row buffer and a copy), a graph that fills the chunk goes
+#: straight to it (growing by 4x made ego-Facebook's and ca-AstroPh's 1.16-1.28x slower:
+#: two more copies); 2-core machine, 2026-11-27.
+FIRST_GROWTH = 2
+FIRST_MARGIN = 1.25
+#: Rows that fill at least this share of their last buffer come back as a view of it, not a
+#: copy, so a chunk holds at most four times its own memory: ca-GrQc's 48,260 rows listed in
+#: 0.156 against 0.187 ms, jazz's 17,899 in 0.052 against 0.063, email-Enron's 727,044 in
+#: 6.5-7.0 against 8.2-8.3 ms; 2-core machine, 2026-11-27.
+FIRST_VIEW_SHARE = 0.25
 
 
 def one_pass(n_edges: int) -> bool:
@@ -371,21 +385,33 @@ def stream_triangles_cpu(upper, labels=None, chunk_size: int = CHUNK_ROWS):
         left -= size
 
 
+def _grown_rows(state, rows: int, size: int) -> int:
+    """Rows of the next buffer of :func:`_write_first` once ``rows`` fill the last one
+    (:data:`FIRST_GROWTH`, :data:`FIRST_MARGIN`), at most ``size``. ``position[0]`` is the
+    anchor the walk stopped at: the edges of the anchors before it are walked."""
+    indptr = state.upper.indptr
+    walked = int(indptr[min(int(state.position[0]), indptr.shape[0] - 1)])
+    estimate = rows * FIRST_MARGIN * state.upper.n_edges / max(walked, 1)
+    return int(min(size, max(FIRST_GROWTH * rows, estimate)))
+
+
 def _write_first(state, size: int):
     """The first chunk of :func:`stream_triangles_cpu` (``size`` rows at most): written
-    into :data:`FIRST_ROWS` rows at most, moved to a buffer of ``size`` only when those
-    fill, and returned as an array of its rows that owns exactly them (a copy, or the
-    whole buffer)."""
-    small = np.empty((min(size, FIRST_ROWS), 3), dtype=np.int64)
-    rows = state.write(small)
-    if rows < small.shape[0]:  # the graph ended: its rows alone, not the buffer
-        return small[:rows].copy()
-    if small.shape[0] == size:
-        return small
-    out = np.empty((size, 3), dtype=np.int64)
-    out[:FIRST_ROWS] = small
-    rows += state.write(out[FIRST_ROWS:])
-    return out if rows == size else out[:rows].copy()
+    into :data:`FIRST_ROWS` rows, moved into a larger buffer (:func:`_grown_rows`) each
+    time those fill, and returned as its rows: the whole buffer, a view of it when they
+    fill :data:`FIRST_VIEW_SHARE` of it, else a copy of them."""
+    buffer = np.empty((min(size, FIRST_ROWS), 3), dtype=np.int64)
+    rows = state.write(buffer)
+    while rows == buffer.shape[0] < size:  # full, and the chunk may hold more
+        grown = np.empty((_grown_rows(state, rows, size), 3), dtype=np.int64)
+        grown[:rows] = buffer
+        rows += state.write(grown[rows:])
+        buffer = grown
+    if rows == buffer.shape[0]:
+        return buffer
+    if rows >= FIRST_VIEW_SHARE * buffer.shape[0]:
+        return buffer[:rows]
+    return buffer[:rows].copy()
 
 
 # -- the counted route ---------------------------------------------------------------------
