@@ -193,6 +193,22 @@ class TestRoutes:
         monkeypatch.setattr(cpu_listing, "FIRST_ROWS", first_rows)
         self._every_chunk_size_of_k7()
 
+    @pytest.mark.parametrize("first_rows", [16, 64, 500])
+    def test_a_first_buffer_that_grows(self, monkeypatch, first_rows):
+        # A first buffer that fills grows to the rows the walk predicts (at least twice
+        # its rows), maybe several times, and the rows come back whole or as a view of a
+        # buffer at most four times their size; the same rows as the counted route.
+        monkeypatch.setattr(cpu_listing, "FIRST_ROWS", first_rows)
+        g = tricount.Graph.from_edges(*rmat(8, 8, seed=3))
+        whole = counted(g, 1 << 20)
+        assert whole.shape[0] > 4 * first_rows
+        for size in (first_rows, first_rows + 1, 3 * first_rows, whole.shape[0] - 1,
+                     whole.shape[0], 1 << 20):
+            chunks = streamed(g, size)
+            assert [c.shape[0] for c in chunks[:-1]] == [size] * (len(chunks) - 1), size
+            assert all(c.flags.owndata or c.base.nbytes <= 4 * c.nbytes for c in chunks)
+            assert np.array_equal(np.concatenate(chunks), whole), size
+
     @staticmethod
     def _every_chunk_size_of_k7():
         n = 7
