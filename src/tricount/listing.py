@@ -73,7 +73,8 @@ def list_triangles(graph, *, backend: str = "auto", chunk_size: int = CHUNK_ROWS
         nodes, string names). Each row is sorted in the graph's vertex order
         (see the module doc). The triangles are looked for when the first
         chunk is asked for; the CPU's one-pass route
-        (:mod:`tricount.cpu.listing`) finds each chunk as it is asked for.
+        (:mod:`tricount.cpu.listing`) finds each chunk as it is asked for. A
+        chunk may be a view of a buffer at most four times its size.
 
     Examples
     --------

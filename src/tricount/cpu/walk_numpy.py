@@ -29,7 +29,7 @@ says when these are the ones: Numba not started, at most :data:`MAX_WEDGES` wedg
 and the process not yet past the break-even of many such calls.
 
 Memory beyond the graph: the walk's per-edge arrays (as the NumPy counter), one block's
-wedges, and for rows all of them at once (at most one a closed wedge: they are sorted
+wedges, and for rows all of them at once (at most one a closed wedge: they are moved
 into the lister's order together).
 """
 
@@ -115,34 +115,43 @@ def stream_triangles_numpy(upper, labels=None, chunk_size: int = 1 << 20):
     from the same upper CSR (``graph.upper()``).
 
     The walk of ``upper`` finds each triangle a < b < c once, as the wedge a -> b -> c
-    with a -> b its pair; the rows are then put in the lister's order (its module doc)
-    by one sort: every edge of the CSR is ranked by the lister's order of pairs (the
-    pair (a, b) is settled at b when N+(b) is longer than the rest of a's row after b,
-    else at a; by settling anchor, its own pairs before those deferred to it, then by
-    position), and the rows are sorted by (rank of their pair) n + c.
+    with a -> b its pair; the rows are then put in the lister's order (its module doc):
+    every edge of the CSR is ranked by the lister's order of pairs (the pair (a, b) is
+    settled at b when N+(b) is longer than the rest of a's row after b, else at a; by
+    settling anchor, its own pairs before those deferred to it, then by position), and
+    each edge's rows, found together and by increasing c, move as one run to their
+    edge's place in that ranking.
     """
     labels = None if labels is None else np.asarray(labels, dtype=np.int64)
     if upper.n_edges == 0:
         return
-    pairs = [(edge, c) for _a, _b, c, edge, _end in _closed_wedges(upper)]
-    if not pairs:
+    found = [(edge, c) for _a, _b, c, edge, _end in _closed_wedges(upper)]
+    if not found:
         return
-    n, m = np.int64(upper.n_vertices), upper.n_edges
+    # The walk's rows come by edge, each edge's together and by increasing c (its blocks
+    # are ranges of edges, in order): putting them in the lister's order moves each
+    # edge's run of rows whole, to where its rank puts it. No sort of the rows.
+    edge = np.concatenate([e for e, _c in found])
+    third = np.concatenate([c for _e, c in found])
+    del found
+    m = upper.n_edges
     indptr = np.asarray(upper.indptr, dtype=np.int64)
     anchor, target = _edge_anchors(upper), upper.indices.astype(np.int64)
     position = np.arange(m, dtype=np.int64)
     deferred = (indptr[target + 1] - indptr[target]) > (indptr[anchor + 1] - position - 1)
     in_order = np.lexsort((position, deferred, np.where(deferred, target, anchor)))
-    rank = np.empty(m, dtype=np.int64)
-    rank[in_order] = position
-    # Ranks below 2^21 and ids below 2^24 (see takes): a key fits 45 bits.
-    keys = np.concatenate([rank[edge] * n + c for edge, c in pairs])
-    keys.sort()
-    pair = in_order[keys // n]
-    rows = np.empty((keys.shape[0], 3), dtype=np.int64)
-    rows[:, 0], rows[:, 1], rows[:, 2] = anchor[pair], target[pair], keys % n
+    rows_of_edge = np.bincount(edge, minlength=m)
+    first_in_walk = np.cumsum(rows_of_edge) - rows_of_edge
+    ranked = rows_of_edge[in_order]
+    first_in_order = np.empty(m, dtype=np.int64)
+    first_in_order[in_order] = np.cumsum(ranked) - ranked
+    to = first_in_order[edge] + (np.arange(edge.shape[0], dtype=np.int64) - first_in_walk[edge])
     if labels is not None:
-        rows = labels[rows]
+        anchor, target, third = labels[anchor], labels[target], labels[third]
+    rows = np.empty((edge.shape[0], 3), dtype=np.int64)
+    rows[to, 0] = anchor[edge]
+    rows[to, 1] = target[edge]
+    rows[to, 2] = third
     for start in range(0, rows.shape[0], chunk_size):
         yield np.ascontiguousarray(rows[start:start + chunk_size])
 
