@@ -193,6 +193,33 @@ class TestRoutes:
         monkeypatch.setattr(cpu_listing, "FIRST_ROWS", first_rows)
         self._every_chunk_size_of_k7()
 
+    def test_the_counted_route_in_parallel(self, monkeypatch):
+        # Past the serial bounds the counted route sorts the deferred pairs in blocks of
+        # equal pairs, counts and writes in parallel blocks of pairs: the one pass's rows.
+        monkeypatch.setattr(cpu_listing, "PARALLEL_MIN_EDGES", 1)
+        monkeypatch.setattr(cpu_listing, "PARALLEL_MIN_ROWS", 1)
+        g = tricount.Graph.from_edges(*rmat(9, 8, seed=11))
+        whole = np.concatenate(streamed(g, 1 << 20))
+        for size in (97, 1 << 20):
+            assert np.array_equal(counted(g, size), whole), size
+
+    @pytest.mark.parametrize("threads", [1, 2, 3, 64])
+    def test_deferred_runs_sorted_in_blocks_of_equal_pairs(self, threads):
+        # Runs of 0-40 pairs a vertex (insertion sort up to 32, NumPy's past it), shuffled;
+        # every block of _sort_bounds sorts its vertices' runs, and the blocks cover all.
+        rng = np.random.default_rng(5)
+        lengths = rng.integers(0, 41, size=50)
+        lengths[[0, 7, 49]] = 0
+        deferred_ptr = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+        rest_begin = rng.permutation(deferred_ptr[-1]).astype(np.int32)
+        want = rest_begin.copy()
+        for v in range(50):
+            want[deferred_ptr[v]:deferred_ptr[v + 1]].sort()
+        bounds = cpu_listing._sort_bounds(deferred_ptr, threads)
+        assert bounds[0] == 0 and bounds[-1] == 50 and np.all(np.diff(bounds) > 0)
+        cpu_listing._sort_runs(deferred_ptr, bounds, rest_begin)
+        assert np.array_equal(rest_begin, want)
+
     @pytest.mark.parametrize("first_rows", [16, 64, 500])
     def test_a_first_buffer_that_grows(self, monkeypatch, first_rows):
         # A first buffer that fills grows to the rows the walk predicts (at least twice

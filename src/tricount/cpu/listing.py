@@ -83,10 +83,14 @@ __all__ = ["CpuLister", "list_triangles_cpu", "stream_triangles_cpu", "one_pass"
 #: Rows per chunk by default: 2^20 rows are 24 MiB of int64 ids, a Parquet row
 #: group of the usual size; a chosen default, not measured.
 CHUNK_ROWS = 1 << 20
-#: Vertices per parallel block of the sort of their deferred pairs: the id order puts a
-#: real graph's hubs together (as :data:`tricount.cpu.bitmap.COUNT_CHUNK_ANCHORS`
-#: measures), so blocks are small.
-COUNT_BLOCK_VERTICES = 16
+#: Parallel blocks a thread of the sort of the deferred pairs: ranges of vertices holding
+#: equal numbers of pairs (the id order puts a real graph's hubs, which get most of them,
+#: together). Blocks of 16 vertices sorted no faster than one thread: on the H100 host's 16
+#: threads soc-Epinions1's 82,581 pairs took 0.84 ms that way, 0.27 in 8 blocks a thread of
+#: equal pairs, email-Enron's 0.41 against 0.12, ca-AstroPh's 0.30 against 0.15 (one thread:
+#: 2.7, 1.0 and 1.0 ms); level on sbpc-static-5k, ego-Facebook and blogcatalog (device run
+#: 6 of 2026-11-27's session 49). On the 2-core machine 0.82 against 0.39 ms (soc-Epinions1).
+SORT_BLOCKS_PER_THREAD = 8
 #: Pairs per parallel block of the count and of the write: long enough that a thread meets
 #: each anchor about once, short enough to balance a window of 2^20 rows and to share out
 #: the row of a hub, which the id order puts among the first anchors. On the H100 host's 16
@@ -454,12 +458,21 @@ def _sort_runs_of(deferred_ptr, rest_begin, v_begin, v_end):
 
 
 @numba.njit(parallel=True, cache=True, nogil=True)
-def _sort_runs(deferred_ptr, rest_begin):
-    """:func:`_sort_runs_of` every vertex, in blocks of :data:`COUNT_BLOCK_VERTICES`."""
+def _sort_runs(deferred_ptr, bounds, rest_begin):
+    """:func:`_sort_runs_of` every vertex, block ``b`` the vertices ``bounds[b] ..
+    bounds[b + 1] - 1`` (:func:`_sort_bounds`)."""
+    for block in numba.prange(bounds.shape[0] - 1):
+        _sort_runs_of(deferred_ptr, rest_begin, bounds[block], bounds[block + 1])
+
+
+def _sort_bounds(deferred_ptr, threads: int) -> np.ndarray:
+    """Vertex bounds of :data:`SORT_BLOCKS_PER_THREAD` blocks a thread holding about equal
+    numbers of deferred pairs (a vertex's pairs stay in one block); 0 first, n last."""
     n = deferred_ptr.shape[0] - 1
-    for block in numba.prange((n + COUNT_BLOCK_VERTICES - 1) // COUNT_BLOCK_VERTICES):
-        v_begin = block * COUNT_BLOCK_VERTICES
-        _sort_runs_of(deferred_ptr, rest_begin, v_begin, min(v_begin + COUNT_BLOCK_VERTICES, n))
+    blocks = max(1, min(n, SORT_BLOCKS_PER_THREAD * threads))
+    targets = np.linspace(0, int(deferred_ptr[-1]), blocks + 1).astype(np.int64)
+    starts = np.searchsorted(deferred_ptr, targets[1:-1], side="left")
+    return np.unique(np.concatenate(([0], starts, [n]))).astype(np.int64)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -593,9 +606,11 @@ class CpuLister:
                 _count_block(*arrays, 0, n_pairs, self._marks[0], self._marked, 0,
                              self.offsets[1:])
             else:
-                self._scratch(numba.get_num_threads())
+                threads = numba.get_num_threads()
+                self._scratch(threads)
+                bounds = _sort_bounds(self.deferred_ptr, threads)
                 with parallel_region(1):  # blocks are the work chunks; one loop at a time
-                    _sort_runs(self.deferred_ptr, self.rest_begin)
+                    _sort_runs(self.deferred_ptr, bounds, self.rest_begin)
                 with parallel_region(1):
                     _count_pairs(*arrays, self._marks, self._marked, self.offsets[1:])
             np.cumsum(self.offsets[1:], out=self.offsets[1:])  # int64: any number of triangles
