@@ -17,7 +17,10 @@ numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads
 __all__ = ["CHUNK_VERTICES", "claim", "run_chunked", "n_workers", "next_common"]
 
 #: Vertices per chunk in the vertex-parallel kernels: small, so that a few heavy rows of a
-#: skewed graph cannot hold back the end of a count. A chosen default, not tuned by measurement.
+#: skewed graph cannot hold back the end of a count. A chosen default; for the bitmap
+#: count's first and placing passes, chunks of 16 or 4 vertices or of equal edges were no
+#: faster on the H100 host's 16 threads (benchmarks/results/cpu_vs_gapbs_16_h100.md,
+#: 2026-11-27).
 CHUNK_VERTICES = 64
 
 
