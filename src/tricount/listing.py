@@ -74,7 +74,8 @@ def list_triangles(graph, *, backend: str = "auto", chunk_size: int = CHUNK_ROWS
         (see the module doc). The triangles are looked for when the first
         chunk is asked for; the CPU's one-pass route
         (:mod:`tricount.cpu.listing`) finds each chunk as it is asked for. A
-        chunk may be a view of a buffer at most four times its size.
+        chunk may be a view of a larger buffer (at most four times it on the
+        one pass; all of a small graph's rows in the NumPy lister).
 
     Examples
     --------
