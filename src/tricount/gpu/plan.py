@@ -186,8 +186,7 @@ HASH_LARGE_UNROLL, HASH_LARGE_MIN_BLOCKS = 6, 8
 #: 3 blocks per SM): R-MAT 24 119 ms against 133, 25 319 against 433; at R-MAT 21
 #: blocks of 512 were 6 % slower, so the switch sits between 3.2·10^7 and 2.6·10^8
 #: edges (not measured in between). Blocks of 1,024, or 64 KiB tables with blocks
-#: of 256 (24 warps per SM), were slower (gpu_hash_tables_tuning_h100.md,
-#: gpu_hash_block512_tuning_h100.md).
+#: of 256 (24 warps per SM), were slower (gpu_hash_tables_tuning_h100.md).
 HASH_HUGE_EDGES = 100_000_000
 HASH_HUGE_BLOCK_SIZE, HASH_HUGE_BLOCK_TABLE_BYTES = 512, 64 * 1024
 #: A warp fetches the bounds of its next 32 partner lists at once.
