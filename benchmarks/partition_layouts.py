@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from partition_gpu import free_pools, host_rmat, sync_all  # noqa: E402
 
 import tricount.partition.gpu as partition_gpu  # noqa: E402
+import tricount.partition.pieces as partition_pieces  # noqa: E402
 from tricount.bench.gpu_timer import KernelTimer  # noqa: E402
 
 
@@ -78,7 +79,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--trials", type=int, default=3)
     args = parser.parse_args(argv)
-    kept = partition_gpu.OWNER_PIECES_PER_DEVICE
+    kept = partition_pieces.OWNER_PIECES_PER_DEVICE
     try:
         for scale in args.scales:
             graph = host_rmat(scale)
@@ -89,7 +90,7 @@ def main(argv=None) -> int:
                 runs = [(per, "all") for per in args.per_device]
                 runs += [(per, [0, 1]) for per in args.two]
                 for per, devices in runs:
-                    partition_gpu.OWNER_PIECES_PER_DEVICE = per
+                    partition_pieces.OWNER_PIECES_PER_DEVICE = per
                     free_pools()
                     result = best_of(graph, devices, args.trials)
                     if result[1] != one[1]:
@@ -102,7 +103,7 @@ def main(argv=None) -> int:
             graph = None
             free_pools()
     finally:
-        partition_gpu.OWNER_PIECES_PER_DEVICE = kept
+        partition_pieces.OWNER_PIECES_PER_DEVICE = kept
     return 0
 
 

@@ -7,7 +7,7 @@ Usage (on a GPU machine; the Dask rows need dask, distributed and dask-cuda):
 In one process, after an untimed count of ``WARM_FILE`` on one GPU and on all of them:
 
 1. one GPU, ``count_gpu(FILE)``: the file read into host memory first (``host``:
-   :func:`tricount.partition.gpu.reads_file_to_device` forced False, the route before
+   :func:`tricount.partition.source.reads_file_to_device` forced False, the route before
    :mod:`tricount.io.native_gpu`) and straight to the device (``device``), alternated,
    twice each;
 2. with ``DASK_TRIALS``: a ``LocalCUDACluster`` (one worker a GPU), then per trial

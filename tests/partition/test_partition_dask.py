@@ -172,7 +172,7 @@ def test_the_driver_does_not_read_a_file(client, graph, expected, tmp_path, monk
     assert n == expected
     assert report.plan.bounds == driver_plan.bounds and report.plan.work == driver_plan.work
     # the pieces too: the planning worker cut them as the driver would (the CPU's plan)
-    from tricount.partition.gpu import pieces_per_range
+    from tricount.partition.pieces import pieces_per_range
 
     _, driver_pieces = HostGraph(open_ranked(path), partitions=4).plan(
         pieces=pieces_per_range(2))  # the client's two workers

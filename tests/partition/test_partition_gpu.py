@@ -105,11 +105,11 @@ def test_workers_sharing_a_gpu(devices):
 def test_owner_pieces_count_what_the_cpu_counts(monkeypatch, devices, per_device):
     """The whole range cut by owner: every piece's count equals the CPU counter's for the
     same piece (the edges its owners own), and the pieces add up to the reference."""
-    from tricount.partition import gpu as partition_gpu
+    from tricount.partition import pieces as partition_pieces
     from tricount.partition.cpu import count_subproblem as cpu_piece
     from tricount.partition.plan import SubProblem
 
-    monkeypatch.setattr(partition_gpu, "OWNER_PIECES_PER_DEVICE", per_device)
+    monkeypatch.setattr(partition_pieces, "OWNER_PIECES_PER_DEVICE", per_device)
     graph = rmat_graph(scale=12, seed=17, edge_factor=16)
     n, report = count_gpu(graph, devices=devices)
     assert n == oracle(graph)
@@ -133,18 +133,18 @@ def test_workers_share_the_preparation(monkeypatch, route, devices):
     preparation; R-MAT and the named graphs."""
     import dataclasses
 
-    from tricount.partition import gpu as partition_gpu
+    from tricount.partition import device_worker
 
-    real = partition_gpu.plan_device
+    real = device_worker.plan_device
     if route == "assembled":
         def small_slices(n, m, *args, **kwargs):
             plan = real(n, m, *args, **kwargs)
             return dataclasses.replace(plan, orient_slice_keys=min(plan.orient_slice_keys,
                                                                    max(64, m // 8)))
 
-        monkeypatch.setattr(partition_gpu, "plan_device", small_slices)
+        monkeypatch.setattr(device_worker, "plan_device", small_slices)
     elif route == "replicated":
-        monkeypatch.setattr(partition_gpu, "plan_device", lambda *a, **k: dataclasses.replace(
+        monkeypatch.setattr(device_worker, "plan_device", lambda *a, **k: dataclasses.replace(
             real(*a, **k), upload_first=False))
     graph = rmat_graph(scale=12, seed=19, edge_factor=16)
     n, report = count_gpu(graph, devices=devices)

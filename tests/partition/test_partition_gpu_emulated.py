@@ -137,12 +137,12 @@ def test_the_whole_range_is_cut_by_owner(fake_gpu, monkeypatch, workers, per_dev
     of 64 ranks inside each piece's range."""
     from tricount.gpu import apex
     from tricount.partition import device_plan
-    from tricount.partition import gpu as partition_gpu
+    from tricount.partition import pieces as partition_pieces
     from tricount.partition import ranked_csr
     from tricount.partition.cpu import count_subproblem
     from tricount.partition.plan import SubProblem
 
-    monkeypatch.setattr(partition_gpu, "OWNER_PIECES_PER_DEVICE", per_device)
+    monkeypatch.setattr(partition_pieces, "OWNER_PIECES_PER_DEVICE", per_device)
     if small:
         monkeypatch.setattr(apex, "MAX_OWNER_WINDOW", 64)
         monkeypatch.setattr(device_plan.DevicePlan, "chunk_entries", lambda *_: 300)
@@ -169,16 +169,16 @@ def test_the_whole_range_is_cut_by_owner(fake_gpu, monkeypatch, workers, per_dev
 @pytest.mark.parametrize("off_by", [-1, 1])
 def test_an_owner_piece_with_other_pairs_than_planned_stops_the_count(fake_gpu, monkeypatch,
                                                                       off_by):
-    from tricount.partition import gpu as partition_gpu
+    from tricount.partition import pieces as partition_pieces
 
-    real = partition_gpu.owner_pieces
+    real = partition_pieces.owner_pieces
 
     def miscounted(*args, **kwargs):
         pieces = real(*args, **kwargs)
         return [pieces[0].__class__(**{**pieces[0].__dict__, "pairs": pieces[0].pairs + off_by})
                 ] + pieces[1:]
 
-    monkeypatch.setattr(partition_gpu, "owner_pieces", miscounted)
+    monkeypatch.setattr(partition_pieces, "owner_pieces", miscounted)
     with pytest.raises(TricountError, match="where the plan counted"):
         gpu_count(rmat_graph(scale=9, seed=4), devices=[0, 0])
 
@@ -191,7 +191,7 @@ def test_the_layouts_benchmark_runs(monkeypatch, capsys):
 
     import tricount.gpu
     from tricount.generate import rmat
-    from tricount.partition import gpu as partition_gpu
+    from tricount.partition import pieces as partition_pieces
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     import partition_layouts
@@ -209,19 +209,19 @@ def test_the_layouts_benchmark_runs(monkeypatch, capsys):
         "GPUs 0 and 1, owners, 2 a device"]
     assert len({c["count"] for c in cells}) == 1
     assert {p["owners"][0] for p in cells[3]["pieces"]} != {0}  # cut by owner
-    assert partition_gpu.OWNER_PIECES_PER_DEVICE == 2
+    assert partition_pieces.OWNER_PIECES_PER_DEVICE == 2
 
 
 @pytest.mark.parametrize("why", ["off", "large"])
 def test_owner_pieces_off_cuts_by_anchor(fake_gpu, monkeypatch, why):
     """Off, or a graph large enough for more anchor pieces than PIECES_PER_DEVICE a
     device: the whole range is cut by anchor."""
-    from tricount.partition import gpu as partition_gpu
+    from tricount.partition import pieces as partition_pieces
 
     if why == "off":
-        monkeypatch.setattr(partition_gpu, "OWNER_PIECES_PER_DEVICE", 0)
+        monkeypatch.setattr(partition_pieces, "OWNER_PIECES_PER_DEVICE", 0)
     else:
-        monkeypatch.setattr(partition_gpu, "PIECE_MAX_ENTRIES", 100)
+        monkeypatch.setattr(partition_pieces, "PIECE_MAX_ENTRIES", 100)
     graph = rmat_graph(scale=9, seed=4)
     n, report = gpu_count(graph, devices=[0, 0])
     assert n == oracle(graph)
@@ -272,10 +272,10 @@ def _no_room_beside_the_csr(monkeypatch):
     not copied to the device before it (no ``upload_first``)."""
     import dataclasses
 
-    from tricount.partition import gpu as partition_gpu
+    from tricount.partition import device_worker
 
-    real = partition_gpu.plan_device
-    monkeypatch.setattr(partition_gpu, "plan_device", lambda *a, **k: dataclasses.replace(
+    real = device_worker.plan_device
+    monkeypatch.setattr(device_worker, "plan_device", lambda *a, **k: dataclasses.replace(
         real(*a, **k), upload_first=False))
 
 

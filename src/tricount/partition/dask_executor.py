@@ -25,7 +25,7 @@ its graph across the count's tasks:
   k whose blocks fit, from the in-degrees read back), on the CPU the probes per apex
   (:func:`tricount.partition.plan_graph`: the plan the driver would make). With several
   workers each range is cut into as many pieces of about equal anchor work as
-  ``count_gpu`` cuts for as many devices (:func:`tricount.partition.gpu.pieces_per_range`).
+  ``count_gpu`` cuts for as many devices (:func:`tricount.partition.pieces.pieces_per_range`).
 - **Keep**: each worker process holds the graph it prepared
   (:data:`tricount.partition.worker_cache.PREPARED`: one graph per process, keyed by the
   count's token and the file's path, size and modification time), so its second, third…
@@ -148,7 +148,7 @@ def _prepare_task(source, token, options):
 def _plan_task(source, token, options, workers: int):
     """Prepare the graph here and plan from it, each range cut for ``workers`` workers as
     ``count_gpu`` cuts it for as many devices: the plan, its pieces and the graph's facts."""
-    from tricount.partition.gpu import pieces_per_range
+    from tricount.partition.pieces import pieces_per_range
 
     t0 = time.perf_counter()
     with _kept(source, token, options) as (graph, built):
@@ -210,7 +210,7 @@ class ClusterCount(contextlib.AbstractContextManager):
     def pieces_per_range(self, n_edges: int) -> int:
         """Pieces each range of a graph of ``n_edges`` edges is cut into: as ``count_gpu``
         cuts it for as many devices."""
-        from tricount.partition.gpu import pieces_per_range
+        from tricount.partition.pieces import pieces_per_range
 
         return pieces_per_range(len(self.addresses), n_edges)
 

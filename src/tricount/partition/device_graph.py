@@ -9,19 +9,19 @@ is the planning one, counts each piece handed to it, and closes.
   into device memory where the plan copies it there whole (:mod:`tricount.io.native_gpu`;
   else into host memory by :func:`tricount.io.load_graph`, as ``count_gpu`` reads it; a
   scattered :class:`~tricount.partition.ranked.RankedCSR` as it is), the device's budget and
-  residency (:meth:`~tricount.partition.gpu.DeviceWorker.plan_memory`, from the memory
+  residency (:meth:`~tricount.partition.device_worker.DeviceWorker.plan_memory`, from the memory
   free on this process's current device and ``max_memory``), then
-  :meth:`~tricount.partition.gpu.DeviceWorker.prepare`: the copy, the degrees and the rank
+  :meth:`~tricount.partition.device_worker.DeviceWorker.prepare`: the copy, the degrees and the rank
   check on the device, the orientation there when the file is not in rank order (or on
   the device into host memory, when the rank-ordered CSR will not stay on it). The host
   arrays go once the CSR is on the device. No pass over the edges runs on the CPU.
-- **Plan** (:func:`tricount.partition.gpu.plan_pieces`, as ``count_gpu``): one range whose
+- **Plan** (:func:`tricount.partition.pieces.plan_pieces`, as ``count_gpu``): one range whose
   block is the CSR itself when this device keeps it, else the least k ranges whose blocks
   fit this device, from the in-degrees read back from it (kept on the host at preparation
   only in that case); each range cut into ``pieces`` of about equal anchor work, read back
   at sampled ranks. The plan fits the planning worker's device: on workers with less
   memory, pass ``max_memory``.
-- **Count**: :meth:`~tricount.partition.gpu.DeviceWorker.count` on the kept CSR (the last
+- **Count**: :meth:`~tricount.partition.device_worker.DeviceWorker.count` on the kept CSR (the last
   block kept between pieces of one range; the whole range's block is the CSR itself).
 - **Close**: the device's arrays let go into CuPy's pool, as ``count_gpu`` leaves them (the
   pool's blocks go back to the device only after a failure); returns the device's account
@@ -65,8 +65,9 @@ class DeviceGraph:
     def prepare(cls, source, *, partitions=None, max_memory=None) -> "DeviceGraph":
         """Read ``source`` (a ``.tcsr`` path or a RankedCSR) and prepare it on this device."""
         from tricount.gpu.device import free_device_bytes
-        from tricount.partition.gpu import (DeviceWorker, graph_source, reads_file_to_device,
-                                            whole_range)
+        from tricount.partition.device_worker import DeviceWorker
+        from tricount.partition.pieces import whole_range
+        from tricount.partition.source import graph_source, reads_file_to_device
 
         t0 = time.perf_counter()
         src = graph_source(source, unread_file=True)
@@ -104,7 +105,7 @@ class DeviceGraph:
                                                                  list[SubProblem]]:
         """The plan and its pieces for ``workers`` workers, from this device's statistics
         (as ``count_gpu``)."""
-        from tricount.partition.gpu import plan_pieces
+        from tricount.partition.pieces import plan_pieces
 
         worker = self.worker
         return plan_pieces(self.facts["vertices"], self.facts["edges"], self.partitions,

@@ -30,7 +30,7 @@ only ever reads finished arrays):
    devices' copies are compared (a sum of the ids on each).
 
 Every triangle is counted once as before: the steps only build, on every device, the
-rank-ordered CSR that :meth:`~tricount.partition.gpu.DeviceWorker.prepare` alone builds
+rank-ordered CSR that :meth:`~tricount.partition.device_worker.DeviceWorker.prepare` alone builds
 (a row's entries are its keys' targets in sorted order, whichever device held the
 edge), and the count that follows is unchanged.
 
@@ -131,7 +131,7 @@ def _copy_from_peers(worker, copies) -> None:
     """``dst[...] = src`` for every ``(dst, src)`` of ``copies`` (dst on this worker's device,
     src on any), queued on its stream."""
     from tricount.gpu.peers import copy_from_peer, enable_peer_access
-    from tricount.partition.gpu import _cupy
+    from tricount.partition.source import _cupy
 
     cp = _cupy()
     enable_peer_access(worker.device_id, {src.device.id for _dst, src in copies})
@@ -143,7 +143,7 @@ def _copy_from_peers(worker, copies) -> None:
 def _sum_over_devices(worker, partials, i: int):
     """Steps 3 and 4: the sum of every device's ``partials`` (arrays of one shape and dtype),
     on worker ``i``'s device."""
-    from tricount.partition.gpu import _cupy
+    from tricount.partition.source import _cupy
 
     cp = _cupy()
     total = partials[i].copy()
@@ -180,7 +180,7 @@ class _Steps:
     def each(self, what: str, fn, *, in_context: bool = True) -> list:
         """``fn(share)`` for every device's share, inside its worker's context unless ``fn``
         enters it itself (``in_context=False``: a worker's method)."""
-        from tricount.partition.gpu import _cupy
+        from tricount.partition.source import _cupy
 
         def step(worker):
             share = self.shares[self.threads.workers.index(worker)]
@@ -272,7 +272,7 @@ def prepare(threads, source, *, keep_in_degree: list[bool]) -> None:
         s.degree = s.rank = None
 
     def exchange(s):
-        from tricount.partition.gpu import _cupy
+        from tricount.partition.source import _cupy
 
         (_first, _end), (begin, stop) = shares[s.index]
         s.received = _cupy().empty(stop - begin, dtype=_cupy().uint64)
@@ -325,7 +325,7 @@ def _key_sum(keys) -> int:
 
 
 def _cupy_int64(values):
-    from tricount.partition.gpu import _cupy
+    from tricount.partition.source import _cupy
 
     return _cupy().asarray(np.asarray(values, dtype=np.int64))
 
@@ -342,7 +342,7 @@ def _assemble_and_prepare(steps, source, keep_in_degree) -> None:
     """The older route: every device copies the other devices' rows (the whole graph on each),
     computes the statistics and orients one share of the ranks; then step 8."""
     from tricount.gpu.chunks import DeviceCSR
-    from tricount.partition.gpu import _cupy
+    from tricount.partition.source import _cupy
 
     d = len(steps.shares)
     held = [s.rows for s in steps.shares]
@@ -386,7 +386,7 @@ def prepare_once(threads, source, *, keep_in_degree: list[bool]) -> None:
     host link once per device: R-MAT 29 (8.5 G edges, four H100s, device run 52) took 33 s
     to prepare on four against 11.6 s on one, each device copying 251 GB from the host.
     """
-    from tricount.partition.gpu import _cupy
+    from tricount.partition.source import _cupy
 
     steps = _Steps(threads)
     first = threads.workers[0]
@@ -429,7 +429,7 @@ def _gather_oriented(steps, shares) -> None:
 def _compare_copies(steps) -> None:
     """Every device must now hold the same rank-ordered CSR: one pass over each device's copy
     (about 2 ms per 10^9 ids) rather than a count from a copy that went wrong."""
-    from tricount.partition.gpu import _cupy
+    from tricount.partition.source import _cupy
 
     def sums(s):
         csr = s.worker.csr
