@@ -103,7 +103,8 @@ class TestChunks:
     """Every chunk size gives the same stream, cut at every boundary."""
 
     @pytest.fixture(scope="class")
-    def graph(self):
+    @classmethod
+    def graph(cls):
         src, dst = rmat(5, 8, seed=5)  # 180 triangles
         return tricount.Graph.from_edges(src, dst)
 
@@ -478,7 +479,8 @@ def test_the_listers_refuse_the_degree_orientation():
 
 class TestWriters:
     @pytest.fixture(scope="class")
-    def graph(self):
+    @classmethod
+    def graph(cls):
         src, dst = rmat(7, 8, seed=9)
         return tricount.Graph.from_edges(src * 3 + 1, dst * 3 + 1)  # ids not compact
 

@@ -31,6 +31,7 @@ converted values.
 from __future__ import annotations
 
 import contextlib
+import importlib.machinery
 import itertools
 import threading
 import types
@@ -338,6 +339,9 @@ def _flatnonzero(a):
 def make_modules(device_count: int = 1):
     """``(cupy, cupyx)`` stand-ins."""
     cp = _Module("cupy")
+    # A spec of no origin, as a namespace has: importlib.util.find_spec("cupy") (the kernel
+    # cache's identity, tricount.gpu.warm) reads it where a real CuPy is installed too.
+    cp.__spec__ = importlib.machinery.ModuleSpec("cupy", None)
     cp.ndarray = FakeArray
     cp.asarray = cp.array = _asarray
     cp.argsort = _argsort
@@ -360,6 +364,7 @@ def make_modules(device_count: int = 1):
         compiler=types.SimpleNamespace(CompileException=RuntimeError))
     cp.cuda = cuda
     cupyx = types.ModuleType("cupyx")
+    cupyx.__spec__ = importlib.machinery.ModuleSpec("cupyx", None)
     cupyx.empty_pinned = lambda shape, dtype=np.float64: np.empty(shape, dtype=dtype)
     return cp, cupyx
 

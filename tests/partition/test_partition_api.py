@@ -147,8 +147,9 @@ class TestDask:
     distributed = pytest.importorskip("distributed")
 
     @pytest.fixture(scope="class")
-    def cluster(self):
-        with self.distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+    @classmethod
+    def cluster(cls):
+        with cls.distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                            dashboard_address=":0") as cluster:
             yield cluster
 
