@@ -137,16 +137,81 @@ def test_both_orders_on_named_graphs(order, name):
 @pytest.mark.parametrize("order", ["id", "rank"], indirect=True)
 @pytest.mark.parametrize("marks", ["bytes", "bits"])
 def test_both_orders_in_parallel_regions(order, marks, monkeypatch):
-    # Graphs under SERIAL_MAX_EDGES run the one pass; this one runs the threads' kernels.
+    # Graphs under SERIAL_MAX_EDGES run the one pass; this one runs the threads' kernels,
+    # the three regions (not the one region that more than two threads may take).
     from tricount.cpu import _marks
 
     monkeypatch.setattr(engine, "SERIAL_MAX_EDGES", 0)
+    monkeypatch.setattr(bitmap, "ONE_REGION_MAX_EDGES", 0)
     monkeypatch.setattr(_marks, "BYTE_MAP_MAX_VERTICES", 1 << 20 if marks == "bytes" else 0)
     src, dst = rmat(11, 16, seed=4)
     graph = tricount.Graph.from_edges(src, dst)
     expected = reference.count_triangles(src.tolist(), dst.tolist())
     result = engine.count(graph, method="bitmap")
     assert result.n_triangles == expected and "one pass" not in result.method_reason
+
+
+@pytest.mark.parametrize("marks", ["bytes", "bits"])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # the bound stays put
+@given(n=st.integers(1, 90), p=st.floats(0.0, 0.7), seed=st.integers(0, 2**32 - 1))
+def test_every_pair_at_its_anchor_matches_the_oracle(monkeypatch, marks, n, p, seed):
+    # One region, no pair deferred: the same count in id order and in rank order, in
+    # parallel and on the calling thread (the kernel's serial twin).
+    from tricount.cpu import _marks
+    from tricount.prep._parallel import on_calling_thread
+
+    monkeypatch.setattr(_marks, "BYTE_MAP_MAX_VERTICES", 1 << 20 if marks == "bytes" else 0)
+    src, dst = random_graph(n, p, seed)
+    graph = tricount.Graph.from_edges(src, dst, n_vertices=n)
+    upper = graph.upper()
+    expected = reference.count_triangles(src.tolist(), dst.tolist())
+    for oriented in (upper, orient_upper(upper, graph.degrees, "rank", parallel=True)):
+        assert bitmap.count_at_anchors(oriented) == expected
+        with on_calling_thread():
+            assert bitmap.count_at_anchors(oriented) == expected
+
+
+@pytest.mark.parametrize("marks", ["bytes", "bits"])
+def test_more_than_two_threads_count_a_mid_sized_graph_in_one_region(monkeypatch, marks):
+    from tricount.cpu import _marks
+
+    monkeypatch.setattr(_marks, "BYTE_MAP_MAX_VERTICES", 1 << 20 if marks == "bytes" else 0)
+    src, dst = rmat(11, 16, seed=4)
+    graph = tricount.Graph.from_edges(src, dst)
+    expected = reference.count_triangles(src.tolist(), dst.tolist())
+    assert graph.n_edges >= engine.serial_bound("bitmap", 16)  # not on the calling thread
+    monkeypatch.setattr(engine, "thread_count", lambda: 16)
+    result = engine.count(graph, method="bitmap")
+    assert result.method_reason.endswith("one region, every pair at its anchor")
+    assert result.n_triangles == expected
+    monkeypatch.setattr(engine, "thread_count", lambda: 2)  # two threads: the three regions
+    monkeypatch.setattr(engine, "SERIAL_MAX_EDGES", 0)
+    result = engine.count(graph, method="bitmap")
+    assert result.method_reason.endswith(" order") and "one region" not in result.method_reason
+    assert result.n_triangles == expected
+
+
+def test_which_graphs_count_in_one_region(monkeypatch):
+    # The estimate of the anchors' probes: exact while the entries fit the sample.
+    upper = tricount.Graph.from_edges(*rmat(7, 8, seed=2)).upper()
+    assert 0 < upper.n_edges <= bitmap.ONE_REGION_SAMPLES
+    exact = np.diff(upper.indptr)[upper.indices].mean()
+    assert bitmap.anchor_probes_per_edge(upper) == pytest.approx(exact)
+    assert bitmap.at_anchors(upper, 16) and bitmap.at_anchors(upper, 3)
+    assert not bitmap.at_anchors(upper, 2) and not bitmap.at_anchors(upper, 1)
+    monkeypatch.setattr(bitmap, "ONE_REGION_MAX_EDGES", upper.n_edges)
+    assert not bitmap.at_anchors(upper, 16)
+    monkeypatch.undo()
+    monkeypatch.setattr(bitmap, "ONE_REGION_PROBES_PER_EDGE", exact * 0.9)
+    assert not bitmap.at_anchors(upper, 16)
+    monkeypatch.undo()
+    # A low leaf's pair with each hub probes the hubs' rows: hundreds of probes an edge.
+    upper = tricount.Graph.from_edges(*hubs_in_the_middle(1200, 600)).upper()
+    assert bitmap.anchor_probes_per_edge(upper) > bitmap.ONE_REGION_PROBES_PER_EDGE
+    assert not bitmap.at_anchors(upper, 16)
+    empty = tricount.Graph.from_edges(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    assert not bitmap.at_anchors(empty.upper(), 16) and bitmap.count_at_anchors(empty.upper()) == 0
 
 
 def test_few_probes_count_in_id_order():

@@ -47,6 +47,18 @@ against 0.75 ms for the three passes on the calling thread (2-core development
 machine, 2026-11-27, both before the byte map and the unsigned indices). It
 counts its probes as it goes and gives up past a budget, so that the id order's
 bound (:func:`plan_in_id_order`) costs no pass of its own.
+In one region (:func:`count_at_anchors`), on more than two threads: a graph of
+fewer than :data:`ONE_REGION_MAX_EDGES` edges whose id order takes few probes even
+without the owner rule (:func:`at_anchors`) is counted in one parallel region, every
+pair (x, v) settled at its anchor x (N+(v) probed in x's marks: Σ d+(v) probes, no
+deferred pairs, so no first pass and no placing pass). Each triangle a < b < c is
+still counted once, at the pair (a, b). On sixteen threads the three regions' entries
+and the deferred pairs' bookkeeping cost more than the probes the owner rule saves
+on such graphs: ca-HepTh 0.36 -> 0.14-0.15 ms, ppi 0.52-0.53 -> 0.22-0.25, email-Enron
+1.31-1.42 -> 0.93-1.17, soc-Epinions1 3.13 -> 2.29-2.50 (H100 host, 2026-11-27,
+benchmarks/results/cpu_vs_gapbs_16_h100.md); blogcatalog (190 probes an edge) and
+R-MAT 16 (207) lost (3.04 -> 3.36-3.68, 8.5 -> 10.4-12.8 ms), hence the bound
+:data:`ONE_REGION_PROBES_PER_EDGE`. Two threads keep the three regions.
 Sources: Bisson & Fatica's bitmaps (the set), GAPBS's relabelling by degree,
 and the hash method's owner rule (docs/gpu.md).
 """
@@ -57,7 +69,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tricount._threads import load_numba
+from tricount._threads import BITMAP_FEW_THREADS, load_numba
 from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
 from tricount.cpu._marks import SHORT_PROBE, clear_row, is_marked, mark_row, new_marks
 from tricount.cpu.id_order import id_order_limit
@@ -67,7 +79,7 @@ numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads
 
 __all__ = ["count_bitmap", "count_one_pass", "count_one_pass_in_id_order", "plan_deferral",
            "plan_in_id_order", "probes", "Deferral", "deferred_lists", "anchor_chunk",
-           "defers"]
+           "defers", "count_at_anchors", "at_anchors", "anchor_probes_per_edge"]
 
 
 @numba.njit(inline="always")
@@ -211,6 +223,91 @@ def _count_bitmap(out_ptr, out, deferred_ptr, rest_begin, rest_end, maps, chunk,
             begin, end = claim(cursor, n, chunk)
         total += local
     return total
+
+
+@numba.njit(nogil=True, cache=True)
+def count_range_at_anchors(out_ptr, out, marks, begin, end):
+    """Triangles of the anchors ``begin .. end - 1``, every pair (x, v) of x's row settled at
+    x: N+(v) probed in x's marks (``marks`` clean before and after). A triangle a < b < c
+    is the pair (a, b)'s: c is in N+(b) and, being above b, after b in a's sorted row; the
+    last entry of a row pairs with nothing (nothing in the row lies above it)."""
+    found = np.int64(0)
+    for anchor in range(begin, end):
+        x = _u(anchor)
+        x_begin = out_ptr[x]
+        x_end = out_ptr[x + _u(1)]
+        if x_end - x_begin < 2:  # one out-neighbour closes nothing
+            continue
+        mark_row(marks, out, x_begin, x_end)
+        for k in range(x_begin, x_end - 1):
+            v = _u(out[_u(k)])
+            found += _probe(marks, out, out_ptr[v], out_ptr[v + _u(1)])
+        clear_row(marks, out, x_begin, x_end)
+    return found
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _count_at_anchors(out_ptr, out, maps, chunk, cursor, workers):
+    n = out_ptr.shape[0] - 1
+    total = np.int64(0)
+    for worker in numba.prange(workers):
+        marks = maps[worker]
+        local = np.int64(0)
+        begin, end = claim(cursor, n, chunk)
+        while begin < n:
+            local += count_range_at_anchors(out_ptr, out, marks, begin, end)
+            begin, end = claim(cursor, n, chunk)
+        total += local
+    return total
+
+
+#: The bitmap counter on more than :data:`tricount._threads.BITMAP_FEW_THREADS` threads
+#: counts a graph of fewer edges than this in one region, every pair at its anchor, where
+#: :func:`at_anchors` holds (the module doc). Measured up to soc-Epinions1's 405,740
+#: edges; past 2^20 the regions' entries are small beside the count, and the owner rule's
+#: fewer probes win (R-MAT 18, 382 probes an edge at the anchors: 86-95 against 45-48
+#: ms on the H100 host's 16 threads, 2026-11-27).
+ONE_REGION_MAX_EDGES = 1 << 20
+#: ... while the anchors' probes, Σ d+(v) over the pairs, stay under this many an edge:
+#: the graphs that won on 16 threads took 1-66 (oregon1_010331 66: 0.39 -> 0.16 ms), those
+#: that lost 190 (blogcatalog) and 207 (R-MAT 16).
+ONE_REGION_PROBES_PER_EDGE = 128
+#: Row entries sampled (evenly spaced) to estimate the anchors' probes an edge: the mean
+#: d+ of an entry's vertex. On the shared graphs 1,024 entries gave 0.90-1.07 of the exact
+#: mean in 12-13 us, 4,096 0.98-1.02 in 25-40 us (2-core machine, 2026-11-27); a graph
+#: that stays on its route pays the estimate (blogcatalog on the H100 host: 42 us of
+#: 4,096 entries, its count 3.00-3.04 ms without the check, 3.14-3.15 with it).
+ONE_REGION_SAMPLES = 1024
+
+
+def anchor_probes_per_edge(upper) -> float:
+    """The probes an edge of :func:`count_at_anchors` on ``upper`` (NumPy arrays), estimated:
+    the mean out-degree of the vertices at :data:`ONE_REGION_SAMPLES` evenly spaced row
+    entries (each entry v of a row is one pair, which probes d+(v))."""
+    m = upper.n_edges
+    if m == 0:
+        return 0.0
+    ends = upper.indices[::max(1, m // ONE_REGION_SAMPLES)]
+    return float(np.mean(upper.indptr[ends + 1] - upper.indptr[ends]))
+
+
+def at_anchors(upper, threads: int) -> bool:
+    """Whether :func:`count_at_anchors` counts ``upper`` (the graph's upper CSR) on
+    ``threads`` threads: more than two, fewer than :data:`ONE_REGION_MAX_EDGES` edges and
+    at most :data:`ONE_REGION_PROBES_PER_EDGE` probes an edge (estimated)."""
+    return (threads > BITMAP_FEW_THREADS and 0 < upper.n_edges < ONE_REGION_MAX_EDGES
+            and anchor_probes_per_edge(upper) <= ONE_REGION_PROBES_PER_EDGE)
+
+
+def count_at_anchors(oriented) -> int:
+    """Triangles of an oriented CSR whose edges point up the ids (NumPy arrays, rows sorted)
+    in one parallel region, every pair settled at its anchor (the module doc)."""
+    if oriented.n_edges == 0:
+        return 0
+    workers = n_workers()
+    return int(run_chunked(_count_at_anchors, oriented.indptr, oriented.indices,
+                           new_marks(oriented.n_vertices, workers),
+                           np.int64(anchor_chunk(workers))))
 
 
 @numba.njit(nogil=True, cache=True)

@@ -5,7 +5,8 @@ enough probes (:func:`tricount.cpu.bitmap.plan_in_id_order`), else the rank
 orientation (vertices renamed by (degree, id), built for the count and not kept);
 a small graph (:func:`on_caller`) in one pass on the calling thread
 (:func:`tricount.cpu.bitmap.count_one_pass`), which gives up on the id order once
-its probes pass the same bound;
+its probes pass the same bound; a mid-sized one on more than two threads in one
+parallel region, every pair at its anchor (:func:`tricount.cpu.bitmap.at_anchors`);
 ``merge``, ``spgemm`` and ``numpy`` count the graph's cached degree orientation
 (:meth:`~tricount.CSRGraph.oriented`).
 """
@@ -95,6 +96,26 @@ def _bitmap_input(graph):
     return orient_upper(upper, graph.degrees, "rank", parallel=True), None
 
 
+def _at_anchors(graph) -> bool:
+    """Whether the bitmap count of ``graph`` runs in one region, every pair at its anchor
+    (:func:`tricount.cpu.bitmap.at_anchors`, on this process's threads)."""
+    from tricount.cpu.bitmap import ONE_REGION_MAX_EDGES, at_anchors
+
+    if graph.n_edges >= ONE_REGION_MAX_EDGES:  # asked before the upper CSR is made
+        return False
+    return at_anchors(graph.upper(), thread_count())
+
+
+def _bitmap_at_anchors(graph, reason: str):
+    """The bitmap count in one region, every pair at its anchor: ``(count, when the counted
+    CSR was ready, reason)``."""
+    from tricount.cpu.bitmap import count_at_anchors
+
+    upper = graph.upper()
+    t1 = time.perf_counter()
+    return count_at_anchors(upper), t1, f"{reason}; one region, every pair at its anchor"
+
+
 def _bitmap_one_pass(graph, started: float):
     """A small graph's bitmap count on this thread, in one pass: the upper CSR while its
     probes stay under the id order's bound (:func:`tricount.cpu.id_order.id_order_limit`,
@@ -127,6 +148,12 @@ def count(graph, *, method: str = "auto", **options) -> EngineResult:
                                 {"preprocess_s": t1 - t0, "count_s": t2 - t1,
                                  "kernel_s": t2 - t1})
         plan = None  # bitmap's first pass, when the order's choice made it
+        if name == "bitmap" and _at_anchors(graph):
+            n_triangles, t1, reason = _bitmap_at_anchors(graph, reason)
+            t2 = time.perf_counter()
+            return EngineResult(n_triangles, name, reason,
+                                {"preprocess_s": t1 - t0, "count_s": t2 - t1,
+                                 "kernel_s": t2 - t1})
         if name == "bitmap":
             oriented, plan = _bitmap_input(graph)
             reason = f"{reason}; {oriented.order} order"
