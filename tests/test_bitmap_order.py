@@ -91,8 +91,10 @@ def test_both_orders_match_the_oracle(order, n, p, seed):
 def test_the_one_pass_and_its_budget(monkeypatch, marks, n, p, seed):
     # The one pass (a graph on the calling thread) counts what the three passes count, with
     # either marks (tricount.cpu._marks), takes the probes of their first pass, and gives up
-    # exactly when its budget is below them.
+    # exactly when its budget is below them. The one region, every pair at its anchor, counts
+    # the same, in parallel and on the calling thread (its kernel's serial twin).
     from tricount.cpu import _marks
+    from tricount.prep._parallel import on_calling_thread
 
     monkeypatch.setattr(_marks, "BYTE_MAP_MAX_VERTICES", 1 << 20 if marks == "bytes" else 0)
     src, dst = random_graph(n, p, seed)
@@ -103,6 +105,9 @@ def test_the_one_pass_and_its_budget(monkeypatch, marks, n, p, seed):
         probes, _ = brute_plan(oriented)
         assert bitmap.count_one_pass(oriented) == expected
         assert bitmap.count_bitmap(oriented) == expected
+        assert bitmap.count_at_anchors(oriented) == expected
+        with on_calling_thread():
+            assert bitmap.count_at_anchors(oriented) == expected
         assert bitmap.count_one_pass(oriented, budget=probes) == expected
         # (an empty graph is counted whatever the budget, as plan_in_id_order does)
         assert bitmap.count_one_pass(oriented, budget=probes - 1) == (
@@ -152,27 +157,6 @@ def test_both_orders_in_parallel_regions(order, marks, monkeypatch):
 
 
 @pytest.mark.parametrize("marks", ["bytes", "bits"])
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])  # the bound stays put
-@given(n=st.integers(1, 90), p=st.floats(0.0, 0.7), seed=st.integers(0, 2**32 - 1))
-def test_every_pair_at_its_anchor_matches_the_oracle(monkeypatch, marks, n, p, seed):
-    # One region, no pair deferred: the same count in id order and in rank order, in
-    # parallel and on the calling thread (the kernel's serial twin).
-    from tricount.cpu import _marks
-    from tricount.prep._parallel import on_calling_thread
-
-    monkeypatch.setattr(_marks, "BYTE_MAP_MAX_VERTICES", 1 << 20 if marks == "bytes" else 0)
-    src, dst = random_graph(n, p, seed)
-    graph = tricount.Graph.from_edges(src, dst, n_vertices=n)
-    upper = graph.upper()
-    expected = reference.count_triangles(src.tolist(), dst.tolist())
-    for oriented in (upper, orient_upper(upper, graph.degrees, "rank", parallel=True)):
-        assert bitmap.count_at_anchors(oriented) == expected
-        with on_calling_thread():
-            assert bitmap.count_at_anchors(oriented) == expected
-
-
-@pytest.mark.parametrize("marks", ["bytes", "bits"])
 def test_more_than_two_threads_count_a_mid_sized_graph_in_one_region(monkeypatch, marks):
     from tricount.cpu import _marks
 
@@ -203,7 +187,13 @@ def test_which_graphs_count_in_one_region(monkeypatch):
     monkeypatch.setattr(bitmap, "ONE_REGION_MAX_EDGES", upper.n_edges)
     assert not bitmap.at_anchors(upper, 16)
     monkeypatch.undo()
+    assert upper.n_edges < bitmap.ONE_REGION_SMALL_EDGES  # a small graph's bound applies
     monkeypatch.setattr(bitmap, "ONE_REGION_PROBES_PER_EDGE", exact * 0.9)
+    assert bitmap.at_anchors(upper, 16)
+    monkeypatch.setattr(bitmap, "ONE_REGION_SMALL_PROBES_PER_EDGE", exact * 0.9)
+    assert not bitmap.at_anchors(upper, 16)
+    monkeypatch.setattr(bitmap, "ONE_REGION_SMALL_EDGES", upper.n_edges)  # the larger one's
+    monkeypatch.setattr(bitmap, "ONE_REGION_SMALL_PROBES_PER_EDGE", exact * 2)
     assert not bitmap.at_anchors(upper, 16)
     monkeypatch.undo()
     # A low leaf's pair with each hub probes the hubs' rows: hundreds of probes an edge.

@@ -55,10 +55,11 @@ deferred pairs, so no first pass and no placing pass). Each triangle a < b < c i
 still counted once, at the pair (a, b). On sixteen threads the three regions' entries
 and the deferred pairs' bookkeeping cost more than the probes the owner rule saves
 on such graphs: ca-HepTh 0.36 -> 0.14-0.15 ms, ppi 0.52-0.53 -> 0.22-0.25, email-Enron
-1.31-1.42 -> 0.93-1.17, soc-Epinions1 3.13 -> 2.29-2.50 (H100 host, 2026-11-27,
+1.31-1.42 -> 0.93-1.17 (H100 host, 2026-11-27,
 benchmarks/results/cpu_vs_gapbs_16_h100.md); blogcatalog (190 probes an edge) and
-R-MAT 16 (207) lost (3.04 -> 3.36-3.68, 8.5 -> 10.4-12.8 ms), hence the bound
-:data:`ONE_REGION_PROBES_PER_EDGE`. Two threads keep the three regions.
+R-MAT 16 (207) lost (3.04 -> 3.36-3.68, 8.5 -> 10.4-12.8 ms), and soc-Epinions1 (52)
+won in some processes only, hence the bounds :data:`ONE_REGION_PROBES_PER_EDGE`
+and :data:`ONE_REGION_SMALL_PROBES_PER_EDGE`. Two threads keep the three regions.
 Sources: Bisson & Fatica's bitmaps (the set), GAPBS's relabelling by degree,
 and the hash method's owner rule (docs/gpu.md).
 """
@@ -74,6 +75,7 @@ from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
 from tricount.cpu._marks import SHORT_PROBE, clear_row, is_marked, mark_row, new_marks
 from tricount.cpu.id_order import id_order_limit
 from tricount.prep._atomic import atomic_add
+from tricount.prep._parallel import claimed_chunks
 
 numba = load_numba()  # Numba, started without its BLAS probe (tricount._threads)
 
@@ -251,12 +253,9 @@ def _count_at_anchors(out_ptr, out, maps, chunk, cursor, workers):
     n = out_ptr.shape[0] - 1
     total = np.int64(0)
     for worker in numba.prange(workers):
-        marks = maps[worker]
         local = np.int64(0)
-        begin, end = claim(cursor, n, chunk)
-        while begin < n:
-            local += count_range_at_anchors(out_ptr, out, marks, begin, end)
-            begin, end = claim(cursor, n, chunk)
+        for begin, end in claimed_chunks(cursor, n, chunk):
+            local += count_range_at_anchors(out_ptr, out, maps[worker], begin, end)
         total += local
     return total
 
@@ -268,10 +267,19 @@ def _count_at_anchors(out_ptr, out, maps, chunk, cursor, workers):
 #: fewer probes win (R-MAT 18, 382 probes an edge at the anchors: 86-95 against 45-48
 #: ms on the H100 host's 16 threads, 2026-11-27).
 ONE_REGION_MAX_EDGES = 1 << 20
-#: ... while the anchors' probes, Σ d+(v) over the pairs, stay under this many an edge:
-#: the graphs that won on 16 threads took 1-66 (oregon1_010331 66: 0.39 -> 0.16 ms), those
-#: that lost 190 (blogcatalog) and 207 (R-MAT 16).
-ONE_REGION_PROBES_PER_EDGE = 128
+#: ... while the anchors' probes, Σ d+(v) over the pairs, stay under this many an edge
+#: (:data:`ONE_REGION_SMALL_PROBES_PER_EDGE` under :data:`ONE_REGION_SMALL_EDGES` edges).
+#: On 16 threads (H100 host, 2026-11-27) the graphs of 2^16 edges or more gained at 16-44
+#: (ego-Facebook 0.87-0.91 -> 0.39-0.46 ms, ca-HepPh 1.12-1.14 -> 0.58-0.60, email-Enron
+#: 1.31-1.42 -> 0.93); soc-Epinions1 (52) took 2.0-2.5 ms in some processes and 4.0-4.8
+#: (medians) in others, against 2.5-3.2 by the three regions: a hub's whole row, which the
+#: owner rule shares out among other anchors, falls on one thread (not measured apart);
+#: blogcatalog (190) and R-MAT 16 (207) lost.
+ONE_REGION_PROBES_PER_EDGE = 48
+#: A smaller graph's regions' entries weigh more, and one thread's share of a hub less:
+#: oregon1_010331 (22,002 edges, 66 probes an edge) 0.39-0.40 -> 0.16-0.17 ms.
+ONE_REGION_SMALL_EDGES = 1 << 16
+ONE_REGION_SMALL_PROBES_PER_EDGE = 128
 #: Row entries sampled (evenly spaced) to estimate the anchors' probes an edge: the mean
 #: d+ of an entry's vertex. On the shared graphs 1,024 entries gave 0.90-1.07 of the exact
 #: mean in 12-13 us, 4,096 0.98-1.02 in 25-40 us (2-core machine, 2026-11-27); a graph
@@ -294,9 +302,14 @@ def anchor_probes_per_edge(upper) -> float:
 def at_anchors(upper, threads: int) -> bool:
     """Whether :func:`count_at_anchors` counts ``upper`` (the graph's upper CSR) on
     ``threads`` threads: more than two, fewer than :data:`ONE_REGION_MAX_EDGES` edges and
-    at most :data:`ONE_REGION_PROBES_PER_EDGE` probes an edge (estimated)."""
-    return (threads > BITMAP_FEW_THREADS and 0 < upper.n_edges < ONE_REGION_MAX_EDGES
-            and anchor_probes_per_edge(upper) <= ONE_REGION_PROBES_PER_EDGE)
+    at most :data:`ONE_REGION_PROBES_PER_EDGE` probes an edge (estimated;
+    :data:`ONE_REGION_SMALL_PROBES_PER_EDGE` under :data:`ONE_REGION_SMALL_EDGES` edges)."""
+    m = upper.n_edges
+    if threads <= BITMAP_FEW_THREADS or not 0 < m < ONE_REGION_MAX_EDGES:
+        return False
+    bound = (ONE_REGION_SMALL_PROBES_PER_EDGE if m < ONE_REGION_SMALL_EDGES
+             else ONE_REGION_PROBES_PER_EDGE)
+    return anchor_probes_per_edge(upper) <= bound
 
 
 def count_at_anchors(oriented) -> int:
