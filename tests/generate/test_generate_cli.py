@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import importlib
 
 import numpy as np
 import pytest
@@ -76,6 +77,36 @@ def test_native_binary_holds_the_canonical_graph(capsys, tmp_path, name, to):
 def test_bad_parameters_exit_2(capsys, tmp_path):
     code = main(["generate", "er", "--n", "5", "--m", "11", str(tmp_path / "x.txt")])
     assert code == 2 and "at most 10 edges" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--scale", "-1"], "scale must be 0 .. 40, got -1"),
+    (["--scale", "41"], "scale must be 0 .. 40, got 41"),
+    (["--scale", "4", "--chunk-edges", "0"], "chunk_edges must be >= 1, got 0"),
+])
+def test_bad_rmat_arguments_to_a_tcsr_exit_2(capsys, tmp_path, argv, message):
+    """Checked before the bounded build's sizes are worked out from them (a negative scale
+    once crashed there with a traceback)."""
+    target = tmp_path / "x.tcsr"
+    code = main(["generate", "rmat", *argv, "-o", str(target)])
+    err = capsys.readouterr().err
+    assert code == 2 and err == f"tricount: error: {message}\n" and not target.exists()
+
+
+def test_rmat_permutation_past_memory_is_a_clear_error(capsys, tmp_path, monkeypatch):
+    rmat = importlib.import_module("tricount.generate.rmat")  # the module, not the function
+
+    def no_memory(n, seed, xp):
+        raise MemoryError(f"cannot allocate {8 * n} bytes")
+
+    monkeypatch.setattr(rmat, "random_permutation", no_memory)
+    target = tmp_path / "x.tcsr"
+    code = main(["generate", "rmat", "--scale", "6", "--chunk-edges", "100", "-o", str(target)])
+    err = capsys.readouterr().err
+    assert code == 2 and not target.exists()
+    assert err.startswith("tricount: error: R-MAT scale 6: the permutation of its 2**6 vertex "
+                          "ids (0.0 GiB, with as much again to draw it) does not fit in host "
+                          "memory")
 
 
 def test_missing_required_option_is_a_usage_error(tmp_path):

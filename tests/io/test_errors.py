@@ -285,8 +285,7 @@ EMPTY_FILES = {
     "comments.mtx": b"%%MatrixMarket matrix coordinate pattern general\n% nothing\n",
     "no-banner-comments.mtx": b"% nothing yet\n",
     "comments.graph": b"% no graph here\n",
-    "empty.tcsr": b"",
-    "empty.npy": b"",
+    "empty.csv": b"",
 }
 
 
@@ -301,6 +300,38 @@ def test_empty_and_comment_only_files_are_the_empty_graph(name, tmp_path, capsys
     assert "(the graph is empty)" in err
     code, out, _ = run_cli(["info", str(path)], capsys)
     assert code == 0 and "(the graph is empty)" in out
+
+
+@pytest.mark.parametrize("name, starts", [
+    ("empty.tcsr", "a .tcsr file starts with its header"),
+    ("empty.npy", "a NumPy file starts with its header"),
+    ("empty.npz", "a NumPy file starts with its header"),
+    ("empty.parquet", "a Parquet file starts with its signature"),
+    ("empty.arrow", "an Arrow file starts with its signature"),
+    ("empty.mtx", "a Matrix Market file starts with its banner line"),
+    ("empty.graph", "a METIS file starts with its header line"),
+])
+def test_no_bytes_in_a_headed_format_is_a_truncated_file(name, starts, tmp_path, capsys):
+    """Every writer of these formats writes a header, so no bytes at all is an interrupted
+    download or copy: refused, never counted as the empty graph (0 triangles)."""
+    path = tmp_path / name
+    path.write_bytes(b"")
+    with pytest.raises(GraphFormatError, match=f"is empty \\(0 bytes\\), but {starts}"):
+        load_graph(path)
+    assert_cli_error(path, "is empty (0 bytes)", capsys)
+
+
+def test_no_bytes_named_native_on_stdin_is_refused(monkeypatch, capsys):
+    read_end, write_end = os.pipe()
+    os.close(write_end)  # a pipe that ends at once
+    monkeypatch.setattr(sys, "stdin", os.fdopen(read_end, "rb"))
+    try:
+        code, out, err = run_cli(["count", "-", "--format", "native", "--backend", "cpu"],
+                                 capsys)
+    finally:
+        sys.stdin.close()
+    assert (code, out) == (2, ""), err
+    assert "<stdin>: is empty (0 bytes), but a .tcsr file starts with its header" in err
 
 
 def test_matrix_market_with_zero_entries(tmp_path):

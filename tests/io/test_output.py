@@ -12,6 +12,7 @@ import errno
 import os
 import random
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -73,6 +74,36 @@ class TestAtomicOutput:
         with atomic_output(tmp_path / "link.txt") as (f, _):
             f.write(b"new")
         assert (tmp_path / "link.txt").is_symlink() and real.read_bytes() == b"new"
+
+    def test_a_named_pipe_is_written_in_place(self, tmp_path):
+        fifo = tmp_path / "pipe"
+        os.mkfifo(fifo)
+        got = []
+        reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+        reader.start()
+        with atomic_output(fifo) as (f, tmp):
+            assert tmp is None
+            f.write(b"abc")
+        reader.join(timeout=60)
+        assert got == [b"abc"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
+        assert leftovers(tmp_path) == []
+
+    @pytest.mark.skipif(not os.path.exists("/dev/null"), reason="no /dev/null")
+    def test_a_device_is_written_never_replaced(self, k4, capsys):
+        # As root, renaming a temporary over /dev/null would replace the device node.
+        code, _, err = run_cli(capsys, "convert", k4, "/dev/null", "--to", "snap")
+        assert code == 0, err
+        assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+        assert not [p for p in os.listdir("/dev") if ".tricount-" in p]
+
+    @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+    @pytest.mark.parametrize("argv", [["convert", "{k4}", "/dev/full", "--to", "snap"],
+                                      ["list", "{k4}", "-o", "/dev/full", "--backend", "cpu"]])
+    def test_a_full_device_is_a_clear_error(self, k4, capsys, argv):
+        code, out, err = run_cli(capsys, *[a.format(k4=k4) for a in argv])
+        assert code == 2 and "wrote" not in err + out
+        assert err.startswith("tricount: error: /dev/full: cannot write: no space left")
+        assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
 
     def test_full_disk_is_a_clear_error(self, tmp_path, monkeypatch):
         def full(fd):
@@ -261,7 +292,8 @@ def test_full_disk_on_stdout_is_a_clear_error(k4, capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdout", _Stdout(OSError(errno.ENOSPC, "No space left on device")))
     assert main(["convert", str(k4), "-", "--to", "snap"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("tricount: error: No space left") and "Traceback" not in err
+    assert err.startswith("tricount: error: <stdout>: cannot write: no space left")
+    assert "Traceback" not in err
 
 
 @pytest.mark.slow
@@ -301,4 +333,4 @@ def test_closed_stdout_and_full_disk_in_a_process(tmp_path, k4):
     with open("/dev/full", "wb") as full:
         proc = _cli("convert", k4, "-", "--to", "snap", stdout=full)
         _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 2 and b"No space left" in err and b"Traceback" not in err
+    assert proc.returncode == 2 and b"no space left" in err and b"Traceback" not in err

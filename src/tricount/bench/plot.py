@@ -48,7 +48,7 @@ def _series(rows, rate_key):
 
 
 def plot(records, path, *, title: str = "tricount bench") -> None:
-    """Write the PNG for a run's records to ``path``."""
+    """Write the PNG for a run's records to ``path`` (a file name or a binary file)."""
     import matplotlib
 
     matplotlib.use("Agg")

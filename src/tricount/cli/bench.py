@@ -120,8 +120,9 @@ def write_outputs(paths, result, report, progress) -> None:
 
         ok, why = matplotlib_available()
         if ok:
-            with atomic_output(paths[2]) as (_, tmp):
-                plot(result.records, tmp)  # by name: the temporary keeps the .png suffix
+            with atomic_output(paths[2]) as (f, tmp):
+                # By name (the temporary keeps the .png suffix), or into a stream.
+                plot(result.records, f if tmp is None else tmp)
             written.append(paths[2])
         else:
             progress.note(f"plot not written: {why}")

@@ -143,13 +143,15 @@ def run(args) -> int:
 def _stream_rmat(kwargs: dict, chunk_edges) -> bool:
     """Whether R-MAT goes to a .tcsr chunk by chunk: asked (``--chunk-edges``), or its
     edge list and one-piece build would not fit the host memory available."""
+    from tricount.generate.rmat import CHUNK_EDGES, RmatChunks
     from tricount.prep.outofcore import available_memory, in_memory_bytes
 
+    # The arguments checked (InvalidArgumentError) before any size is worked out from them.
+    sizes = RmatChunks(**kwargs, chunk_edges=CHUNK_EDGES if chunk_edges is None else chunk_edges)
     if chunk_edges is not None:
         return True
-    lines = kwargs["edge_factor"] << kwargs["scale"]
     avail = available_memory()
-    need = 16 * lines + in_memory_bytes(lines, (1 << kwargs["scale"]) - 1)
+    need = 16 * sizes.n_lines + in_memory_bytes(sizes.n_lines, sizes.max_id)
     return avail is not None and need > avail // 2
 
 
@@ -161,7 +163,7 @@ def _write_rmat_stream(args, generator, kwargs, xp) -> int:
     from tricount.generate.rmat import CHUNK_EDGES
     from tricount.prep.outofcore import BuildPlan
 
-    chunk = args.chunk_edges or CHUNK_EDGES
+    chunk = CHUNK_EDGES if args.chunk_edges is None else args.chunk_edges
     source = rmat_chunks(**kwargs, chunk_edges=chunk, xp=xp)
     plan = BuildPlan(chunk_edges=chunk, device="gpu" if args.device == "gpu" else "cpu")
     with PhaseProgress() as progress:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.errors import InvalidArgumentError
+from tricount.errors import InvalidArgumentError, TricountError
 from tricount.generate._common import check_int, check_probability
 from tricount.generate._hash import splitmix64, stream_key, uniform
 
@@ -121,12 +121,24 @@ class RmatChunks:
     def __iter__(self):
         xp, scale = self.xp, self.scale
         key = stream_key(self.seed, _EDGE_STREAM)
-        label = random_permutation(1 << scale, self.seed, xp) \
-            if self.permute and scale > 0 else None
+        label = self._permutation() if self.permute and scale > 0 else None
         for start in range(0, self.n_lines, self.chunk_edges):
             stop = min(start + self.chunk_edges, self.n_lines)
             s, d = _draw(start, stop, scale, key, self.a, self.b, self.c, xp)
             yield (label[s], label[d]) if label is not None else (s, d)
+
+    def _permutation(self):
+        """The ids' seeded permutation (``2**scale`` int64 ids, held while chunks are drawn)."""
+        n = 1 << self.scale
+        try:
+            return random_permutation(n, self.seed, self.xp)
+        except MemoryError:  # CuPy's OutOfMemoryError too
+            where = "host" if self.xp is np else "device"
+            raise TricountError(
+                f"R-MAT scale {self.scale}: the permutation of its 2**{self.scale} vertex ids "
+                f"({8 * n / 2**30:,.1f} GiB, with as much again to draw it) does not fit in "
+                f"{where} memory; choose a smaller scale, or no permutation (permute=False, "
+                "--no-permute)") from None
 
 
 def rmat_chunks(scale: int, edge_factor: int = 16, *, seed: int = 1, a: float = GRAPH500_A,

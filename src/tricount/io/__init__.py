@@ -43,7 +43,7 @@ from tricount.errors import BackendUnavailableError, GraphFormatError, TricountE
 from tricount.graph import CSRGraph
 from tricount.io._grammar import NUMPY_PARSE_MAX_BYTES
 from tricount.io._limits import out_of_memory
-from tricount.io.detect import FORMATS, resolve_format, strip_compression
+from tricount.io.detect import FORMATS, format_to_read, resolve_format, strip_compression
 from tricount.io.snap import write_snap
 from tricount.io.source import open_source
 
@@ -180,8 +180,7 @@ def streams_to_device(parser: str, fmt: str, source, numba_started: bool) -> boo
 def _read(source, name, format, progress, device, t0, parser="auto") -> LoadedGraph:
     """The walk of the module doc, on an opened source."""
     fmt = resolve_format(format, source)
-    # No bytes at all: the empty graph, whatever the format.
-    fmt_read = fmt if source.peek(1) else "empty"
+    fmt_read = format_to_read(fmt, source)  # no bytes: the empty graph, or a truncated file
     if fmt_read == "native":
         from tricount.io.native import read as read_native
 
@@ -334,7 +333,9 @@ def load_graph(path, *, format: str = "auto", progress=None, device: str = "cpu"
     -------
     CSRGraph
         Undirected and simple: self-loops and repeated edges are dropped and
-        counted. An empty file, or one of only comments, is the empty graph.
+        counted. An empty edge list (no bytes, or only comments) is the empty
+        graph; a file of no bytes in a format that starts with a header (.tcsr,
+        NumPy, Parquet, Arrow, Matrix Market, METIS) is refused as truncated.
 
     Raises
     ------
@@ -378,8 +379,8 @@ def _read_edges(source, format, parser):
     from tricount.io._parse import EdgeText
     from tricount.prep.canonical import concatenate
 
-    fmt = resolve_format(format, source)
-    if fmt == "native" and source.peek(1):
+    fmt = format_to_read(resolve_format(format, source), source)
+    if fmt == "native":
         from tricount.io.native import read as read_native
 
         g = read_native(source)
@@ -387,7 +388,6 @@ def _read_edges(source, format, parser):
         ids = np.asarray(g.vertex_ids)
         return ids[lo].astype(np.int64), ids[hi].astype(np.int64)
     sink = EdgeText(merge_repeats=False)  # the lines as written, repeats included
-    fmt = fmt if source.peek(1) else "empty"
     declared = parse_into(source, fmt, sink, parser=resolve_parser(parser, fmt, source))
     src, dst = concatenate(sink.chunks)
     if declared.names is not None:  # the names themselves, as written

@@ -43,6 +43,16 @@ EXTENSIONS = {
 
 NATIVE_MAGIC = b"\x89TCSR\r\n\x1a"
 
+#: Formats whose every file starts with a header or a signature: an input of no bytes at
+#: all in one of them is a truncated file (an interrupted download or copy), never the
+#: empty graph. An empty edge list or table is the empty graph.
+HEADED_FORMATS = {"native": "a .tcsr file starts with its header",
+                  "numpy": "a NumPy file starts with its header",
+                  "parquet": "a Parquet file starts with its signature",
+                  "arrow": "an Arrow file starts with its signature",
+                  "matrix-market": "a Matrix Market file starts with its banner line",
+                  "metis": "a METIS file starts with its header line"}
+
 
 def strip_compression(name: str) -> str:
     for suffix in COMPRESSION_SUFFIXES:
@@ -74,6 +84,17 @@ def format_from_content(head: bytes, first_content: bytes) -> str | None:
     if head.startswith(b"ARROW1") or head.startswith(b"\xff\xff\xff\xff"):
         return "arrow"
     return None
+
+
+def format_to_read(fmt: str, source: Source) -> str:
+    """``fmt`` (resolved), or ``"empty"`` for an input of no bytes in an edge-list format;
+    raises :class:`GraphFormatError` for no bytes in one of :data:`HEADED_FORMATS`."""
+    if source.peek(1):
+        return fmt
+    if fmt in HEADED_FORMATS:
+        raise GraphFormatError(source.path, f"is empty (0 bytes), but {HEADED_FORMATS[fmt]} "
+                                            "(an incomplete download or copy?)")
+    return "empty"
 
 
 def resolve_format(fmt: str, source: Source) -> str:

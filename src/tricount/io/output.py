@@ -11,9 +11,13 @@ writers of one path leave the one that renamed last. Only SIGKILL or a power
 cut can leave a temporary behind (named ``.NAME.tricount-*``, beside the
 target); the target is still whole.
 
-``-`` as a target means standard output (written directly: a stream cannot
-be renamed). A target that is a symbolic link is written through: the file
-it points to is replaced.
+``-`` as a target means standard output, and a target that exists and is
+not a regular file (``/dev/null``, a named pipe, a shell's ``>(...)``, a
+terminal) is a stream too: both are written directly, since a stream cannot
+be renamed over (and a device node must never be replaced by a file), and a
+failed write (``/dev/full``: no space) is an error, not a success. A target
+that is a symbolic link is written through: the file it points to is
+replaced.
 
 :func:`check_outputs` refuses, before any work is done, an output that is one
 of the inputs by any path: the same name, a symbolic link either way, a hard
@@ -25,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import sys
 import tempfile
 import threading
@@ -135,6 +140,16 @@ def prefixed_outputs(prefix: str, suffixes, inputs=()) -> list:
     return paths
 
 
+def is_stream(path: str) -> bool:
+    """True when ``path`` names something that exists and is neither a regular file nor a
+    folder: a device, a named pipe or a socket, written in place (:func:`atomic_output`)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 def _target(path: str) -> str:
     """The file a write to ``path`` replaces: symbolic links followed."""
     return os.path.realpath(path) if os.path.islink(path) else path
@@ -175,13 +190,29 @@ def atomic_output(path, *, suffix_hint: bool = True):
     On success the temporary replaces ``path``; on any exception it is removed
     and the exception propagates (an ``OSError`` as :class:`OutputError`).
     ``name`` ends with ``path``'s own suffix, for writers that pick a format by
-    name (matplotlib). ``path == "-"`` yields standard output and None.
+    name (matplotlib). ``path == "-"`` yields standard output and None; a stream
+    (:func:`is_stream`) yields itself, opened for writing, and None.
     """
     path = os.fspath(path)
     if path == STDOUT:
-        out = sys.stdout.buffer
-        yield out, None
-        out.flush()
+        try:
+            out = sys.stdout.buffer
+            yield out, None
+            out.flush()
+        except BrokenPipeError:  # the reader left (| head): the CLI's exit, not an error
+            raise
+        except OSError as exc:
+            raise write_error("<stdout>", exc) from None
+        return
+    if is_stream(path):  # links followed: /dev/stdout, a shell's /dev/fd/63
+        try:
+            with open(path, "wb") as f:
+                yield f, None
+                f.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise write_error(path, exc) from None
         return
     target = _target(path)
     folder = os.path.dirname(os.path.abspath(target))
