@@ -209,6 +209,19 @@ class TestErrors:
         for kind in ("NetworkX", "igraph", "SciPy", "pandas", "(m, 2)", "__dlpack__"):
             assert kind in str(err.value)
 
+    @pytest.mark.parametrize("holding", [{0: [1, 2], 1: [2, 0]}, {"a": ["b", "c"],
+                                                                   "b": ["c", "a"]}])
+    def test_a_dict_of_unnamed_columns_is_refused(self, holding):
+        # As adjacency lists each is a triangle; as the columns "0"/"1" ("a"/"b") it would
+        # be a path with no triangle: refused, never guessed.
+        with pytest.raises(tricount.InvalidEdgesError, match="adjacency lists"):
+            tricount.count_triangles(holding, backend="cpu")
+
+    def test_a_dataframe_of_any_two_columns_is_a_table(self):
+        pd = pytest.importorskip("pandas")
+        frame = pd.DataFrame({"a": [0, 1, 2], "b": [1, 2, 0]})
+        assert tricount.count_triangles(frame, backend="cpu") == 1
+
     def test_bad_shapes_and_columns(self):
         with pytest.raises(tricount.InvalidEdgesError, match=r"shape \(m, 2\)"):
             tricount.count_triangles(np.zeros((4, 3), dtype=int), backend="cpu")

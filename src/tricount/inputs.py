@@ -17,7 +17,9 @@ graph built from it (:func:`as_graph`) keeps the user's ids in
 ``vertex_ids``, so every result can be keyed back the user's way.
 
 Table columns: ``source``/``target``, ``src``/``dst`` or ``u``/``v`` (any
-case), else the only two columns (besides the weight column). Columns of
+case), else the only two columns (besides the weight column); a dict must
+name its columns so, since a dict of two keys may as well be adjacency lists
+(``{0: [1, 2], 1: [2, 0]}``), another graph. Columns of
 strings are vertex *names*: mapped to compact ids in sorted order and back in
 every output. A tuple of two (or three) sequences is ``(src, dst[, weights])``;
 a list is a list of pairs (or triples). Device arrays (CuPy, anything with
@@ -45,8 +47,8 @@ __all__ = ["Arcs", "ACCEPTED", "VERTICES", "COLUMN_PAIRS", "read_arcs", "as_grap
 
 #: What every public function takes as ``graph``, said by the error for anything else.
 ACCEPTED = ("a tricount.Graph; a file path; a NetworkX or igraph graph; a SciPy sparse "
-            "matrix or array; a pandas, pyarrow or polars table or a dict of columns "
-            "(source/target, src/dst, u/v, or exactly two columns); a (src, dst) tuple of "
+            "matrix or array; a pandas, pyarrow or polars table (source/target, src/dst, "
+            "u/v, or exactly two columns) or a dict of such named columns; a (src, dst) tuple of "
             "arrays; an (m, 2) array or a list of pairs; a CuPy array, or anything with "
             "__cuda_array_interface__ or __dlpack__")
 #: The vertex conventions of an edge list: the ids that occur in an edge, or every id
@@ -159,22 +161,32 @@ def _table_columns(table):
     return list(table), lambda c: np.asarray(table[c])  # a dict of columns
 
 
-def _pick_columns(names, weight):
+def _pick_columns(names, weight, *, any_two: bool = True):
+    """The edge columns: a pair of :data:`COLUMN_PAIRS`, else (``any_two``) the two columns
+    besides the weight's."""
     lowered = {str(name).lower(): name for name in names}
     for a, b in COLUMN_PAIRS:
         if a in lowered and b in lowered:
             return lowered[a], lowered[b]
+    named = ", ".join(f"{a}/{b}" for a, b in COLUMN_PAIRS)
+    if not any_two:
+        # {0: [1, 2], 1: [2, 0]} is an adjacency dict as often as a table: read as the
+        # columns "0" and "1" it would be another graph, with another count.
+        raise InvalidEdgesError(
+            f"a dict is read as a table of edge columns named {named}; got keys "
+            f"{names[:4]}{' ...' if len(names) > 4 else ''}. For a dict of adjacency lists "
+            "pass networkx.Graph(d), or the edges as a list of pairs")
     rest = [name for name in names if name != weight]
     if len(rest) == 2:
         return rest[0], rest[1]
     raise InvalidEdgesError(
         f"cannot tell the edge columns of a table with columns {names}: name them "
-        + ", ".join(f"{a}/{b}" for a, b in COLUMN_PAIRS) + ", or pass exactly two columns")
+        f"{named}, or pass exactly two columns")
 
 
 def _table(table, weight) -> Arcs:
     names, get = _table_columns(table)
-    a, b = _pick_columns(names, weight)
+    a, b = _pick_columns(names, weight, any_two=not isinstance(table, dict))
     weights = None
     if weight is not None:
         _check_name(weight, "weight column")
