@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import tricount
 from tricount import reference
-from tricount.cpu import bitmap, engine, id_order
+from tricount.cpu import bitmap, engine, id_order, one_region
 from tricount.generate import grid, rmat
 from tricount.prep.orient import orient_upper
 
@@ -143,11 +143,11 @@ def test_both_orders_on_named_graphs(order, name):
 @pytest.mark.parametrize("marks", ["bytes", "bits"])
 def test_both_orders_in_parallel_regions(order, marks, monkeypatch):
     # Graphs under SERIAL_MAX_EDGES run the one pass; this one runs the threads' kernels,
-    # the three regions (not the one region that more than two threads may take).
+    # the three regions (not the one region that two threads or more may take).
     from tricount.cpu import _marks
 
     monkeypatch.setattr(engine, "SERIAL_MAX_EDGES", 0)
-    monkeypatch.setattr(bitmap, "ONE_REGION_MAX_EDGES", 0)
+    monkeypatch.setattr(one_region, "ONE_REGION_MAX_EDGES", 0)
     monkeypatch.setattr(_marks, "BYTE_MAP_MAX_VERTICES", 1 << 20 if marks == "bytes" else 0)
     src, dst = rmat(11, 16, seed=4)
     graph = tricount.Graph.from_edges(src, dst)
@@ -157,7 +157,7 @@ def test_both_orders_in_parallel_regions(order, marks, monkeypatch):
 
 
 @pytest.mark.parametrize("marks", ["bytes", "bits"])
-def test_more_than_two_threads_count_a_mid_sized_graph_in_one_region(monkeypatch, marks):
+def test_two_threads_or_more_count_a_mid_sized_graph_in_one_region(monkeypatch, marks):
     from tricount.cpu import _marks
 
     monkeypatch.setattr(_marks, "BYTE_MAP_MAX_VERTICES", 1 << 20 if marks == "bytes" else 0)
@@ -165,15 +165,34 @@ def test_more_than_two_threads_count_a_mid_sized_graph_in_one_region(monkeypatch
     graph = tricount.Graph.from_edges(src, dst)
     expected = reference.count_triangles(src.tolist(), dst.tolist())
     assert graph.n_edges >= engine.serial_bound("bitmap", 16)  # not on the calling thread
-    monkeypatch.setattr(engine, "thread_count", lambda: 16)
+    probes = bitmap.anchor_probes_per_edge(graph.upper())
+    monkeypatch.setattr(one_region, "ONE_REGION_PROBES_PER_EDGE", probes * 2)
+    for threads in (16, 2):  # two: within bitmap's wider serial bound, yet one region
+        monkeypatch.setattr(engine, "thread_count", lambda: threads)
+        assert graph.n_edges < engine.serial_bound("bitmap", 2)
+        result = engine.count(graph, method="bitmap")
+        assert result.method_reason.endswith("one region, every pair at its anchor"), threads
+        assert result.n_triangles == expected
+    # Past the bound on two threads: the one pass on this thread; on one thread, always.
+    monkeypatch.setattr(one_region, "ONE_REGION_PROBES_PER_EDGE", probes / 2)
     result = engine.count(graph, method="bitmap")
-    assert result.method_reason.endswith("one region, every pair at its anchor")
-    assert result.n_triangles == expected
-    monkeypatch.setattr(engine, "thread_count", lambda: 2)  # two threads: the three regions
-    monkeypatch.setattr(engine, "SERIAL_MAX_EDGES", 0)
+    assert "one pass" in result.method_reason and result.n_triangles == expected
+    monkeypatch.setattr(one_region, "ONE_REGION_PROBES_PER_EDGE", probes * 2)
+    monkeypatch.setattr(engine, "thread_count", lambda: 1)
     result = engine.count(graph, method="bitmap")
-    assert result.method_reason.endswith(" order") and "one region" not in result.method_reason
-    assert result.n_triangles == expected
+    assert "one region" not in result.method_reason and result.n_triangles == expected
+
+
+def test_small_graphs_keep_the_one_pass(monkeypatch):
+    # Under ONE_REGION_FEW_THREADS_MIN_EDGES on two threads, under SERIAL_MAX_EDGES on more.
+    src, dst = rmat(9, 8, seed=3)
+    graph = tricount.Graph.from_edges(src, dst)
+    assert graph.n_edges < one_region.ONE_REGION_FEW_THREADS_MIN_EDGES
+    for threads in (2, 16):
+        monkeypatch.setattr(engine, "thread_count", lambda: threads)
+        result = engine.count(graph, method="bitmap")
+        assert "one pass" in result.method_reason, threads
+        assert result.n_triangles == reference.count_triangles(src.tolist(), dst.tolist())
 
 
 def test_which_graphs_count_in_one_region(monkeypatch):
@@ -183,22 +202,28 @@ def test_which_graphs_count_in_one_region(monkeypatch):
     exact = np.diff(upper.indptr)[upper.indices].mean()
     assert bitmap.anchor_probes_per_edge(upper) == pytest.approx(exact)
     assert bitmap.at_anchors(upper, 16) and bitmap.at_anchors(upper, 3)
-    assert not bitmap.at_anchors(upper, 2) and not bitmap.at_anchors(upper, 1)
-    monkeypatch.setattr(bitmap, "ONE_REGION_MAX_EDGES", upper.n_edges)
+    assert not bitmap.at_anchors(upper, 1)
+    assert not bitmap.at_anchors(upper, 2)  # under two threads' least size
+    monkeypatch.setattr(one_region, "ONE_REGION_FEW_THREADS_MIN_EDGES", upper.n_edges)
+    assert bitmap.at_anchors(upper, 2) and not bitmap.at_anchors(upper, 1)
+    monkeypatch.setattr(one_region, "ONE_REGION_PROBES_PER_EDGE", exact * 0.9)
+    assert not bitmap.at_anchors(upper, 2)  # two threads: the one bound for every size
+    monkeypatch.undo()
+    monkeypatch.setattr(one_region, "ONE_REGION_MAX_EDGES", upper.n_edges)
     assert not bitmap.at_anchors(upper, 16)
     monkeypatch.undo()
-    assert upper.n_edges < bitmap.ONE_REGION_SMALL_EDGES  # a small graph's bound applies
-    monkeypatch.setattr(bitmap, "ONE_REGION_PROBES_PER_EDGE", exact * 0.9)
+    assert upper.n_edges < one_region.ONE_REGION_SMALL_EDGES  # a small graph's bound applies
+    monkeypatch.setattr(one_region, "ONE_REGION_PROBES_PER_EDGE", exact * 0.9)
     assert bitmap.at_anchors(upper, 16)
-    monkeypatch.setattr(bitmap, "ONE_REGION_SMALL_PROBES_PER_EDGE", exact * 0.9)
+    monkeypatch.setattr(one_region, "ONE_REGION_SMALL_PROBES_PER_EDGE", exact * 0.9)
     assert not bitmap.at_anchors(upper, 16)
-    monkeypatch.setattr(bitmap, "ONE_REGION_SMALL_EDGES", upper.n_edges)  # the larger one's
-    monkeypatch.setattr(bitmap, "ONE_REGION_SMALL_PROBES_PER_EDGE", exact * 2)
+    monkeypatch.setattr(one_region, "ONE_REGION_SMALL_EDGES", upper.n_edges)  # the larger's
+    monkeypatch.setattr(one_region, "ONE_REGION_SMALL_PROBES_PER_EDGE", exact * 2)
     assert not bitmap.at_anchors(upper, 16)
     monkeypatch.undo()
     # A low leaf's pair with each hub probes the hubs' rows: hundreds of probes an edge.
     upper = tricount.Graph.from_edges(*hubs_in_the_middle(1200, 600)).upper()
-    assert bitmap.anchor_probes_per_edge(upper) > bitmap.ONE_REGION_PROBES_PER_EDGE
+    assert bitmap.anchor_probes_per_edge(upper) > one_region.ONE_REGION_PROBES_PER_EDGE
     assert not bitmap.at_anchors(upper, 16)
     empty = tricount.Graph.from_edges(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     assert not bitmap.at_anchors(empty.upper(), 16) and bitmap.count_at_anchors(empty.upper()) == 0

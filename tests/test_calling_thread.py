@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import tricount
-from tricount.cpu import bitmap, engine
+from tricount.cpu import bitmap, engine, one_region
 from tricount.generate import rmat
 from tricount.prep import _parallel
 from tricount.reference import count_triangles
@@ -94,9 +94,12 @@ def test_the_serial_twin_runs_and_not_the_parallel_kernel(monkeypatch):
 def test_bitmap_between_the_bounds_follows_its_threads(monkeypatch, threads, bitmap_on_caller):
     # 18,013 edges, between SERIAL_MAX_EDGES and twice it: the bitmap count runs on the
     # calling thread with two threads or fewer and in parallel regions with more
-    # (tricount._threads.serial_bound); merge in parallel regions either way.
+    # (tricount._threads.serial_bound); merge in parallel regions either way. The one
+    # region, which may take such a graph on two threads or more, is tested apart
+    # (tests/test_bitmap_order.py) and kept out here.
     if _parallel.numba.config.DISABLE_JIT:
         pytest.skip("NUMBA_DISABLE_JIT: every kernel is its own plain-Python twin")
+    monkeypatch.setattr(one_region, "ONE_REGION_MAX_EDGES", 0)
     g = tricount.Graph.from_edges(*rmat(11, 12, seed=1))
     assert engine.SERIAL_MAX_EDGES <= g.n_edges < 2 * engine.SERIAL_MAX_EDGES
     want = count_triangles(*g.edges())

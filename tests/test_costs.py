@@ -184,6 +184,19 @@ class TestChoose:
         assert f"{route.total:.3f} s" in text and "import SciPy" in text
         assert Route("cpu", "bitmap", "", ()).describe() == "cpu/bitmap 0.000 s (nothing to do)"
 
+    def test_a_mid_sized_bitmap_count_loads_the_one_regions_kernels(self):
+        # The engine samples the anchors' probes, then counts most such graphs in one region
+        # (cpu/one_region.py): its two kernels are loaded, or compiled on a first run.
+        ca_hepth, power = Workload("host", 9_877, 25_973), Workload("host", 4_941, 6_594)
+        for warmth, step in ((SECOND_RUN, "load 2 bitmap-anchors kernels"),
+                             (FIRST_RUN, "compile 2 bitmap-anchors kernels")):
+            route = choose(ca_hepth, warmth, backend="cpu", method="bitmap")
+            assert step in dict(route.steps)
+        for graph, warmth in ((power, SECOND_RUN),  # under two threads' least size
+                              (ca_hepth, dataclasses.replace(SECOND_RUN, threads=1))):
+            route = choose(graph, warmth, backend="cpu", method="bitmap")
+            assert not any("bitmap-anchors" in w for w, _ in route.steps)
+
     def test_numba_starts_once_per_route(self):
         route = choose(SOC_EPINIONS_FILE, dataclasses.replace(SECOND_RUN, gpu="absent"))
         assert [w for w, _ in route.steps].count("start Numba") == 1

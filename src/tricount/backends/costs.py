@@ -42,6 +42,7 @@ from tricount._threads import SERIAL_TWIN_SUFFIX, serial_bound
 from tricount.backends.facts import Warmth, Workload
 from tricount.cpu import CPU_METHODS
 from tricount.cpu.id_order import likely_in_id_order
+from tricount.cpu.one_region import probes_bound
 from tricount.cpu.wedge_numpy import DENSE_MAX_CELLS, MAX_THREADS as NUMPY_MAX_THREADS
 from tricount.gpu.plan import fits_short_route
 from tricount.io import NUMBA_FREE_FORMATS, STREAMED_FORMATS, builds_with_numpy
@@ -409,6 +410,11 @@ def _cpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str, method: str) 
         # A small graph's kernels run on the calling thread (cpu.engine's rule): their
         # serial twins, compiled and cached apart, or bitmap's one pass.
         on_caller = m < serial_bound(method, max(1, warmth.threads))
+        if method == "bitmap" and probes_bound(m, max(1, warmth.threads)) is not None:
+            # The engine estimates the anchors' probes and counts most such graphs in one
+            # region: its kernels are loaded or compiled. Its time is priced as the route
+            # below (the owner rule's), which the one region beats where it runs.
+            steps.kernels("bitmap-anchors")
         if on_caller and method == "bitmap":  # the id order, first pass and count in one
             steps.kernels(f"bitmap{SERIAL_TWIN_SUFFIX}")
             steps.add("count", _count_rate(c.one_pass_s_per_edge,

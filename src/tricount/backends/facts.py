@@ -87,6 +87,10 @@ KERNEL_GROUPS |= {
         for relative, name in KERNEL_GROUPS[group])
     for group in ("orient-rank", "orient-degree", "merge")}
 KERNEL_GROUPS[f"bitmap{SERIAL_TWIN_SUFFIX}"] = (("cpu/bitmap.py", "_count_one_pass"),)
+# A mid-sized graph's bitmap count estimates its anchors' probes, and most such graphs are
+# then counted in one region (cpu/one_region.py).
+KERNEL_GROUPS["bitmap-anchors"] = (("cpu/bitmap.py", "_sampled_out_degree"),
+                                   ("cpu/bitmap.py", "_count_at_anchors"))
 
 #: A kernel's state: in memory in this process, in Numba's disk cache, or to compile.
 LOADED, CACHED, COMPILE = "loaded", "cached", "compile"

@@ -47,19 +47,16 @@ against 0.75 ms for the three passes on the calling thread (2-core development
 machine, 2026-11-27, both before the byte map and the unsigned indices). It
 counts its probes as it goes and gives up past a budget, so that the id order's
 bound (:func:`plan_in_id_order`) costs no pass of its own.
-In one region (:func:`count_at_anchors`), on more than two threads: a graph of
-fewer than :data:`ONE_REGION_MAX_EDGES` edges whose id order takes few probes even
-without the owner rule (:func:`at_anchors`) is counted in one parallel region, every
+In one region (:func:`count_at_anchors`), on two threads or more: a mid-sized graph
+whose id order takes few probes even without the owner rule (:func:`at_anchors`, the
+rule in :mod:`tricount.cpu.one_region`) is counted in one parallel region, every
 pair (x, v) settled at its anchor x (N+(v) probed in x's marks: Σ d+(v) probes, no
 deferred pairs, so no first pass and no placing pass). Each triangle a < b < c is
-still counted once, at the pair (a, b). On sixteen threads the three regions' entries
-and the deferred pairs' bookkeeping cost more than the probes the owner rule saves
-on such graphs: ca-HepTh 0.36 -> 0.14-0.15 ms, ppi 0.52-0.53 -> 0.22-0.25, email-Enron
-1.31-1.42 -> 0.93-1.17 (H100 host, 2026-11-27,
-benchmarks/results/cpu_vs_gapbs_16_h100.md); blogcatalog (190 probes an edge) and
-R-MAT 16 (207) lost (3.04 -> 3.36-3.68, 8.5 -> 10.4-12.8 ms), and soc-Epinions1 (52)
-won in some processes only, hence the bounds :data:`ONE_REGION_PROBES_PER_EDGE`
-and :data:`ONE_REGION_SMALL_PROBES_PER_EDGE`. Two threads keep the three regions.
+still counted once, at the pair (a, b). There the three regions' entries and the
+deferred pairs' bookkeeping (or, for a small graph, the one pass's single thread)
+cost more than the probes the owner rule saves: ca-HepTh 0.36 -> 0.14-0.15 ms on
+sixteen threads (H100 host, 2026-11-27, benchmarks/results/cpu_vs_gapbs_16_h100.md),
+0.31 -> 0.19 ms on two (benchmarks/results/cpu_vs_gapbs.md).
 Sources: Bisson & Fatica's bitmaps (the set), GAPBS's relabelling by degree,
 and the hash method's owner rule (docs/gpu.md).
 """
@@ -70,7 +67,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tricount._threads import BITMAP_FEW_THREADS, load_numba
+from tricount._threads import load_numba
+from tricount.cpu import one_region
 from tricount.cpu._common import CHUNK_VERTICES, claim, n_workers, run_chunked
 from tricount.cpu._marks import SHORT_PROBE, clear_row, is_marked, mark_row, new_marks
 from tricount.cpu.id_order import id_order_limit
@@ -260,26 +258,6 @@ def _count_at_anchors(out_ptr, out, maps, chunk, cursor, workers):
     return total
 
 
-#: The bitmap counter on more than :data:`tricount._threads.BITMAP_FEW_THREADS` threads
-#: counts a graph of fewer edges than this in one region, every pair at its anchor, where
-#: :func:`at_anchors` holds (the module doc). Measured up to soc-Epinions1's 405,740
-#: edges; past 2^20 the regions' entries are small beside the count, and the owner rule's
-#: fewer probes win (R-MAT 18, 382 probes an edge at the anchors: 86-95 against 45-48
-#: ms on the H100 host's 16 threads, 2026-11-27).
-ONE_REGION_MAX_EDGES = 1 << 20
-#: ... while the anchors' probes, Σ d+(v) over the pairs, stay under this many an edge
-#: (:data:`ONE_REGION_SMALL_PROBES_PER_EDGE` under :data:`ONE_REGION_SMALL_EDGES` edges).
-#: On 16 threads (H100 host, 2026-11-27) the graphs of 2^16 edges or more gained at 16-44
-#: (ego-Facebook 0.87-0.91 -> 0.39-0.46 ms, ca-HepPh 1.12-1.14 -> 0.58-0.60, email-Enron
-#: 1.31-1.42 -> 0.93); soc-Epinions1 (52) took 2.0-2.5 ms in some processes and 4.0-4.8
-#: (medians) in others, against 2.5-3.2 by the three regions: a hub's whole row, which the
-#: owner rule shares out among other anchors, falls on one thread (not measured apart);
-#: blogcatalog (190) and R-MAT 16 (207) lost.
-ONE_REGION_PROBES_PER_EDGE = 48
-#: A smaller graph's regions' entries weigh more, and one thread's share of a hub less:
-#: oregon1_010331 (22,002 edges, 66 probes an edge) 0.39-0.40 -> 0.16-0.17 ms.
-ONE_REGION_SMALL_EDGES = 1 << 16
-ONE_REGION_SMALL_PROBES_PER_EDGE = 128
 #: Row entries sampled (evenly spaced) to estimate the anchors' probes an edge: the mean
 #: d+ of an entry's vertex. On the shared graphs 1,024 entries gave 0.90-1.07 of the exact
 #: mean in 12-13 us, 4,096 0.98-1.02 in 25-40 us (2-core machine, 2026-11-27); a graph
@@ -295,21 +273,30 @@ def anchor_probes_per_edge(upper) -> float:
     m = upper.n_edges
     if m == 0:
         return 0.0
-    ends = upper.indices[::max(1, m // ONE_REGION_SAMPLES)]
-    return float(np.mean(upper.indptr[ends + 1] - upper.indptr[ends]))
+    return float(_sampled_out_degree(upper.indptr, upper.indices,
+                                     np.int64(max(1, m // ONE_REGION_SAMPLES))))
+
+
+@numba.njit(nogil=True, cache=True)
+def _sampled_out_degree(out_ptr, out, step):
+    """The mean out-degree of the vertices at entries ``0, step, 2 step, ...`` of ``out``
+    (one call: NumPy's slicing, indexing and mean took 16 us of ca-HepTh's 0.2 ms count
+    on the 2-core machine, 2026-11-27)."""
+    total = np.int64(0)
+    taken = np.int64(0)
+    for k in range(0, out.shape[0], step):
+        v = _u(out[_u(k)])
+        total += out_ptr[v + _u(1)] - out_ptr[v]
+        taken += 1
+    return total / taken
 
 
 def at_anchors(upper, threads: int) -> bool:
     """Whether :func:`count_at_anchors` counts ``upper`` (the graph's upper CSR) on
-    ``threads`` threads: more than two, fewer than :data:`ONE_REGION_MAX_EDGES` edges and
-    at most :data:`ONE_REGION_PROBES_PER_EDGE` probes an edge (estimated;
-    :data:`ONE_REGION_SMALL_PROBES_PER_EDGE` under :data:`ONE_REGION_SMALL_EDGES` edges)."""
-    m = upper.n_edges
-    if threads <= BITMAP_FEW_THREADS or not 0 < m < ONE_REGION_MAX_EDGES:
-        return False
-    bound = (ONE_REGION_SMALL_PROBES_PER_EDGE if m < ONE_REGION_SMALL_EDGES
-             else ONE_REGION_PROBES_PER_EDGE)
-    return anchor_probes_per_edge(upper) <= bound
+    ``threads`` threads: its size and the threads allow it and its anchors' probes, estimated,
+    stay within the bound (:func:`tricount.cpu.one_region.probes_bound`)."""
+    bound = one_region.probes_bound(upper.n_edges, threads)
+    return bound is not None and anchor_probes_per_edge(upper) <= bound
 
 
 def count_at_anchors(oriented) -> int:

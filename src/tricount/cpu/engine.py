@@ -5,8 +5,9 @@ enough probes (:func:`tricount.cpu.bitmap.plan_in_id_order`), else the rank
 orientation (vertices renamed by (degree, id), built for the count and not kept);
 a small graph (:func:`on_caller`) in one pass on the calling thread
 (:func:`tricount.cpu.bitmap.count_one_pass`), which gives up on the id order once
-its probes pass the same bound; a mid-sized one on more than two threads in one
-parallel region, every pair at its anchor (:func:`tricount.cpu.bitmap.at_anchors`);
+its probes pass the same bound; a mid-sized one on two threads or more in one
+parallel region, every pair at its anchor (:func:`tricount.cpu.bitmap.at_anchors`,
+the rule in :mod:`tricount.cpu.one_region`);
 ``merge``, ``spgemm`` and ``numpy`` count the graph's cached degree orientation
 (:meth:`~tricount.CSRGraph.oriented`).
 """
@@ -18,8 +19,9 @@ import time
 
 import numpy as np
 
-from tricount._threads import SERIAL_MAX_EDGES, serial_bound, thread_count
+from tricount._threads import BITMAP_FEW_THREADS, SERIAL_MAX_EDGES, serial_bound, thread_count
 from tricount.cpu import CPU_METHODS, GPU_ONLY_METHODS
+from tricount.cpu.one_region import probes_bound
 from tricount.errors import UnknownMethodError
 from tricount.prep.orient import orient_upper
 from tricount.result import EngineResult
@@ -65,13 +67,16 @@ def _counter(name: str):
     return count_spgemm
 
 
-def on_caller(name: str, n_edges: int) -> bool:
-    """Whether a method's Numba kernels count a graph of ``n_edges`` edges on this thread:
-    under :data:`SERIAL_MAX_EDGES` (four times it for bitmap on two threads:
-    :func:`tricount._threads.serial_bound`), where a parallel region's entry costs more
-    than its threads win. NumPy's and SciPy's counters load no Numba."""
-    return name in ("bitmap", "merge") and n_edges < serial_bound(name, thread_count(),
-                                                                  SERIAL_MAX_EDGES)
+def on_caller(name: str, n_edges: int, threads: int | None = None) -> bool:
+    """Whether a method's Numba kernels count a graph of ``n_edges`` edges on this thread
+    (of ``threads``, default this process's): under :data:`SERIAL_MAX_EDGES` (four times it
+    for bitmap on two threads: :func:`tricount._threads.serial_bound`), where a parallel
+    region's entry costs more than its threads win. NumPy's and SciPy's counters load no
+    Numba."""
+    if name not in ("bitmap", "merge"):
+        return False
+    threads = thread_count() if threads is None else threads
+    return n_edges < serial_bound(name, threads, SERIAL_MAX_EDGES)
 
 
 def threads_for(name: str, n_edges: int, caller: bool | None = None):
@@ -96,14 +101,20 @@ def _bitmap_input(graph):
     return orient_upper(upper, graph.degrees, "rank", parallel=True), None
 
 
-def _at_anchors(graph) -> bool:
-    """Whether the bitmap count of ``graph`` runs in one region, every pair at its anchor
-    (:func:`tricount.cpu.bitmap.at_anchors`, on this process's threads)."""
-    from tricount.cpu.bitmap import ONE_REGION_MAX_EDGES, at_anchors
-
-    if graph.n_edges >= ONE_REGION_MAX_EDGES:  # asked before the upper CSR is made
+def _one_region(graph, caller: bool, threads: int) -> bool:
+    """Whether the bitmap count of ``graph`` runs in one region on ``threads`` threads,
+    every pair at its anchor (:func:`tricount.cpu.bitmap.at_anchors`). On more than two
+    threads a graph :func:`on_caller` (``caller``) counts on this thread keeps its one pass;
+    on two, bitmap's wider serial bound (:func:`tricount._threads.serial_bound`) holds graphs
+    the one region counts sooner (:mod:`tricount.cpu.one_region`)."""
+    # Asked before the upper CSR is made, and before the probes are estimated from it.
+    if probes_bound(graph.n_edges, threads) is None:
         return False
-    return at_anchors(graph.upper(), thread_count())
+    if caller and threads > BITMAP_FEW_THREADS:
+        return False
+    from tricount.cpu.bitmap import at_anchors
+
+    return at_anchors(graph.upper(), threads)
 
 
 def _bitmap_at_anchors(graph, reason: str):
@@ -138,17 +149,21 @@ def count(graph, *, method: str = "auto", **options) -> EngineResult:
             f"the CPU backend takes no method options, got {', '.join(sorted(options))}")
     name, reason = resolve_method(method)
     graph = graph.to_device(np)
-    caller = on_caller(name, graph.n_edges)  # asking costs microseconds: ask once
-    with threads_for(name, graph.n_edges, caller):
-        t0 = time.perf_counter()
-        if name == "bitmap" and caller:
+    threads = thread_count()  # asking costs microseconds: ask once
+    caller = on_caller(name, graph.n_edges, threads)
+    asked = time.perf_counter()
+    one_region = name == "bitmap" and _one_region(graph, caller, threads)  # timed: it samples
+    asked = time.perf_counter() - asked
+    with threads_for(name, graph.n_edges, caller and not one_region):
+        t0 = time.perf_counter() - asked
+        if name == "bitmap" and caller and not one_region:
             n_triangles, order, t1 = _bitmap_one_pass(graph, t0)
             t2 = time.perf_counter()
             return EngineResult(n_triangles, name, f"{reason}; one pass, {order} order",
                                 {"preprocess_s": t1 - t0, "count_s": t2 - t1,
                                  "kernel_s": t2 - t1})
         plan = None  # bitmap's first pass, when the order's choice made it
-        if name == "bitmap" and _at_anchors(graph):
+        if one_region:
             n_triangles, t1, reason = _bitmap_at_anchors(graph, reason)
             t2 = time.perf_counter()
             return EngineResult(n_triangles, name, reason,
