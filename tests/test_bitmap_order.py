@@ -201,17 +201,20 @@ def test_which_graphs_count_in_one_region(monkeypatch):
     assert 0 < upper.n_edges <= bitmap.ONE_REGION_SAMPLES
     exact = np.diff(upper.indptr)[upper.indices].mean()
     assert bitmap.anchor_probes_per_edge(upper) == pytest.approx(exact)
-    assert bitmap.at_anchors(upper, 16) and bitmap.at_anchors(upper, 3)
-    assert not bitmap.at_anchors(upper, 1)
-    assert not bitmap.at_anchors(upper, 2)  # under two threads' least size
+    # Under the least sizes (the one pass's): on neither two threads nor more, nor on one.
+    assert not any(bitmap.at_anchors(upper, threads) for threads in (1, 2, 3, 16))
     monkeypatch.setattr(one_region, "ONE_REGION_FEW_THREADS_MIN_EDGES", upper.n_edges)
     assert bitmap.at_anchors(upper, 2) and not bitmap.at_anchors(upper, 1)
+    assert not bitmap.at_anchors(upper, 16)
     monkeypatch.setattr(one_region, "ONE_REGION_PROBES_PER_EDGE", exact * 0.9)
     assert not bitmap.at_anchors(upper, 2)  # two threads: the one bound for every size
     monkeypatch.undo()
+    monkeypatch.setattr(one_region, "ONE_REGION_MANY_THREADS_MIN_EDGES", upper.n_edges)
+    assert bitmap.at_anchors(upper, 16) and bitmap.at_anchors(upper, 3)
     monkeypatch.setattr(one_region, "ONE_REGION_MAX_EDGES", upper.n_edges)
     assert not bitmap.at_anchors(upper, 16)
     monkeypatch.undo()
+    monkeypatch.setattr(one_region, "ONE_REGION_MANY_THREADS_MIN_EDGES", upper.n_edges)
     assert upper.n_edges < one_region.ONE_REGION_SMALL_EDGES  # a small graph's bound applies
     monkeypatch.setattr(one_region, "ONE_REGION_PROBES_PER_EDGE", exact * 0.9)
     assert bitmap.at_anchors(upper, 16)
@@ -224,6 +227,7 @@ def test_which_graphs_count_in_one_region(monkeypatch):
     # A low leaf's pair with each hub probes the hubs' rows: hundreds of probes an edge.
     upper = tricount.Graph.from_edges(*hubs_in_the_middle(1200, 600)).upper()
     assert bitmap.anchor_probes_per_edge(upper) > one_region.ONE_REGION_PROBES_PER_EDGE
+    monkeypatch.setattr(one_region, "ONE_REGION_MANY_THREADS_MIN_EDGES", 0)
     assert not bitmap.at_anchors(upper, 16)
     empty = tricount.Graph.from_edges(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     assert not bitmap.at_anchors(empty.upper(), 16) and bitmap.count_at_anchors(empty.upper()) == 0

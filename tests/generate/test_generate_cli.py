@@ -101,7 +101,8 @@ def test_rmat_permutation_past_memory_is_a_clear_error(capsys, tmp_path, monkeyp
 
     monkeypatch.setattr(rmat, "random_permutation", no_memory)
     target = tmp_path / "x.tcsr"
-    code = main(["generate", "rmat", "--scale", "6", "--chunk-edges", "100", "-o", str(target)])
+    code = main(["generate", "rmat", "--scale", "6", "--chunk-edges", "100", "--device", "cpu",
+                 "-o", str(target)])
     err = capsys.readouterr().err
     assert code == 2 and not target.exists()
     assert err.startswith("tricount: error: R-MAT scale 6: the permutation of its 2**6 vertex "

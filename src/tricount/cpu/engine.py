@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from tricount._threads import BITMAP_FEW_THREADS, SERIAL_MAX_EDGES, serial_bound, thread_count
+from tricount._threads import SERIAL_MAX_EDGES, serial_bound, thread_count
 from tricount.cpu import CPU_METHODS, GPU_ONLY_METHODS
 from tricount.cpu.one_region import probes_bound
 from tricount.errors import UnknownMethodError
@@ -101,16 +101,14 @@ def _bitmap_input(graph):
     return orient_upper(upper, graph.degrees, "rank", parallel=True), None
 
 
-def _one_region(graph, caller: bool, threads: int) -> bool:
+def _one_region(graph, threads: int) -> bool:
     """Whether the bitmap count of ``graph`` runs in one region on ``threads`` threads,
-    every pair at its anchor (:func:`tricount.cpu.bitmap.at_anchors`). On more than two
-    threads a graph :func:`on_caller` (``caller``) counts on this thread keeps its one pass;
-    on two, bitmap's wider serial bound (:func:`tricount._threads.serial_bound`) holds graphs
-    the one region counts sooner (:mod:`tricount.cpu.one_region`)."""
+    every pair at its anchor (:func:`tricount.cpu.bitmap.at_anchors`; the rule, which the
+    cost model reads too, :mod:`tricount.cpu.one_region`). On two threads it takes graphs
+    under bitmap's wider serial bound (:func:`tricount._threads.serial_bound`), counted
+    sooner in one region than in the one pass on this thread."""
     # Asked before the upper CSR is made, and before the probes are estimated from it.
     if probes_bound(graph.n_edges, threads) is None:
-        return False
-    if caller and threads > BITMAP_FEW_THREADS:
         return False
     from tricount.cpu.bitmap import at_anchors
 
@@ -152,7 +150,7 @@ def count(graph, *, method: str = "auto", **options) -> EngineResult:
     threads = thread_count()  # asking costs microseconds: ask once
     caller = on_caller(name, graph.n_edges, threads)
     asked = time.perf_counter()
-    one_region = name == "bitmap" and _one_region(graph, caller, threads)  # timed: it samples
+    one_region = name == "bitmap" and _one_region(graph, threads)  # timed: it samples
     asked = time.perf_counter() - asked
     with threads_for(name, graph.n_edges, caller and not one_region):
         t0 = time.perf_counter() - asked

@@ -16,11 +16,11 @@ starting Numba.
 
 from __future__ import annotations
 
-from tricount._threads import BITMAP_FEW_THREADS
+from tricount._threads import BITMAP_FEW_THREADS, SERIAL_MAX_EDGES
 
 __all__ = ["probes_bound", "ONE_REGION_MAX_EDGES", "ONE_REGION_PROBES_PER_EDGE",
            "ONE_REGION_SMALL_EDGES", "ONE_REGION_SMALL_PROBES_PER_EDGE",
-           "ONE_REGION_FEW_THREADS_MIN_EDGES"]
+           "ONE_REGION_FEW_THREADS_MIN_EDGES", "ONE_REGION_MANY_THREADS_MIN_EDGES"]
 
 #: The one region counts graphs of fewer edges than this. Measured up to soc-Epinions1's
 #: 405,740 edges; past 2^20 the regions' entries are small beside the count, and the owner
@@ -49,8 +49,12 @@ ONE_REGION_SMALL_PROBES_PER_EDGE = 128
 #: which beats the region under it (2-core machine, 2026-11-27, nine counts of each graph:
 #: jazz, 2,742 edges, 0.023 against 0.033 ms; power, 6,594, 0.026 against 0.045) and loses
 #: over it (ca-GrQc, 14,484: 0.098 against 0.085; ca-HepTh, 25,973: 0.31 against 0.19).
-#: More threads keep the calling thread up to :data:`tricount._threads.SERIAL_MAX_EDGES`.
 ONE_REGION_FEW_THREADS_MIN_EDGES = 1 << 13
+#: More threads keep the one pass on the calling thread up to the engine's serial bound
+#: (:func:`tricount.cpu.engine.on_caller`), where nothing was measured to move it: ca-GrQc
+#: (14,484 edges) would take 0.11-0.12 ms in one region on 16 threads against the one
+#: pass's 0.28-0.31 ms, still under GAPBS's 0.1 ms (H100 host, 2026-11-27).
+ONE_REGION_MANY_THREADS_MIN_EDGES = SERIAL_MAX_EDGES
 
 
 def probes_bound(n_edges: int, threads: int) -> float | None:
@@ -59,6 +63,8 @@ def probes_bound(n_edges: int, threads: int) -> float | None:
 
     >>> probes_bound(25_973, 2), probes_bound(25_973, 16), probes_bound(6_594, 2)
     (48, 128, None)
+    >>> probes_bound(14_484, 2), probes_bound(14_484, 16)  # 16 threads: the one pass
+    (48, None)
     >>> probes_bound(25_973, 1) is None and probes_bound(1 << 20, 16) is None
     True
     """
@@ -68,6 +74,8 @@ def probes_bound(n_edges: int, threads: int) -> float | None:
         if n_edges < ONE_REGION_FEW_THREADS_MIN_EDGES:
             return None
         return ONE_REGION_PROBES_PER_EDGE
+    if n_edges < ONE_REGION_MANY_THREADS_MIN_EDGES:
+        return None
     if n_edges < ONE_REGION_SMALL_EDGES:
         return ONE_REGION_SMALL_PROBES_PER_EDGE
     return ONE_REGION_PROBES_PER_EDGE
