@@ -75,18 +75,23 @@ class TestAtomicOutput:
             f.write(b"new")
         assert (tmp_path / "link.txt").is_symlink() and real.read_bytes() == b"new"
 
-    def test_a_named_pipe_is_written_in_place(self, tmp_path):
+    @pytest.mark.parametrize("seekable", [False, True])
+    def test_a_named_pipe_is_written_in_place(self, tmp_path, seekable):
+        # A writer that seeks back (the native format) writes a temporary copied in whole.
         fifo = tmp_path / "pipe"
         os.mkfifo(fifo)
         got = []
         reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
         reader.start()
-        with atomic_output(fifo) as (f, tmp):
+        with atomic_output(fifo, seekable=seekable) as (f, tmp):
             assert tmp is None
-            f.write(b"abc")
+            f.write(b"\0\0c")
+            if seekable:
+                f.seek(0)
+                f.write(b"ab")
         reader.join(timeout=60)
-        assert got == [b"abc"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
-        assert leftovers(tmp_path) == []
+        assert got == [b"abc" if seekable else b"\0\0c"]
+        assert stat.S_ISFIFO(os.stat(fifo).st_mode) and leftovers(tmp_path) == []
 
     @pytest.mark.skipif(not os.path.exists("/dev/null"), reason="no /dev/null")
     def test_a_device_is_written_never_replaced(self, k4, capsys):
@@ -225,6 +230,18 @@ class TestNeverOverTheInput:
         assert not (Path.cwd() / "-").exists()
         assert sorted(line for line in out.splitlines() if not line.startswith("#")) == \
             sorted(line.replace(" ", "\t") for line in K4_TAIL.splitlines()[1:])
+
+    def test_native_into_a_pipe_is_whole(self, tmp_path, k4):
+        # The native writer writes its header last (a seek back): into a pipe it writes an
+        # unnamed temporary, copied once whole (it once sent a zeroed header, then failed).
+        proc = _cli("convert", k4, "-", "--to", "native")
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        piped = tmp_path / "piped.tcsr"
+        piped.write_bytes(out)
+        direct = tmp_path / "direct.tcsr"
+        write_graph(direct, load_graph(k4))
+        assert piped.read_bytes() == direct.read_bytes()
 
     def test_bench_out_onto_a_folder_is_refused_before_the_run(self, tmp_path, capsys,
                                                                monkeypatch):

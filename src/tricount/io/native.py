@@ -202,7 +202,7 @@ def write_native(path, graph: CSRGraph, *, inputs=()) -> None:
     if indices.dtype not in (np.int32, np.int64):
         indices = indices.astype(index_dtype(graph.n_vertices))
     ids, has_ids = _stored_ids(path, graph.vertex_ids, graph.n_vertices)
-    with atomic_output(path) as (f, _):
+    with atomic_output(path, seekable=True) as (f, _):  # the header is written last
         writer = NativeWriter(f, n_vertices=graph.n_vertices, n_edges=graph.n_edges,
                               index_bytes=indices.dtype.itemsize, has_ids=has_ids,
                               name=graph.name, self_loops_dropped=graph.self_loops_dropped,
@@ -265,7 +265,7 @@ def write_native_edges(path, source, *, name=None, n_vertices=None, plan=None, i
     if plan.spill_dir is None:
         folder = os.path.dirname(os.path.abspath(os.path.realpath(path)))
         plan = dataclasses.replace(plan, spill_dir=folder)
-    with atomic_output(path) as (f, _):
+    with atomic_output(path, seekable=True) as (f, _):  # the header is written last
         return build_bounded(source, n_vertices=n_vertices, plan=plan,
                              sink=_NativeSink(path, f, name), progress=progress)
 

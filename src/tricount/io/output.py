@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 import stat
 import sys
 import tempfile
@@ -184,35 +185,26 @@ def write_error(path, exc: OSError) -> OutputError:
 
 
 @contextlib.contextmanager
-def atomic_output(path, *, suffix_hint: bool = True):
+def atomic_output(path, *, suffix_hint: bool = True, seekable: bool = False):
     """Yield ``(file, name)``: a binary file to write and the temporary's name.
 
     On success the temporary replaces ``path``; on any exception it is removed
     and the exception propagates (an ``OSError`` as :class:`OutputError`).
     ``name`` ends with ``path``'s own suffix, for writers that pick a format by
     name (matplotlib). ``path == "-"`` yields standard output and None; a stream
-    (:func:`is_stream`) yields itself, opened for writing, and None.
+    (:func:`is_stream`) yields itself, opened for writing, and None. A writer that
+    seeks back (``seekable``: the native format writes its header last) is given an
+    unnamed temporary file instead of a stream that cannot seek (a pipe), copied into
+    the stream once whole.
     """
     path = os.fspath(path)
     if path == STDOUT:
-        try:
-            out = sys.stdout.buffer
-            yield out, None
-            out.flush()
-        except BrokenPipeError:  # the reader left (| head): the CLI's exit, not an error
-            raise
-        except OSError as exc:
-            raise write_error("<stdout>", exc) from None
+        with _to_stream(contextlib.nullcontext(sys.stdout.buffer), "<stdout>", seekable) as out:
+            yield out
         return
     if is_stream(path):  # links followed: /dev/stdout, a shell's /dev/fd/63
-        try:
-            with open(path, "wb") as f:
-                yield f, None
-                f.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise write_error(path, exc) from None
+        with _to_stream(_opened(path), path, seekable) as out:
+            yield out
         return
     target = _target(path)
     folder = os.path.dirname(os.path.abspath(target))
@@ -246,6 +238,34 @@ def atomic_output(path, *, suffix_hint: bool = True):
         with _LIVE_LOCK:
             _LIVE.discard(tmp)
     _fsync_folder(folder)
+
+
+@contextlib.contextmanager
+def _opened(path: str):
+    with open(path, "wb") as f:
+        yield f
+
+
+@contextlib.contextmanager
+def _to_stream(stream, name: str, seekable: bool):
+    """``(file, None)`` whose bytes go to the stream ``stream`` (a context manager) opens:
+    the stream itself, or, for a ``seekable`` writer and a stream that cannot seek, an
+    unnamed temporary file copied into it once the writer is done. An OS error is an
+    :class:`OutputError` naming ``name``; a closed pipe stays a ``BrokenPipeError``."""
+    try:
+        with stream as out:
+            if seekable and not out.seekable():
+                with tempfile.TemporaryFile() as spool:
+                    yield spool, None
+                    spool.seek(0)
+                    shutil.copyfileobj(spool, out, 1 << 22)
+            else:
+                yield out, None
+            out.flush()
+    except BrokenPipeError:  # the reader left (| head): the CLI's exit, not an error
+        raise
+    except OSError as exc:
+        raise write_error(name, exc) from None
 
 
 def write_bytes(path, data) -> None:
