@@ -157,7 +157,7 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
     if str(path) == "-" and fmt != "tsv":
         raise InvalidArgumentError(f"standard output takes TSV, not {fmt}; pass a file path")
     if fmt == "parquet":
-        _pyarrow()  # before any work: refuse early, not after the count
+        _check_codec(compression)  # before any work: refuse early, not after the count
     check_outputs([path], list(inputs))
     g, engine, chunk_size = _prepare(graph, backend, chunk_size)
     labels, graph_names = _labels(g)
@@ -241,6 +241,27 @@ def _named(names, ids):
     from tricount.io.tables import to_arrow
 
     return names.take(to_arrow(ids))
+
+
+#: The Parquet codecs pyarrow's writer takes by name (any case), when built with them.
+PARQUET_CODECS = ("none", "snappy", "gzip", "brotli", "lz4", "lz4_raw", "zstd")
+
+
+def _check_codec(compression) -> None:
+    """Refuse a Parquet codec pyarrow's writer would refuse after the count (it raised an
+    ``ArrowException`` from its writer's constructor)."""
+    pa, _ = _pyarrow()
+    available = [c for c in PARQUET_CODECS if c == "none" or _codec_available(pa, c)]
+    if str(compression).lower() not in available:
+        raise InvalidArgumentError(f"compression {compression!r} is not a Parquet codec this "
+                                   f"pyarrow writes; use {', '.join(available)}")
+
+
+def _codec_available(pa, name: str) -> bool:
+    try:
+        return pa.Codec.is_available("lz4" if name == "lz4_raw" else name)
+    except ValueError:
+        return False
 
 
 def _write_parquet(columns, where, names, compression: str) -> int:

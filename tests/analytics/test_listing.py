@@ -28,6 +28,7 @@ from tricount.cpu.text_rows import format_rows
 from tricount.io.text_numpy import format_rows_numpy
 from tricount.errors import TricountError
 from tricount.generate import rmat
+from tricount import listing as listing_module
 from tricount.listing import list_triangles, write_triangles
 
 from graphs import NAMED, NOISY
@@ -506,6 +507,19 @@ class TestWriters:
         table = pq.read_table(tmp_path / "n.pq")
         whole = listed(graph)
         assert table["u"].to_pylist() == [f"v{i}" for i in whole[:, 0]]
+
+    def test_an_unknown_codec_is_refused_before_the_count(self, graph, tmp_path, monkeypatch):
+        pytest.importorskip("pyarrow")
+        monkeypatch.setattr(listing_module, "_prepare", lambda *a: pytest.fail("counted"))
+        with pytest.raises(tricount.InvalidArgumentError, match="'bogus' is not a Parquet codec"):
+            write_triangles(graph, tmp_path / "t.parquet", compression="bogus")
+        assert os.listdir(tmp_path) == []
+
+    @pytest.mark.parametrize("codec", ["none", "ZSTD", "gzip"])
+    def test_codecs_by_name(self, graph, tmp_path, codec):
+        pq = pytest.importorskip("pyarrow.parquet")
+        write_triangles(graph, tmp_path / "t.parquet", backend="cpu", compression=codec)
+        assert pq.read_table(tmp_path / "t.parquet").num_rows == listed(graph).shape[0]
 
     def test_tsv_text(self, graph, tmp_path):
         path = tmp_path / "t.tsv"

@@ -67,6 +67,23 @@ def test_count_writes_parquet(capsys, tmp_path, k4_tail, no_gpu):
     assert dict(zip(table["vertex"], table["triangles"])) == {10: 3, 11: 3, 12: 3, 13: 3, 14: 0}
 
 
+@pytest.mark.parametrize("argv, header, answer", [
+    (["count", "--per-vertex", "-"], "vertex,triangles", "triangles"),
+    (["clustering", "--per-vertex", "-"], "vertex,degree,triangles,clustering",
+     "average_clustering"),
+    (["ktruss", "--decomposition", "-"], "source,target,trussness", "max_trussness"),
+])
+def test_a_table_on_stdout_leaves_it_to_the_table(capsys, k4_tail, no_gpu, argv, header,
+                                                   answer):
+    # Standard output holds the CSV alone; the answer (here its JSON) goes to stderr, as
+    # convert's and list's reports do. Both once went to stdout, one after the other.
+    command, *rest = argv
+    code, out, err = run_cli(capsys, command, k4_tail, *rest, "--json")
+    assert code == 0 and out.splitlines()[0] == header
+    assert all("{" not in line for line in out.splitlines())
+    assert answer in json.loads(err.strip().splitlines()[-1])
+
+
 def test_unknown_table_extension_is_a_usage_error(capsys, tmp_path, k4_tail, no_gpu):
     code, out, err = run_cli(capsys, "count", k4_tail, "--per-vertex", tmp_path / "pv.txt")
     assert code == 2 and out == "" and "*.csv or *.parquet" in err

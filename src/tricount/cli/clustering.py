@@ -80,12 +80,13 @@ def run(args) -> int:
                                       "degree": options.host(graph.degrees),
                                       "triangles": per_vertex, "clustering": values})
         report["per_vertex_file"] = args.per_vertex
+    out = options.answer_stream(args.per_vertex)
     if args.json:
-        print(json.dumps(report))
+        print(json.dumps(report), file=out)
         return options.EXIT_OK
     shown = "undefined (no vertex to average over)" if average is None else repr(average)
-    print(f"average_clustering {shown}")
-    print(f"transitivity {transitivity!r}")
+    print(f"average_clustering {shown}", file=out)
+    print(f"transitivity {transitivity!r}", file=out)
     options.say(args, f"{graph.name}: {graph.n_vertices} vertices, {graph.n_edges} edges, "
                       f"{n_triangles} triangles, {n_wedges} wedges; {backend}, "
                       f"total {report['timings']['total_s']:.3f} s")

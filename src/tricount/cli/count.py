@@ -212,10 +212,11 @@ def run(args) -> int:
         report["reference_triangles"] = expected
         if expected != result.n_triangles:
             status = options.EXIT_VERIFY_FAILED
+    out = options.answer_stream(args.per_vertex, args.per_edge)
     if args.json:
-        print(json.dumps(report))
+        print(json.dumps(report), file=out)
         return status
-    print(result.n_triangles)
+    print(result.n_triangles, file=out)
     facts = result.graph
     empty = " (the graph is empty)" if facts["edges"] == 0 else ""
     parted = ""

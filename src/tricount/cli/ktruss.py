@@ -67,12 +67,13 @@ def run(args) -> int:
         report["edges_file"] = args.edges
     report["timings"] = {"load_s": timings["load_s"], "build_s": timings["build_s"],
                          "compute_s": compute_s, "total_s": time.perf_counter() - t0}
+    out = options.answer_stream(args.decomposition, args.edges)
     if args.json:
-        print(json.dumps(report))
+        print(json.dumps(report), file=out)
         return options.EXIT_OK
-    print(f"{k}-truss: {truss.n_vertices} vertices, {truss.n_edges} edges")
+    print(f"{k}-truss: {truss.n_vertices} vertices, {truss.n_edges} edges", file=out)
     if max_k is not None:
-        print(f"max trussness {max_k}")
+        print(f"max trussness {max_k}", file=out)
     options.say(args, f"{graph.name}: {graph.n_vertices} vertices, {graph.n_edges} edges; "
                       f"{backend}, "
           f"total {report['timings']['total_s']:.3f} s")

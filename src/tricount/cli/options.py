@@ -72,6 +72,13 @@ def add_json(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def answer_stream(*outputs):
+    """Where a command prints its answer (its lines, or its ``--json`` object): standard
+    error when one of ``outputs`` is ``-`` (a table goes to standard output, which must hold
+    that table alone, as ``convert`` and ``list`` do), else standard output."""
+    return sys.stderr if "-" in outputs else sys.stdout
+
+
 def add_table_output(parser, flag: str, what: str) -> None:
     """``flag OUT``: a table the command writes to OUT (:func:`tricount.io.tables.write_table`:
     CSV or Parquet by the suffix); ``what`` says what it holds."""
