@@ -269,8 +269,8 @@ class _Costs:
                     raise UnsupportedGraphError(
                         f"rank {lo} alone needs {int(self.memory(lo, lo + 1))} bytes as a "
                         f"sub-problem (in-degree {int(self.cum_in[lo + 1] - self.cum_in[lo])}), "
-                        f"more than max_memory={budget}; give the executor more memory or "
-                        "count with backend='cpu'")
+                        f"more than max_memory={budget}; raise max_memory to at least that, "
+                        "or leave it unset (the CPU backend counts in host memory)")
                 hi = min(hi, fits)
             bounds.append(max(hi, lo + 1))
         return np.asarray(bounds, dtype=np.int64)
