@@ -77,6 +77,11 @@ def test_files_go_straight_to_the_partition_layer(tmp_path):
         result = tricount.count(path, backend="cpu", partitions=4)
         assert result.n_triangles == oracle(graph)
         assert result.graph["edges"] == graph.n_edges
+    # Named as the whole count names a file (io.graph_name): no directory, no suffix.
+    text = tmp_path / "triangle.txt"
+    text.write_text("1 2\n2 3\n3 1\n")
+    for parts in (None, 2):
+        assert tricount.count(text, backend="cpu", partitions=parts).graph["graph"] == "triangle"
 
 
 @pytest.mark.parametrize("kwargs, match", [

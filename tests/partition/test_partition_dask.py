@@ -180,7 +180,7 @@ def test_the_driver_does_not_read_a_file(client, graph, expected, tmp_path, monk
         p.rows + (p.apex_lo, p.apex_hi) for p in driver_pieces)
     assert report.timings["rank_s"] == 0.0
     assert {"load_s", "statistics_s", "plan_s", "count_s"} <= set(report.timings)
-    assert report.graph == {"graph": "g.ranked.tcsr", "vertices": graph.n_vertices,
+    assert report.graph == {"graph": "g.ranked", "vertices": graph.n_vertices,
                             "edges": graph.n_edges}
 
 

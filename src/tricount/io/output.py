@@ -242,6 +242,8 @@ def atomic_output(path, *, suffix_hint: bool = True, seekable: bool = False):
 
 @contextlib.contextmanager
 def _opened(path: str):
+    """``path`` opened for writing when entered, so that its OSError meets the caller's
+    handling (:func:`_to_stream`)."""
     with open(path, "wb") as f:
         yield f
 

@@ -322,6 +322,7 @@ def _count_file_on_cluster(path, *, partitions, max_memory, client, workers):
     ``release_s`` for the releases. Beside them, ``others_ready_s``: the slowest other
     worker's read and preparation, which overlap the planning worker's. A file not in
     rank order is ranked by each worker (the same ranks everywhere)."""
+    from tricount.io import graph_name
     from tricount.partition.dask_executor import ClusterCount
 
     t0 = time.perf_counter()
@@ -339,7 +340,7 @@ def _count_file_on_cluster(path, *, partitions, max_memory, client, workers):
                "others_ready_s": max((w["ready_s"] for w in run.ready), default=0.0),
                "count_s": t2 - t1, "release_s": t3 - t2, "total_s": t3 - t0}
     return _report("dask", planned["plan"], planned["pieces"], results, _where(results),
-                   timings, {"graph": os.path.basename(path),
+                   timings, {"graph": graph_name(path),
                              "vertices": planned["facts"]["vertices"],
                              "edges": planned["facts"]["edges"]}, devices=run.accounts)
 
@@ -364,10 +365,12 @@ def _report(executor, plan, subs, results, where, timings, graph, devices=()):
 
 
 def _name(graph, r: RankedCSR):
-    """The graph's name for reports: a CSRGraph's, else its file's."""
+    """The graph's name for reports: a CSRGraph's, else its file's (as the CLI names it)."""
+    from tricount.io import graph_name
+
+    if isinstance(graph, (str, os.PathLike)):  # a pathlib.Path's .name is its file name
+        return graph_name(graph)
     name = getattr(graph, "name", None)
     if name is None and r.path is not None:
-        name = os.path.basename(r.path)
-    if name is None and isinstance(graph, (str, os.PathLike)):
-        name = os.path.basename(os.fspath(graph))
+        name = graph_name(r.path)
     return name

@@ -21,7 +21,6 @@ its worker is the planning one, counts each piece handed to it, and closes.
 
 from __future__ import annotations
 
-import os
 import time
 
 from tricount.partition.plan import PartitionPlan, SubProblem, split_anchors
@@ -47,13 +46,14 @@ class HostGraph:
     @classmethod
     def open(cls, source, *, partitions=None, max_memory=None) -> "HostGraph":
         """The graph of a ``.tcsr`` path (read and ranked here) or of a RankedCSR."""
+        from tricount.io import graph_name
         from tricount.partition.ranked import open_ranked
 
         t0 = time.perf_counter()
         if isinstance(source, RankedCSR):
             ranked, name = source, None
         else:
-            ranked, name = open_ranked(source), os.path.basename(os.fspath(source))
+            ranked, name = open_ranked(source), graph_name(source)
         return cls(ranked, partitions=partitions, max_memory=max_memory, name=name,
                    open_s=time.perf_counter() - t0)
 

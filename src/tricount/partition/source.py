@@ -101,7 +101,9 @@ def graph_source(graph, *, unread_file: bool = False) -> GraphSource:
 
         graph = load_graph(graph)
     if isinstance(graph, RankedCSR):
-        name = os.path.basename(graph.path) if graph.path else None
+        from tricount.io import graph_name
+
+        name = graph_name(graph.path) if graph.path else None
         return GraphSource(graph.indptr, graph.indices, graph.n_vertices, graph.n_edges,
                            ranked=True, in_degree=graph.in_degree,
                            summary={"graph": name, "vertices": graph.n_vertices,
