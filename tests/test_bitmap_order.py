@@ -184,15 +184,28 @@ def test_two_threads_or_more_count_a_mid_sized_graph_in_one_region(monkeypatch, 
 
 
 def test_small_graphs_keep_the_one_pass(monkeypatch):
-    # Under ONE_REGION_FEW_THREADS_MIN_EDGES on two threads, under SERIAL_MAX_EDGES on more.
+    # Under ONE_REGION_MIN_EDGES on any number of threads.
     src, dst = rmat(9, 8, seed=3)
     graph = tricount.Graph.from_edges(src, dst)
-    assert graph.n_edges < one_region.ONE_REGION_FEW_THREADS_MIN_EDGES
+    assert graph.n_edges < one_region.ONE_REGION_MIN_EDGES
     for threads in (2, 16):
         monkeypatch.setattr(engine, "thread_count", lambda: threads)
         result = engine.count(graph, method="bitmap")
         assert "one pass" in result.method_reason, threads
         assert result.n_triangles == reference.count_triangles(src.tolist(), dst.tolist())
+
+
+def test_more_threads_take_the_one_region_under_the_serial_bound(monkeypatch):
+    # 10,002 edges: over ONE_REGION_MIN_EDGES, under SERIAL_MAX_EDGES, where 16 threads kept
+    # the one pass on the calling thread before (ca-GrQc 0.3-0.5 -> 0.1-0.2 ms, H100 host).
+    src, dst = rmat(11, 6, seed=1)
+    graph = tricount.Graph.from_edges(src, dst)
+    assert one_region.ONE_REGION_MIN_EDGES <= graph.n_edges < engine.SERIAL_MAX_EDGES
+    monkeypatch.setattr(one_region, "ONE_REGION_SMALL_PROBES_PER_EDGE", float("inf"))
+    monkeypatch.setattr(engine, "thread_count", lambda: 16)
+    result = engine.count(graph, method="bitmap")
+    assert result.method_reason.endswith("one region, every pair at its anchor")
+    assert result.n_triangles == reference.count_triangles(src.tolist(), dst.tolist())
 
 
 def test_which_graphs_count_in_one_region(monkeypatch):
@@ -201,20 +214,18 @@ def test_which_graphs_count_in_one_region(monkeypatch):
     assert 0 < upper.n_edges <= bitmap.ONE_REGION_SAMPLES
     exact = np.diff(upper.indptr)[upper.indices].mean()
     assert bitmap.anchor_probes_per_edge(upper) == pytest.approx(exact)
-    # Under the least sizes (the one pass's): on neither two threads nor more, nor on one.
+    # Under the least size (the one pass's): on no number of threads.
     assert not any(bitmap.at_anchors(upper, threads) for threads in (1, 2, 3, 16))
-    monkeypatch.setattr(one_region, "ONE_REGION_FEW_THREADS_MIN_EDGES", upper.n_edges)
-    assert bitmap.at_anchors(upper, 2) and not bitmap.at_anchors(upper, 1)
-    assert not bitmap.at_anchors(upper, 16)
+    monkeypatch.setattr(one_region, "ONE_REGION_MIN_EDGES", upper.n_edges)
+    assert bitmap.at_anchors(upper, 2) and bitmap.at_anchors(upper, 3)
+    assert bitmap.at_anchors(upper, 16) and not bitmap.at_anchors(upper, 1)
     monkeypatch.setattr(one_region, "ONE_REGION_PROBES_PER_EDGE", exact * 0.9)
     assert not bitmap.at_anchors(upper, 2)  # two threads: the one bound for every size
-    monkeypatch.undo()
-    monkeypatch.setattr(one_region, "ONE_REGION_MANY_THREADS_MIN_EDGES", upper.n_edges)
-    assert bitmap.at_anchors(upper, 16) and bitmap.at_anchors(upper, 3)
+    assert bitmap.at_anchors(upper, 16)  # more: the small graphs' bound
     monkeypatch.setattr(one_region, "ONE_REGION_MAX_EDGES", upper.n_edges)
     assert not bitmap.at_anchors(upper, 16)
     monkeypatch.undo()
-    monkeypatch.setattr(one_region, "ONE_REGION_MANY_THREADS_MIN_EDGES", upper.n_edges)
+    monkeypatch.setattr(one_region, "ONE_REGION_MIN_EDGES", upper.n_edges)
     assert upper.n_edges < one_region.ONE_REGION_SMALL_EDGES  # a small graph's bound applies
     monkeypatch.setattr(one_region, "ONE_REGION_PROBES_PER_EDGE", exact * 0.9)
     assert bitmap.at_anchors(upper, 16)
@@ -227,7 +238,7 @@ def test_which_graphs_count_in_one_region(monkeypatch):
     # A low leaf's pair with each hub probes the hubs' rows: hundreds of probes an edge.
     upper = tricount.Graph.from_edges(*hubs_in_the_middle(1200, 600)).upper()
     assert bitmap.anchor_probes_per_edge(upper) > one_region.ONE_REGION_PROBES_PER_EDGE
-    monkeypatch.setattr(one_region, "ONE_REGION_MANY_THREADS_MIN_EDGES", 0)
+    monkeypatch.setattr(one_region, "ONE_REGION_MIN_EDGES", 0)
     assert not bitmap.at_anchors(upper, 16)
     empty = tricount.Graph.from_edges(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     assert not bitmap.at_anchors(empty.upper(), 16) and bitmap.count_at_anchors(empty.upper()) == 0

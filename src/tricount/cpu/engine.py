@@ -104,9 +104,9 @@ def _bitmap_input(graph):
 def _one_region(graph, threads: int) -> bool:
     """Whether the bitmap count of ``graph`` runs in one region on ``threads`` threads,
     every pair at its anchor (:func:`tricount.cpu.bitmap.at_anchors`; the rule, which the
-    cost model reads too, :mod:`tricount.cpu.one_region`). On two threads it takes graphs
-    under bitmap's wider serial bound (:func:`tricount._threads.serial_bound`), counted
-    sooner in one region than in the one pass on this thread."""
+    cost model reads too, :mod:`tricount.cpu.one_region`). It takes graphs under the
+    serial bound too (:func:`on_caller`; bitmap's is wider on two threads), counted sooner
+    in one region than in the one pass on this thread."""
     # Asked before the upper CSR is made, and before the probes are estimated from it.
     if probes_bound(graph.n_edges, threads) is None:
         return False

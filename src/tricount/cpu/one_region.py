@@ -6,8 +6,9 @@ mid-sized graph in one parallel region, every pair (x, v) settled at its anchor 
 first pass and no placing pass), instead of settling each pair at the end with the
 shorter list (the owner rule: fewer probes, but three regions, or one pass on the calling
 thread for a small graph). The one region wins where a region's entries and the deferred
-pairs' bookkeeping cost more than the probes the owner rule saves: graphs of fewer than
-:data:`ONE_REGION_MAX_EDGES` edges whose anchors take few probes an edge
+pairs' bookkeeping cost more than the probes the owner rule saves: graphs of
+:data:`ONE_REGION_MIN_EDGES` to :data:`ONE_REGION_MAX_EDGES` edges whose anchors take few
+probes an edge
 (:func:`probes_bound`; the probes are estimated from a sample of the rows by
 :func:`tricount.cpu.bitmap.anchor_probes_per_edge`). The rule lives here, apart from the
 kernels, so that the cost model (:mod:`tricount.backends.costs`) can read it without
@@ -16,11 +17,11 @@ starting Numba.
 
 from __future__ import annotations
 
-from tricount._threads import BITMAP_FEW_THREADS, SERIAL_MAX_EDGES
+from tricount._threads import BITMAP_FEW_THREADS
 
 __all__ = ["probes_bound", "ONE_REGION_MAX_EDGES", "ONE_REGION_PROBES_PER_EDGE",
            "ONE_REGION_SMALL_EDGES", "ONE_REGION_SMALL_PROBES_PER_EDGE",
-           "ONE_REGION_FEW_THREADS_MIN_EDGES", "ONE_REGION_MANY_THREADS_MIN_EDGES"]
+           "ONE_REGION_MIN_EDGES"]
 
 #: The one region counts graphs of fewer edges than this. Measured up to soc-Epinions1's
 #: 405,740 edges; past 2^20 the regions' entries are small beside the count, and the owner
@@ -45,16 +46,14 @@ ONE_REGION_PROBES_PER_EDGE = 48
 #: -> 0.16-0.17 ms on 16 threads.
 ONE_REGION_SMALL_EDGES = 1 << 16
 ONE_REGION_SMALL_PROBES_PER_EDGE = 128
-#: On two threads, graphs of fewer edges than this keep the one pass on the calling thread,
-#: which beats the region under it (2-core machine, 2026-11-27, nine counts of each graph:
-#: jazz, 2,742 edges, 0.023 against 0.033 ms; power, 6,594, 0.026 against 0.045) and loses
-#: over it (ca-GrQc, 14,484: 0.098 against 0.085; ca-HepTh, 25,973: 0.31 against 0.19).
-ONE_REGION_FEW_THREADS_MIN_EDGES = 1 << 13
-#: More threads keep the one pass on the calling thread up to the engine's serial bound
-#: (:func:`tricount.cpu.engine.on_caller`), where nothing was measured to move it: ca-GrQc
-#: (14,484 edges) would take 0.11-0.12 ms in one region on 16 threads against the one
-#: pass's 0.28-0.31 ms, still under GAPBS's 0.1 ms (H100 host, 2026-11-27).
-ONE_REGION_MANY_THREADS_MIN_EDGES = SERIAL_MAX_EDGES
+#: Graphs of fewer edges than this keep the one pass on the calling thread, which beats the
+#: region under it: on two threads (2-core machine, 2026-11-27, nine counts of each graph)
+#: jazz, 2,742 edges, 0.023 against 0.033 ms, power, 6,594, 0.026 against 0.045, while
+#: ca-GrQc (14,484) took 0.098 against 0.085 and ca-HepTh (25,973) 0.31 against 0.19; on 16
+#: threads (H100 host, 2026-11-27 19:02 UTC, benchmarks/results/cpu_vs_gapbs_16_h100.md)
+#: ca-GrQc 0.3-0.5 ms by the one pass against 0.1-0.2 in one region (the engine's serial
+#: bound, 2^14 edges, had kept it on the calling thread), jazz and power unchanged.
+ONE_REGION_MIN_EDGES = 1 << 13
 
 
 def probes_bound(n_edges: int, threads: int) -> float | None:
@@ -63,19 +62,13 @@ def probes_bound(n_edges: int, threads: int) -> float | None:
 
     >>> probes_bound(25_973, 2), probes_bound(25_973, 16), probes_bound(6_594, 2)
     (48, 128, None)
-    >>> probes_bound(14_484, 2), probes_bound(14_484, 16)  # 16 threads: the one pass
-    (48, None)
+    >>> probes_bound(14_484, 2), probes_bound(14_484, 16)
+    (48, 128)
     >>> probes_bound(25_973, 1) is None and probes_bound(1 << 20, 16) is None
     True
     """
-    if threads < 2 or not 0 < n_edges < ONE_REGION_MAX_EDGES:
+    if threads < 2 or not max(1, ONE_REGION_MIN_EDGES) <= n_edges < ONE_REGION_MAX_EDGES:
         return None
-    if threads <= BITMAP_FEW_THREADS:
-        if n_edges < ONE_REGION_FEW_THREADS_MIN_EDGES:
-            return None
-        return ONE_REGION_PROBES_PER_EDGE
-    if n_edges < ONE_REGION_MANY_THREADS_MIN_EDGES:
-        return None
-    if n_edges < ONE_REGION_SMALL_EDGES:
+    if threads > BITMAP_FEW_THREADS and n_edges < ONE_REGION_SMALL_EDGES:
         return ONE_REGION_SMALL_PROBES_PER_EDGE
     return ONE_REGION_PROBES_PER_EDGE
