@@ -42,12 +42,6 @@ __all__ = ["DeviceGraph"]
 COUNT_KEYS = ("n_triangles", "index", "rows", "block_s", "count_s", "where")
 
 
-def _cupy():
-    from tricount.gpu.device import cupy
-
-    return cupy()
-
-
 class DeviceGraph:
     """The rank-ordered CSR prepared on this process's current GPU, and its worker."""
 
@@ -67,7 +61,7 @@ class DeviceGraph:
         from tricount.gpu.device import free_device_bytes
         from tricount.partition.device_worker import DeviceWorker
         from tricount.partition.pieces import whole_range
-        from tricount.partition.source import graph_source, reads_file_to_device
+        from tricount.partition.source import _cupy, graph_source, reads_file_to_device
 
         t0 = time.perf_counter()
         src = graph_source(source, unread_file=True)
@@ -143,6 +137,8 @@ def _release(worker, *, free_pools: bool = True) -> None:
     """Close a device worker (its arrays let go); with ``free_pools`` (a failure) also
     hand CuPy's cached device blocks and pinned staging buffers back, so that the memory
     is free for the next try and for other processes."""
+    from tricount.partition.source import _cupy
+
     try:
         worker.close()
     finally:
