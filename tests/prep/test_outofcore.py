@@ -19,9 +19,9 @@ from graphs import NAMED, NOISY
 from tricount.errors import InvalidEdgesError, TricountError
 from tricount.generate import rmat
 from tricount.graph import CSRGraph
-from tricount.prep.outofcore import (IN_MEMORY_BYTES_PER_LINE, ArrayChunks, BuildPlan,
-                                     build_bounded, in_memory_bytes,
+from tricount.prep.outofcore import (ArrayChunks, BuildPlan, build_bounded, in_memory_bytes,
                                      needs_bounded_build)
+from tricount.prep.outofcore.memory import IN_MEMORY_BYTES_PER_LINE
 
 #: Plans that cross every boundary: one chunk and one bucket; tiny chunks and buckets in
 #: memory; keys spilled with sorts of 4 keys (every bucket split again by key ranges).
