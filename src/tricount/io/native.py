@@ -62,7 +62,6 @@ HEADER = struct.Struct("<8sIIqqqqqIIqqII")
 BLOCK_BYTES = 8 << 20
 ALIGN = 64
 FLAG_VERTEX_IDS = 1
-SUFFIX = ".tcsr"
 #: Largest header accepted (name, 4 KiB at most, and one CRC per 8 MiB block).
 MAX_HEADER_BYTES = 1 << 20
 

@@ -24,7 +24,6 @@ from tricount.errors import GraphFormatError, InvalidEdgesError
 from tricount.prep.canonical import validate_edge_arrays
 
 NPY_MAGIC = b"\x93NUMPY"
-ZIP_MAGIC = b"PK\x03\x04"
 _PAIRS = (("src", "dst"), ("row", "col"), ("source", "target"), ("u", "v"))
 _SCIPY_KEYS = {"format", "shape"}
 _LOAD_ERRORS = (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile, TypeError)

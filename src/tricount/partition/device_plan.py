@@ -98,9 +98,9 @@ MIN_CHUNK_ENTRIES = 1 << 10
 UPLOAD_MAX_SLICES = 16
 #: The scattered orientation per vertex: a cursor per row (uint64) and its check's booleans.
 SCATTER_VERTEX_BYTES = 9
-#: The streamed graph's rows kept on the device after the first pass: per row (its offset)
-#: besides its entries' ids; fewer bytes of cache than this are not kept.
-CACHE_ROW_BYTES, MIN_CACHE_BYTES = 8, 64 << 20
+#: The streamed graph's rows kept on the device after the first pass (their offsets and ids,
+#: gpu/chunks.cached_rows): fewer bytes of cache than this are not kept.
+MIN_CACHE_BYTES = 64 << 20
 
 
 def _clamp(value: int, low: int, high: int) -> int:
