@@ -41,7 +41,7 @@ is the CSR itself, and a piece of anchors reads only its own rows. The orientati
 one sort of every edge, in slices (about 70 ms per 10^9 keys on an H100), and it is
 needed by the plan's statistics anyway; on the device it replaces the per-range sorts
 and, when the CSR stays there, every later pass over PCIe (25-50 GB/s) by one over HBM
-(about 3 TB/s). docs/partition.md has the byte counts and the predicted times.
+(about 3 TB/s). docs/partition.md ("Why orient first") has the byte counts.
 """
 
 from __future__ import annotations
