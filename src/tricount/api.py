@@ -118,6 +118,10 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
     parts = dict(zip(("partitions", "devices", "max_memory"),
                      check_partition_args(partitions, devices, max_memory)))
     t0 = time.perf_counter()
+    if client is not None and backend not in ("auto", "dask"):
+        raise InvalidArgumentError(
+            f"client= counts on a Dask cluster (backend='dask'); it takes no "
+            f"backend={backend!r}: pass one or the other")
     if backend == "dask" or client is not None:
         return _partitioned(graph, "dask", "requested", "backend='dask' requested", parts,
                             client=client, method=method, orientation=orientation,
@@ -237,9 +241,11 @@ def _partitionable(engine: str, method: str, orientation: str, options: dict) ->
 
 def _forced_reason(engine: str, *, partitions, devices, max_memory) -> str | None:
     """Why the call asks for a count in parts on ``engine``, or None (checked arguments)."""
-    if engine == "reference" and (partitions is not None or devices is not None):
-        raise InvalidArgumentError("backend 'reference' counts in one piece: partitions= and "
-                                   "devices= take backend 'cpu', 'gpu' or 'dask'")
+    if engine == "reference" and (partitions is not None or devices is not None
+                                  or max_memory is not None):
+        raise InvalidArgumentError("backend 'reference' counts in one piece: partitions=, "
+                                   "devices= and max_memory= take backend 'cpu', 'gpu' or "
+                                   "'dask'")
     if devices is not None and engine != "gpu":
         raise InvalidArgumentError(f"devices={devices!r} spreads a count over GPUs; backend "
                                    f"{engine!r} runs none (use backend='gpu')")
@@ -305,14 +311,16 @@ def _loaded(graph, engine: str, parser: str = "auto"):
     return inputs.as_graph(graph, device="cpu", parser=parser)
 
 
-def count_triangles(graph, *, backend: str = "auto", method: str = "auto") -> int:
+def count_triangles(graph, *, backend: str = "auto", method: str = "auto", **options) -> int:
     """Number of distinct triangles in an undirected graph (a 64-bit exact count).
 
     Self-loops and repeated edges are ignored; direction is ignored.
 
     Takes what :func:`count` takes (a graph, a graph file or a ``(src, dst)``
     tuple; ``backend``; ``method``: ``auto`` or a method of the backend, on the
-    CPU ``merge``, ``bitmap`` or ``spgemm``) and returns its ``n_triangles``.
+    CPU ``merge``, ``bitmap`` or ``spgemm``; ``partitions``, ``devices``,
+    ``max_memory``, ``client`` and the rest of its options) and returns its
+    ``n_triangles``.
 
     Examples
     --------
@@ -323,4 +331,4 @@ def count_triangles(graph, *, backend: str = "auto", method: str = "auto") -> in
     >>> count_triangles(([0, 0, 1, 2, 2, 3], [1, 2, 2, 3, 4, 4]), backend="cpu")
     2
     """
-    return count(graph, backend=backend, method=method).n_triangles
+    return count(graph, backend=backend, method=method, **options).n_triangles

@@ -19,7 +19,7 @@ import pytest
 import tricount
 import tricount.gpu
 from tricount.cli import main
-from tricount.errors import InvalidArgumentError, UnknownMethodError
+from tricount.errors import BackendUnavailableError, InvalidArgumentError, UnknownMethodError
 from tricount.partition import MAX_PARTITIONS, prepare_ranked
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -97,11 +97,19 @@ def test_files_go_straight_to_the_partition_layer(tmp_path):
     ({"max_memory": "10G"}, "max_memory must be an integer"),
     ({"devices": 2, "backend": "cpu"}, "backend 'cpu' runs none"),
     ({"partitions": 2, "backend": "reference"}, "counts in one piece"),
+    ({"max_memory": 1 << 30, "backend": "reference"}, "counts in one piece"),
     ({"partitions": 2, "backend": "cpu", "orientation": "id"}, "orients by rank"),
 ])
 def test_bad_values_name_the_parameter(kwargs, match):
     with pytest.raises(InvalidArgumentError, match=match):
         tricount.count(([0, 1, 2], [1, 2, 0]), **{"backend": "cpu", **kwargs})
+
+
+def test_count_triangles_takes_the_options_of_count():
+    k4 = ([0, 0, 0, 1, 1, 2], [1, 2, 3, 2, 3, 3])
+    assert tricount.count_triangles(k4, backend="cpu", partitions=3) == 4
+    with pytest.raises(InvalidArgumentError, match="counts in one piece"):
+        tricount.count_triangles(k4, backend="reference", partitions=2)
 
 
 def test_methods_and_options_of_a_count_in_parts():
@@ -131,9 +139,12 @@ def test_cli_partitions_and_json(capsys, tmp_path, no_gpu):
 
 @pytest.mark.parametrize("argv, message", [
     (["--partitions", "0"], "expected a positive integer"),
-    (["--devices", "x"], "expected all, a number of GPUs or ids"),
-    (["--max-memory", "lots"], "expected a positive number of bytes"),
-    (["--max-memory", "0.5"], "expected a positive number of bytes"),
+    (["--devices", "x"], "expected all, a number of GPUs, or ids"),
+    (["--devices", ","], "expected all, a number of GPUs, or ids"),
+    (["--max-memory", "lots"], "expected a positive whole number of bytes"),
+    (["--max-memory", "0.5"], "expected a positive whole number of bytes"),
+    (["--max-memory", "1.5"], "expected a positive whole number of bytes"),  # not 1 byte
+    (["--max-memory", "inf"], "expected a positive whole number of bytes"),
 ])
 def test_cli_refuses_bad_values(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_info:
@@ -169,6 +180,18 @@ class TestDask:
             by_path = tricount.count(str(path), client=client, partitions=2)  # client: dask
             assert by_path.n_triangles == result.n_triangles and by_path.backend == "dask"
 
+    def test_client_must_be_a_connected_client(self, cluster, no_gpu):
+        edges = rmat_graph(scale=6, seed=3)
+        for bad in ("127.0.0.1:8786", 5, object()):
+            with pytest.raises(InvalidArgumentError, match="client must be a distributed.Client"):
+                tricount.count(edges, backend="dask", client=bad)
+        client = self.distributed.Client(cluster)
+        with pytest.raises(InvalidArgumentError, match="it takes no backend='cpu'"):
+            tricount.count(edges, backend="cpu", client=client)
+        client.close()
+        with pytest.raises(BackendUnavailableError, match="the Dask client is closed"):
+            tricount.count(edges, backend="dask", client=client)
+
     def test_cli_scheduler(self, cluster, capsys, tmp_path, no_gpu):
         graph = rmat_graph(scale=9, seed=17)
         path = tmp_path / "g.ranked.tcsr"
@@ -177,3 +200,77 @@ class TestDask:
                      "--partitions", "2", "--json"])
         out = json.loads(capsys.readouterr().out)
         assert code == 0 and out["triangles"] == oracle(graph) and out["backend"] == "dask"
+
+
+class TestSchedulerAddress:
+    """``--scheduler`` never hangs and never shows a traceback: a malformed address is bad
+    usage (2); no scheduler there, or a server that is not one, is an unavailable backend (3)."""
+
+    distributed = pytest.importorskip("distributed")
+
+    @pytest.fixture
+    def k4_file(self, tmp_path):
+        path = tmp_path / "k4.txt"
+        path.write_text("0 1\n0 2\n0 3\n1 2\n1 3\n2 3\n")
+        return path
+
+    @pytest.mark.parametrize("address, message", [
+        ("", "needs the scheduler's address"),
+        (" ", "needs the scheduler's address"),
+        ("garbage", "is not a Dask scheduler address"),
+        ("tcp://", "is not a Dask scheduler address"),
+        ("127.0.0.1:notaport", "is not a Dask scheduler address"),
+        ("http://127.0.0.1:1", "is not a Dask scheduler address"),
+        ("127.0.0.1:99999", "port 99999 is outside 1-65535"),
+    ])
+    def test_malformed_address_is_bad_usage(self, k4_file, capsys, address, message):
+        assert main(["count", str(k4_file), "--scheduler", address]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err
+
+    def test_input_checked_before_the_scheduler(self, tmp_path, capsys):
+        assert main(["count", str(tmp_path / "missing.txt"), "--scheduler", "127.0.0.1:1"]) == 2
+        assert "missing.txt: no such file" in capsys.readouterr().err
+
+    def test_tables_refused_with_a_scheduler(self, k4_file, tmp_path, capsys):
+        code = main(["count", str(k4_file), "--scheduler", "127.0.0.1:1",
+                     "--per-vertex", str(tmp_path / "pv.csv")])
+        assert code == 2 and "take no --scheduler" in capsys.readouterr().err
+
+    @pytest.mark.parametrize("greeting, message", [
+        (None, "did not answer as a Dask scheduler within 1 s"),  # accepts, stays silent
+        (b"SSH-2.0-OpenSSH_8.9\r\n", "does not speak Dask's protocol"),  # a frame of 3 EiB
+    ])
+    def test_a_server_that_is_not_a_scheduler(self, k4_file, capsys, monkeypatch, greeting,
+                                              message):
+        import socket
+        import threading
+
+        from tricount.cli import count as count_cli
+
+        monkeypatch.setattr(count_cli, "SCHEDULER_TIMEOUT_S", 1)
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(4)
+        held = []
+
+        def serve():
+            while True:
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    return
+                held.append(conn)
+                if greeting:
+                    conn.sendall(greeting)
+
+        threading.Thread(target=serve, daemon=True).start()
+        try:
+            port = server.getsockname()[1]
+            assert main(["count", str(k4_file), "--scheduler", f"127.0.0.1:{port}"]) == 3
+        finally:
+            server.close()
+            for conn in held:
+                conn.close()
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err

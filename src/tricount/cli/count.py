@@ -146,8 +146,19 @@ def route_parser(args) -> str:
     return select(args.backend, workload, method=args.method).parser
 
 
+#: Seconds to reach a Dask scheduler and finish its handshake before giving up.
+SCHEDULER_TIMEOUT_S = 30
+
+
 def dask_client(address: str):
-    """A ``distributed.Client`` connected to the scheduler at ``address``."""
+    """A ``distributed.Client`` connected to the scheduler at ``address``.
+
+    A malformed address is bad usage (exit 2); a scheduler that cannot be reached, or a
+    server there that does not answer as one, is an unavailable backend (exit 3). The
+    client's own connection waits without a limit for the scheduler's side of the
+    handshake (a server that accepts and stays silent would hold the command forever), so
+    one connection is opened and handshaken first under :data:`SCHEDULER_TIMEOUT_S`.
+    """
     from tricount.errors import BackendUnavailableError
 
     try:
@@ -155,11 +166,65 @@ def dask_client(address: str):
     except ImportError:
         raise BackendUnavailableError('--scheduler needs dask and distributed (pip install '
                                       '".[dask]" from a tricount clone)') from None
+    address = _scheduler_address(address)
+    _probe_scheduler(address)
     try:
-        return distributed.Client(address, timeout="30s")
+        return distributed.Client(address, timeout=f"{SCHEDULER_TIMEOUT_S}s")
     except (OSError, TimeoutError) as exc:
         raise BackendUnavailableError(f"cannot reach the Dask scheduler at {address}: "
                                       f"{exc}") from None
+
+
+def _scheduler_address(address: str) -> str:
+    """``address`` checked as a Dask address (``host:port`` is TCP), normalised."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    address = address.strip()
+    example = "give host:port or tcp://host:port, e.g. --scheduler tcp://10.0.0.5:8786"
+    if not address:
+        raise TricountError(f"--scheduler needs the scheduler's address; {example}")
+    try:
+        scheme, location = parse_address(address if "://" in address else "tcp://" + address)
+        get_backend(scheme)  # an unknown scheme, or one whose library is missing (ucx)
+        port = parse_host_port(location)[1] if scheme in ("tcp", "tls") else 1
+    except (ValueError, TypeError, ImportError) as exc:
+        raise TricountError(f"--scheduler {address!r} is not a Dask scheduler address "
+                            f"({exc}); {example}") from None
+    if not 0 < port < 65536:
+        raise TricountError(f"--scheduler {address!r}: port {port} is outside 1-65535; "
+                            f"{example}")
+    return f"{scheme}://{location}"
+
+
+def _probe_scheduler(address: str) -> None:
+    """Open one connection to ``address`` and complete Dask's handshake within
+    :data:`SCHEDULER_TIMEOUT_S`, or raise :class:`BackendUnavailableError`."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    from tricount.errors import BackendUnavailableError
+
+    async def handshake():
+        comm = await asyncio.wait_for(connect(address, timeout=SCHEDULER_TIMEOUT_S),
+                                      SCHEDULER_TIMEOUT_S)
+        await comm.close()
+
+    try:
+        asyncio.run(handshake())
+    except (asyncio.TimeoutError, TimeoutError):
+        raise BackendUnavailableError(
+            f"the server at {address} did not answer as a Dask scheduler within "
+            f"{SCHEDULER_TIMEOUT_S} s (is that the scheduler's port? dask-scheduler listens "
+            "on 8786 by default)") from None
+    except (OSError, ValueError, TypeError) as exc:  # refused, no such address, no ucx
+        raise BackendUnavailableError(f"cannot reach the Dask scheduler at {address}: "
+                                      f"{str(exc) or type(exc).__name__}") from None
+    except Exception as exc:  # what a non-Dask server's bytes decode to (MemoryError, ...)
+        raise BackendUnavailableError(
+            f"the server at {address} does not speak Dask's protocol "
+            f"({type(exc).__name__}); is that the scheduler's address?") from None
 
 
 def run(args) -> int:
@@ -169,9 +234,12 @@ def run(args) -> int:
     check_outputs(args, (args.per_vertex, args.per_edge))
     count_options = parse_options(args.option)
     parts = options.partition_options(args)
-    if args.scheduler and args.backend != "auto":
+    if args.scheduler is not None and args.backend != "auto":
         raise TricountError(f"--scheduler counts on a Dask cluster; it takes no --backend "
                             f"(got {args.backend})")
+    if args.scheduler is not None and (args.per_vertex or args.per_edge):
+        raise TricountError("--per-vertex and --per-edge are counted on this machine; they "
+                            "take no --scheduler (drop it, or count the total alone there)")
     t0 = time.perf_counter()
     graph, load_s, build_s = None, None, 0.0
     if args.path is None:
@@ -180,7 +248,7 @@ def run(args) -> int:
         graph = CSRGraph.from_edges(src, dst, name=name)
         build_s = time.perf_counter() - t0 - load_s
         source = graph
-    elif (parts or args.scheduler or _gpu_reads_native(args)) and not (
+    elif (parts or args.scheduler is not None or _gpu_reads_native(args)) and not (
             args.verify or args.per_vertex or args.per_edge or args.format != "auto"):
         source = args.path  # the partition layer reads it (or its Dask workers do)
     else:
@@ -189,7 +257,13 @@ def run(args) -> int:
                               parser=route_parser(args) if device == "cpu" else "auto")
         graph = source = loaded.graph
         load_s, build_s = loaded.timings["load_s"], loaded.timings["build_s"]
-    client = dask_client(args.scheduler) if args.scheduler else None
+    client = None
+    if args.scheduler is not None:
+        if isinstance(source, str):
+            from tricount.io.source import check_readable
+
+            check_readable(source)  # before waiting on the scheduler; its workers read it
+        client = dask_client(args.scheduler)
     try:
         with options.step("counting triangles"):
             result = tricount.count(source, backend="dask" if client else args.backend,

@@ -59,10 +59,10 @@ import contextlib
 import time
 import uuid
 
-from tricount.errors import BackendUnavailableError
+from tricount.errors import BackendUnavailableError, InvalidArgumentError
 from tricount.partition.plan import SubProblem
 
-__all__ = ["ClusterCount", "assign_pieces", "default_client"]
+__all__ = ["ClusterCount", "assign_pieces", "checked_client", "default_client"]
 
 #: Seconds the driver waits for the release tasks of a count before giving up on a worker
 #: (one that died has freed its memory with it).
@@ -89,6 +89,19 @@ def default_client():
         raise BackendUnavailableError(
             "executor='dask' needs a running dask.distributed client: pass client=Client(...) "
             "(e.g. Client(LocalCluster()) or Client('tcp://scheduler:8786'))") from None
+
+
+def checked_client(client):
+    """``client`` if it is a connected ``distributed.Client``, else a clear error."""
+    distributed = _distributed()
+    if not isinstance(client, distributed.Client):
+        raise InvalidArgumentError(
+            f"client must be a distributed.Client, got {type(client).__name__}; connect one "
+            "with distributed.Client('tcp://scheduler:8786') or Client(LocalCluster())")
+    if client.status in ("closing", "closed"):
+        raise BackendUnavailableError(
+            "the Dask client is closed; connect a new distributed.Client")
+    return client
 
 
 def assign_pieces(pieces, n_workers: int) -> list[list[SubProblem]]:
@@ -194,8 +207,7 @@ class ClusterCount(contextlib.AbstractContextManager):
 
     def __init__(self, source, *, client=None, workers=None, prefer="auto", partitions=None,
                  max_memory=None):
-        _distributed()
-        self.client = client or default_client()
+        self.client = default_client() if client is None else checked_client(client)
         self.addresses = list(workers) if workers else sorted(self.client.nthreads())
         self.token = uuid.uuid4().hex[:12]
         self.options = {"prefer": prefer, "partitions": partitions, "max_memory": max_memory}
