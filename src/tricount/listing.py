@@ -30,7 +30,7 @@ import os
 import numpy as np
 
 from tricount.backends import backend_for
-from tricount.errors import InvalidArgumentError, TricountError
+from tricount.errors import InvalidArgumentError, TricountError, check_count
 from tricount.inputs import as_graph
 from tricount.io.output import atomic_output, check_outputs
 from tricount.prep.xp import to_host
@@ -118,7 +118,8 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
     chunk. TSV: one ``u<TAB>v<TAB>w`` line per triangle, no header. The file
     is written whole or not at all (:func:`tricount.io.output.atomic_output`:
     a temporary beside the target, fsynced, renamed into place), never over
-    one of ``inputs``. ``path`` ``"-"`` writes TSV to standard output.
+    the graph's own file or one of ``inputs``. ``path`` ``"-"`` writes TSV to
+    standard output.
 
     Parameters
     ----------
@@ -158,7 +159,8 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
         raise InvalidArgumentError(f"standard output takes TSV, not {fmt}; pass a file path")
     if fmt == "parquet":
         _check_codec(compression)  # before any work: refuse early, not after the count
-    check_outputs([path], list(inputs))
+    read_from = [graph] if isinstance(graph, (str, os.PathLike)) else []
+    check_outputs([path], list(inputs) + read_from)
     g, engine, chunk_size = _prepare(graph, backend, chunk_size)
     labels, graph_names = _labels(g)
     if names is None:
@@ -189,9 +191,7 @@ def _reporting(columns, n_triangles, progress):
 
 
 def _prepare(graph, backend, chunk_size):
-    chunk_size = int(chunk_size)
-    if chunk_size < 1:
-        raise InvalidArgumentError(f"chunk_size must be at least 1, got {chunk_size}")
+    chunk_size = check_count(chunk_size, "chunk_size", minimum=1)
     engine, _reason = backend_for(backend, graph)
     g, _ = as_graph(graph, device="gpu" if engine.name == "gpu" else "cpu")
     return g, engine, chunk_size

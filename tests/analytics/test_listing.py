@@ -95,9 +95,10 @@ class TestListTriangles:
         assert_sorted_rows(rows)
         assert np.unique(rows, axis=0).shape[0] == rows.shape[0]
 
-    def test_rejects_bad_chunk_size(self):
-        with pytest.raises(TricountError):
-            list_triangles(([0], [1]), backend="cpu", chunk_size=0)
+    @pytest.mark.parametrize("chunk_size", [0, -1, None, 2.5, "10", True])
+    def test_rejects_bad_chunk_size(self, chunk_size):
+        with pytest.raises(TricountError, match="chunk_size must be"):
+            list_triangles(([0], [1]), backend="cpu", chunk_size=chunk_size)
 
 
 class TestChunks:

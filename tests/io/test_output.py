@@ -221,8 +221,33 @@ class TestNeverOverTheInput:
     def test_check_outputs_sees_stdin(self, tmp_path, k4, monkeypatch):
         with open(k4, "rb") as f:
             monkeypatch.setattr(sys, "stdin", f)
-            with pytest.raises(OutputError, match="the same file as the input -"):
+            with pytest.raises(OutputError, match="the same file as the input <stdin>"):
                 check_outputs([k4], ["-"])
+
+    def test_another_spelling_of_the_input_is_the_input(self, k4, monkeypatch):
+        monkeypatch.chdir(k4.parent)
+        with pytest.raises(OutputError, match="is also the input; write to another file"):
+            check_outputs([f"./{k4.name}"], [str(k4)])
+
+    @pytest.mark.parametrize("spelling", ["same", "dot", "absolute"])
+    def test_write_triangles_never_over_its_graph_file(self, k4, monkeypatch, spelling):
+        monkeypatch.chdir(k4.parent)
+        graph = {"same": k4.name, "dot": k4.name, "absolute": str(k4)}[spelling]
+        out = {"same": k4.name, "dot": f"./{k4.name}", "absolute": k4.name}[spelling]
+        before = k4.read_bytes()
+        with pytest.raises(OutputError, match="is also the input"):
+            tricount.write_triangles(graph, out, backend="cpu")
+        assert k4.read_bytes() == before
+
+    @pytest.mark.parametrize("argv", [["list", "{IN}", "-o", "-"],
+                                      ["convert", "{IN}", "-", "--to", "snap"]])
+    def test_stdout_redirected_into_the_input(self, k4, capsys, monkeypatch, argv):
+        before = k4.read_bytes()
+        with open(k4, "a") as appended:  # tricount list g.txt -o - >> g.txt
+            monkeypatch.setattr(sys, "stdout", appended)
+            code = main([a.replace("{IN}", str(k4)) for a in argv])
+        assert code == 2 and k4.read_bytes() == before
+        assert "<stdout>: is redirected into the input" in capsys.readouterr().err
 
     def test_convert_to_stdout(self, tmp_path, k4, capfdbinary):
         assert main(["convert", str(k4), "-", "--to", "snap"]) == 0
@@ -315,16 +340,16 @@ def test_full_disk_on_stdout_is_a_clear_error(k4, capsys, monkeypatch):
 
 @pytest.mark.slow
 def test_writer_killed_at_random_moments(tmp_path):
-    """SIGINT, SIGTERM or SIGKILL at a seeded random moment of `tricount convert`: the
-    target is absent or whole; after SIGINT/SIGTERM no temporary is left and the exit
-    is 130/143 with one line."""
+    """SIGINT, SIGTERM, SIGHUP or SIGKILL at a seeded random moment of `tricount convert`:
+    the target is absent or whole; after SIGINT/SIGTERM/SIGHUP no temporary is left and
+    the exit is 130/143/129 with one line."""
     src = tmp_path / "g.txt"
     rng = np.random.default_rng(11)
     edges = rng.integers(0, 20_000, (200_000, 2))
     src.write_text("".join(f"{u} {v}\n" for u, v in edges.tolist()))
     want = tricount.count_triangles(load_graph(src), backend="cpu")
     pick = random.Random(23)
-    for k, sig in enumerate([signal.SIGINT, signal.SIGTERM, signal.SIGKILL]):
+    for k, sig in enumerate([signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL]):
         target = tmp_path / f"out{k}.tcsr"
         proc = _cli("convert", src, target)
         time.sleep(pick.uniform(0.8, 2.5))
@@ -334,7 +359,7 @@ def test_writer_killed_at_random_moments(tmp_path):
             assert tricount.count_triangles(load_graph(target), backend="cpu") == want
         if sig != signal.SIGKILL:
             assert leftovers(tmp_path) == [], sig
-            code = {signal.SIGINT: 130, signal.SIGTERM: 143}[sig]
+            code = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}[sig]
             # 0: the signal came after the end; -sig: before the command started (importing)
             assert proc.returncode in (0, code, -sig), (proc.returncode, err)
             if proc.returncode == code:
@@ -351,3 +376,23 @@ def test_closed_stdout_and_full_disk_in_a_process(tmp_path, k4):
         proc = _cli("convert", k4, "-", "--to", "snap", stdout=full)
         _, err = proc.communicate(timeout=120)
     assert proc.returncode == 2 and b"no space left" in err and b"Traceback" not in err
+
+
+def test_sighup_ends_the_command_unless_ignored():
+    """SIGHUP (the terminal closed) goes to the watcher as SIGTERM does; under nohup
+    (SIGHUP ignored when the command starts) it stays ignored."""
+    from tricount.cli.options import SIGNAL_EXITS, signals_end_the_process
+
+    assert SIGNAL_EXITS[signal.SIGHUP][0] == 129
+    before = signal.getsignal(signal.SIGHUP)
+    try:
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+        with signals_end_the_process():
+            assert signal.getsignal(signal.SIGHUP) not in (signal.SIG_DFL, signal.SIG_IGN)
+        assert signal.getsignal(signal.SIGHUP) == signal.SIG_DFL
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        with signals_end_the_process():
+            assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+        assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, before)

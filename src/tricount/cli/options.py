@@ -8,6 +8,7 @@ Exit codes (:func:`run`):
       option, an output that is an input or cannot be written (a full disk)
 3     the requested backend is unavailable (``--backend gpu`` without a GPU)
 4     verification failed (``--verify``, ``bench``)
+129   hung up (SIGHUP, the terminal closed; not under ``nohup``): as Ctrl-C
 130   interrupted (Ctrl-C): one line on stderr, no traceback, no partial output
 141   standard output was closed early (``| head -n 0``): quietly, as a
       program killed by SIGPIPE
@@ -17,13 +18,13 @@ Exit codes (:func:`run`):
 Answers go to stdout (or one JSON object with ``--json``), context and
 errors to stderr (one ``tricount: error: ...`` line).
 
-Ctrl-C and SIGTERM are not turned into exceptions: an exception raised
+Ctrl-C, SIGTERM and SIGHUP are not turned into exceptions: an exception raised
 while Numba loads a cached kernel, starts its thread pool or runs a parallel
 region can crash the interpreter (a SIGSEGV in about one run in three, seen
 with ``tricount convert``). Instead Python's own C handler writes the signal
 to a wakeup pipe (:func:`signal.set_wakeup_fd`), and a watcher thread reading
 it removes the outputs being written (:func:`tricount.io.output.
-remove_temporaries`), prints one line and ends the process with 130 (143),
+remove_temporaries`), prints one line and ends the process with 130 (143, 129),
 at once, even while a long kernel holds the main thread.
 """
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import math
 import os
 import signal
 import sys
@@ -46,6 +48,7 @@ EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 EXIT_BACKEND_UNAVAILABLE = 3
 EXIT_VERIFY_FAILED = 4
+EXIT_HUNG_UP = 129
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 EXIT_TERMINATED = 143
@@ -101,31 +104,34 @@ def parse_bytes(text: str) -> int:
         value = float(raw[:len(raw) - len(unit)]) * BYTE_UNITS[unit]
     except ValueError:
         value = 0
-    if not value >= 1:
-        raise argparse.ArgumentTypeError(f"expected a positive number of bytes such as 8G or "
-                                         f"500000000, got {text!r}")
+    if not (value >= 1 and math.isfinite(value) and value == int(value)):
+        raise argparse.ArgumentTypeError(f"expected a positive whole number of bytes such as "
+                                         f"8G or 500000000, got {text!r}")
     return int(value)
 
 
 def parse_devices(text: str):
-    """``"all"``, a number of GPUs (``"2"``), or GPU ids (``"0,1"``).
+    """``"all"``, a number of GPUs (``"2"``), or GPU ids (``"0,1"``; one id: ``"1,"``).
 
-    >>> parse_devices("all"), parse_devices("2"), parse_devices("0,0")
-    ('all', 2, (0, 0))
+    >>> parse_devices("all"), parse_devices("2"), parse_devices("0,0"), parse_devices("1,")
+    ('all', 2, (0, 0), (1,))
     """
     if text == "all":
         return text
     try:
         if "," in text:
-            ids = tuple(int(part) for part in text.split(","))
-            if all(i >= 0 for i in ids):
+            parts = text.split(",")
+            if parts[-1] == "":  # "1,": the id 1, not one GPU
+                parts.pop()
+            ids = tuple(int(part) for part in parts)
+            if ids and all(i >= 0 for i in ids):
                 return ids
         elif int(text) >= 1:
             return int(text)
     except ValueError:
         pass
-    raise argparse.ArgumentTypeError(f"expected all, a number of GPUs or ids like 0,1; got "
-                                     f"{text!r}")
+    raise argparse.ArgumentTypeError(f"expected all, a number of GPUs, or ids like 0,1 (one "
+                                     f"id: 1,); got {text!r}")
 
 
 def positive_int(text: str) -> int:
@@ -146,7 +152,7 @@ def add_partition_options(parser) -> None:
                             "one, or the least that fits the GPU)")
     group.add_argument("--devices", type=parse_devices, metavar="D",
                        help="spread the count over GPUs of this host: all, a number, or ids "
-                            "such as 0,1")
+                            "such as 0,1 (one GPU by its id: 1,)")
     group.add_argument("--max-memory", type=parse_bytes, metavar="BYTES",
                        help="bytes the count may hold on a GPU (on the CPU: per sub-problem); "
                             "suffixes K, M, G, T are powers of 1024")
@@ -254,6 +260,8 @@ def id_column(graph, index=None):
 #: What the watcher does on each signal: (exit code, the one line it prints).
 SIGNAL_EXITS = {signal.SIGINT: (EXIT_INTERRUPTED, "tricount: interrupted\n"),
                 signal.SIGTERM: (EXIT_TERMINATED, "tricount: terminated\n")}
+if hasattr(signal, "SIGHUP"):  # the terminal closed: as SIGTERM, exit 128 + 1
+    SIGNAL_EXITS[signal.SIGHUP] = (EXIT_HUNG_UP, "tricount: hung up\n")
 
 
 def _watch(read_fd: int) -> None:
@@ -276,7 +284,7 @@ def _watch(read_fd: int) -> None:
 
 
 class signals_end_the_process:
-    """Within: Ctrl-C and SIGTERM end the process through the watcher (module doc).
+    """Within: Ctrl-C, SIGTERM and SIGHUP end the process through the watcher (module doc).
 
     Only in the main thread (elsewhere signals keep Python's behaviour)."""
 
@@ -287,7 +295,9 @@ class signals_end_the_process:
         self.read_fd, self.write_fd = os.pipe()
         os.set_blocking(self.write_fd, False)
         self.previous_fd = signal.set_wakeup_fd(self.write_fd, warn_on_full_buffer=False)
-        self.previous = {s: signal.signal(s, _ignore) for s in SIGNAL_EXITS}
+        # A signal ignored when the command started (SIGHUP under nohup) stays ignored.
+        self.previous = {s: signal.signal(s, _ignore) for s in SIGNAL_EXITS
+                         if signal.getsignal(s) is not signal.SIG_IGN}
         threading.Thread(target=_watch, args=(self.read_fd,), name="tricount-signals",
                          daemon=True).start()
         return self

@@ -79,11 +79,22 @@ def input_identity(path):
     return _identity(os.fspath(path))
 
 
-def check_outputs(outputs, inputs) -> None:
-    """Refuse an output that is an input (any path to the same file), or a folder.
+def _stdout_identity():
+    """``(device, inode)`` of the regular file standard output writes to, or None (a
+    terminal, a pipe, a device)."""
+    try:
+        info = os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
 
-    ``outputs`` and ``inputs`` are paths (None entries are ignored). Raises
-    :class:`OutputError` naming the output.
+
+def check_outputs(outputs, inputs) -> None:
+    """Refuse an output that is an input (any path to the same file, or standard output
+    redirected into it), or a folder.
+
+    ``outputs`` and ``inputs`` are paths (None entries are ignored; ``-`` is standard
+    output or input). Raises :class:`OutputError` naming the output.
     """
     seen = {}
     for path in inputs:
@@ -95,17 +106,29 @@ def check_outputs(outputs, inputs) -> None:
         if os.fspath(path) != "-":
             seen.setdefault(os.path.realpath(os.fspath(path)), os.fspath(path))
     for out in outputs:
-        if out is None or os.fspath(out) == STDOUT:
+        if out is None:
             continue
         out = os.fspath(out)
+        if out == STDOUT:
+            source = seen.get(_stdout_identity())
+            if source is not None:
+                raise OutputError(f"<stdout>: is redirected into the input {_shown(source)}; "
+                                  "writing it would destroy the input: write to another file")
+            continue
         source = seen.get(_identity(out)) or seen.get(os.path.realpath(out))
-        if source == out:
+        if source is not None and (source == out
+                                   or os.path.abspath(source) == os.path.abspath(out)):
             raise OutputError(f"{out}: is also the input; write to another file")
         if source is not None:
-            raise OutputError(f"{out}: is the same file as the input {source} (a link); "
+            raise OutputError(f"{out}: is the same file as the input {_shown(source)} "
+                              f"({'read from standard input' if source == '-' else 'a link'}); "
                               "writing it would destroy the input: write to another file")
         if os.path.isdir(out):
             raise OutputError(f"{out}: is a directory; expected a file name to write")
+
+
+def _shown(path: str) -> str:
+    return "<stdin>" if path == "-" else path
 
 
 def prefixed_outputs(prefix: str, suffixes, inputs=()) -> list:
