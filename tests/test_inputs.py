@@ -161,6 +161,11 @@ class TestConventions:
             tricount.triangles(g, nodes=[8], backend="cpu")
         with pytest.raises(tricount.InvalidArgumentError, match="'z' is not a vertex"):
             tricount.triangles(G, nodes=["z"], backend="cpu")
+        for function in (tricount.triangles, tricount.clustering, tricount.average_clustering):
+            with pytest.raises(tricount.InvalidArgumentError, match="99 is not a vertex"):
+                function(g, nodes=99, backend="cpu")  # one id, not a vertex: not a sequence
+        with pytest.raises(ZeroDivisionError, match="nodes= names none"):  # as NetworkX
+            tricount.average_clustering(G, nodes=[], backend="cpu")
         assert tricount.average_clustering(G, nodes=["a", "c"], backend="cpu") == \
             nx.average_clustering(G, nodes=["a", "c"])
 
@@ -233,6 +238,60 @@ class TestErrors:
             tricount.count_triangles([("a", 1), (2, "b")], backend="cpu")
         with pytest.raises(tricount.InvalidArgumentError, match="holds no weights"):
             tricount.clustering(np.array(IDS), weight="w", backend="cpu")
+
+
+class TestExactIds:
+    """Python integers past 2**63 stay exact whatever holds them (NumPy alone would read
+    ``[2**63 + 5, 0]`` as float64); a buffer of pairs reads as an array."""
+
+    BIG = 2**63 + 5
+
+    @pytest.mark.parametrize("holding", [
+        lambda b: [(b, 0), (0, 1), (1, b)],
+        lambda b: zip([b, 0, 1], [0, 1, b]),
+        lambda b: {"u": [b, 0, 1], "v": [0, 1, b]},
+        lambda b: ([b, 0, 1], [0, 1, b]),
+    ])
+    def test_past_2_63(self, holding):
+        assert tricount.count_triangles(holding(self.BIG), backend="cpu") == 1
+        per = tricount.triangles(holding(2**64 - 1), output="dict", backend="cpu")
+        assert per == {0: 1, 1: 1, 2**64 - 1: 1}
+
+    def test_memoryview_of_pairs(self):
+        pairs = memoryview(np.array([[0, 1], [1, 2], [2, 0]]))
+        assert tricount.count_triangles(pairs, backend="cpu") == 1
+
+
+def test_masked_arrays_hide_nothing():
+    ma = np.ma.masked_array
+    assert tricount.count_triangles((ma([0, 1, 2]), ma([1, 2, 0])), backend="cpu") == 1
+    with pytest.raises(tricount.InvalidEdgesError, match="hidden entries"):
+        tricount.count_triangles((ma([0, 1, 2, 0], mask=[0, 0, 0, 1]),
+                                  ma([1, 2, 0, 5], mask=[0, 0, 0, 1])), backend="cpu")
+
+
+@pytest.mark.parametrize("weights, message", [
+    (np.array(["2", "1", "1"]), "real numbers, got strings"),
+    (np.array([1 + 1j, 1, 1]), "real numbers, got complex numbers"),
+    (np.array([None, 1, 1], dtype=object), "real numbers, got NoneType"),
+    (np.array([np.nan, 1, 1]), "finite numbers"),
+    (np.array([np.inf, 1, 1]), "finite numbers"),
+    (np.array([0.0, 0.0, 0.0]), "which is 0 here"),
+])
+def test_weights_must_be_real_finite_and_not_all_zero(weights, message):
+    with pytest.raises(tricount.InvalidEdgesError, match=message):
+        tricount.clustering(([0, 1, 2], [1, 2, 0], weights), weight="w", backend="cpu")
+    G = nx.Graph()
+    G.add_weighted_edges_from(zip([0, 1, 2], [1, 2, 0], weights.tolist()))
+    with pytest.raises(tricount.InvalidEdgesError, match=message):
+        tricount.clustering(G, weight="weight", backend="cpu")
+
+
+def test_range_of_ids_past_what_tricount_holds():
+    edges = np.array([(0, 1), (1, 2), (2, 0), (0, 2**64 - 1)], dtype=np.uint64)
+    with pytest.raises(tricount.UnsupportedGraphError, match="vertices='edges'"):
+        tricount.average_clustering(edges, vertices="range", backend="cpu")
+    assert tricount.average_clustering(edges, backend="cpu") == pytest.approx(7 / 12)
 
 
 def test_weights_from_every_holding():

@@ -155,8 +155,9 @@ def directed_graph(edges, *, vertices: str = "edges", name=None) -> DirectedGrap
         return edges
     if (is_networkx(edges) or hasattr(edges, "get_edgelist")) and not edges.is_directed():
         raise UnsupportedGraphError(
-            "directed triangles need a directed graph; for an undirected one use "
-            "tricount.triangles or tricount.clustering")
+            f"directed triangles need a directed graph, and this {type(edges).__name__} is "
+            "undirected: count it as it is (tricount.triangles, or tricount.clustering "
+            "without directed=True), or pass a directed graph")
     g, src, dst, _weights, _directed = graph_and_arcs(edges, vertices=vertices, name=name)
     lo, hi = g.edges()
     return DirectedGraph(g, direction_mask(lo, hi, g.n_vertices, src, dst))
@@ -276,9 +277,10 @@ def average_in_order(values: np.ndarray, count_zeros: bool) -> float:
     sum NetworkX's ``average_clustering`` takes, so the result has the same bits."""
     values = values.tolist() if count_zeros else [v for v in values.tolist() if v != 0]
     if not values:
-        raise ZeroDivisionError(
-            "average_clustering of no vertices: the graph is empty"
-            + ("" if count_zeros else " or every clustering coefficient is 0"))
+        raise ZeroDivisionError(  # as NetworkX raises it
+            "average_clustering of no vertices: the graph has none, or nodes= names none"
+            + ("" if count_zeros else ", or every clustering coefficient is 0 "
+               "(count_zeros=False)"))
     return sum(values) / len(values)
 
 

@@ -31,15 +31,17 @@ backend counts it.
 from __future__ import annotations
 
 import itertools
+import numbers
 import os
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from tricount.errors import InvalidArgumentError, InvalidEdgesError, check_choice
+from tricount.errors import (InvalidArgumentError, InvalidEdgesError, UnsupportedGraphError,
+                             check_choice)
 from tricount.graph import CSRGraph
-from tricount.prep.canonical import validate_edge_arrays
+from tricount.prep.canonical import MAX_VERTICES, validate_edge_arrays
 from tricount.prep.xp import array_namespace, to_host
 
 __all__ = ["Arcs", "ACCEPTED", "VERTICES", "COLUMN_PAIRS", "read_arcs", "as_graph",
@@ -119,8 +121,7 @@ def _networkx(G, weight) -> Arcs:
     weights = None
     if weight is not None:
         _check_name(weight, "NetworkX edge attribute")
-        weights = np.fromiter((d.get(weight, 1) for _, _, d in G.edges(data=True)),
-                              dtype=np.float64, count=m)
+        weights = _real_weights([d.get(weight, 1) for _, _, d in G.edges(data=True)])
     return Arcs(ends[:, 0], ends[:, 1], n_vertices=len(nodes), labels=label_array(nodes),
                 weights=weights, directed=G.is_directed())
 
@@ -134,7 +135,7 @@ def _igraph(G, weight) -> Arcs:
         if weight not in G.es.attributes():
             raise InvalidArgumentError(f"weight: the igraph graph has no edge attribute "
                                        f"{weight!r}; it has {G.es.attributes()}")
-        weights = np.array([1.0 if w is None else w for w in G.es[weight]], dtype=np.float64)
+        weights = _real_weights([1.0 if w is None else w for w in G.es[weight]])
     return Arcs(ends[:, 0], ends[:, 1], n_vertices=G.vcount(), labels=labels, weights=weights,
                 directed=G.is_directed())
 
@@ -144,7 +145,7 @@ def _scipy(matrix, weight) -> Arcs:
         raise InvalidEdgesError(f"an adjacency matrix must be square, got shape {matrix.shape}")
     coo = matrix.tocoo()
     stored = coo.data != 0  # an explicit zero is not an edge
-    weights = coo.data[stored].astype(np.float64) if weight is not None else None
+    weights = _real_weights(coo.data[stored]) if weight is not None else None
     return Arcs(coo.row[stored], coo.col[stored], n_vertices=int(matrix.shape[0]),
                 weights=weights)
 
@@ -158,7 +159,8 @@ def _table_columns(table):
         return list(table.column_names), lambda c: table.column(c).to_numpy(zero_copy_only=False)
     if kind == "polars":
         return list(table.columns), lambda c: table[c].to_numpy()
-    return list(table), lambda c: np.asarray(table[c])  # a dict of columns
+    return list(table), lambda c: _unmasked(_int_list(table[c]) if isinstance(
+        table[c], list) else np.asarray(table[c]))  # a dict of columns
 
 
 def _pick_columns(names, weight, *, any_two: bool = True):
@@ -193,7 +195,7 @@ def _table(table, weight) -> Arcs:
         if weight not in names:
             raise InvalidArgumentError(f"weight: no column {weight!r} in the table; it has "
                                        f"{names}")
-        weights = np.asarray(get(weight), dtype=np.float64)
+        weights = _real_weights(get(weight))
     return _ids_or_names(get(a), get(b), weights)
 
 
@@ -216,7 +218,9 @@ def _device_array(obj):
 def _column(a):
     """One column of a ``(src, dst)`` tuple: a CuPy view of a device array, else as given."""
     device = _device_array(a)
-    return a if device is None else device
+    if device is not None:
+        return device
+    return _int_list(a) if isinstance(a, list) else _unmasked(a)
 
 
 def _matrix_of_pairs(pairs, weight, what: str) -> Arcs:
@@ -226,9 +230,11 @@ def _matrix_of_pairs(pairs, weight, what: str) -> Arcs:
         pairs = pairs.reshape(0, 2)
     width = 3 if weight is not None and pairs.ndim == 2 and pairs.shape[1] == 3 else 2
     if pairs.ndim != 2 or pairs.shape[1] != width:
-        raise InvalidEdgesError(f"{what} must have shape (m, 2), one row per edge (or (m, 3) "
-                                f"with a weight per row), got shape {pairs.shape}")
-    weights = pairs[:, 2].astype(xp.float64) if width == 3 else None
+        raise InvalidEdgesError(f"{what} must have shape (m, 2), one row per edge, got shape "
+                                f"{pairs.shape}" + (" (an (m, 3) array is read with weight=, "
+                                "its last column the weights)" if weight is None
+                                and pairs.ndim == 2 and pairs.shape[1] == 3 else ""))
+    weights = _real_weights(pairs[:, 2], xp) if width == 3 else None
     return _ids_or_names(pairs[:, 0], pairs[:, 1], weights)
 
 
@@ -261,6 +267,45 @@ def _check_name(weight, what):
         raise InvalidArgumentError(f"weight must name the {what}, got {type(weight).__name__}")
 
 
+def _real_weights(values, xp=np):
+    """One float64 weight per edge: real numbers (booleans and integers included), else
+    :class:`InvalidEdgesError` naming what was found (NumPy would turn ``"2"`` into 2.0 and
+    drop the imaginary part of ``1+2j``)."""
+    w = values if hasattr(values, "dtype") else np.asarray(values)
+    kind = w.dtype.kind
+    if kind == "O":
+        odd = [x for x in w.tolist() if not isinstance(x, numbers.Real)][:1]
+        if odd:
+            kind = type(odd[0]).__name__
+    if kind not in "biufO":
+        found = {"U": "strings", "S": "bytes", "c": "complex numbers"}.get(kind, kind)
+        raise InvalidEdgesError(f"edge weights must be real numbers, got {found}; convert "
+                                "them first (e.g. float(w)), or leave weight=None")
+    return xp.asarray(w, dtype=xp.float64)
+
+
+def _unmasked(a):
+    """``a`` without its mask: a masked array whose mask hides entries is refused (its
+    hidden edges would be counted)."""
+    if isinstance(a, np.ma.MaskedArray):
+        if np.ma.getmaskarray(a).any():
+            raise InvalidEdgesError("a masked array's hidden entries would be counted as "
+                                    "edges; pass a.compressed() (or the rows to keep)")
+        return a.data
+    return a
+
+
+def _int_list(values):
+    """A list of Python integers as a NumPy array that keeps them exact: NumPy reads
+    ``[2**63 + 5, 0]`` as float64; an object array keeps the integers for validation."""
+    a = np.asarray(values)
+    if a.dtype.kind == "f" and len(values) and all(
+            isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+            for x in (np.asarray(values, dtype=object).reshape(-1).tolist())):
+        return np.asarray(values, dtype=object)
+    return a
+
+
 def read_arcs(obj, *, weight=None) -> Arcs:
     """The :class:`Arcs` of any input but a :class:`CSRGraph` or a path.
 
@@ -273,7 +318,7 @@ def read_arcs(obj, *, weight=None) -> Arcs:
     arcs = _read(obj, None if per_edge else weight)
     if per_edge:
         xp = array_namespace(arcs.src)
-        weights = xp.asarray(weight, dtype=xp.float64)
+        weights = _real_weights(weight, xp)
         if weights.shape != (int(arcs.src.shape[0]),):
             raise InvalidArgumentError(f"weight must hold one value per edge "
                                        f"({int(arcs.src.shape[0])}), got shape {weights.shape}")
@@ -301,19 +346,20 @@ def _read(obj, weight) -> Arcs:
         src, dst = (_column(a) for a in obj[:2])
         weights = None
         if weight is not None and len(obj) == 3:
-            xp = array_namespace(src)
-            weights = xp.asarray(obj[2], dtype=xp.float64)
+            weights = _real_weights(obj[2], array_namespace(src))
         return _ids_or_names(src, dst, weights)
     device = _device_array(obj)
     if device is not None:
         return _matrix_of_pairs(device, weight, "a device array of edges")
+    if isinstance(obj, memoryview):
+        obj = np.asarray(obj)
     if isinstance(obj, np.ndarray):
-        return _matrix_of_pairs(obj, weight, "an array of edges")
+        return _matrix_of_pairs(_unmasked(obj), weight, "an array of edges")
     if isinstance(obj, (list, set, frozenset)) or (hasattr(obj, "__iter__") and
                                                   not isinstance(obj, (str, bytes, dict))):
         pairs = list(obj)
         try:
-            rows = np.asarray(pairs) if pairs else np.zeros((0, 2), dtype=np.int64)
+            rows = _int_list(pairs) if pairs else np.zeros((0, 2), dtype=np.int64)
         except ValueError:
             raise InvalidEdgesError("a list of edges must hold pairs (u, v), all of one "
                                     "length") from None
@@ -323,7 +369,7 @@ def _read(obj, weight) -> Arcs:
                                     "a mix")  # NumPy would have turned the numbers into text
         if rows.dtype == object and rows.ndim == 2:  # Python ints past 2**63, or a mix
             return _ids_or_names(list(rows[:, 0]), list(rows[:, 1]), None if rows.shape[1] < 3
-                                 else rows[:, 2].astype(np.float64))
+                                 or weight is None else _real_weights(rows[:, 2]))
         return _matrix_of_pairs(rows, weight, "a list of edges")
     raise InvalidArgumentError(f"graph must be {ACCEPTED}; got {type(obj).__name__}")
 
@@ -335,14 +381,25 @@ def _graph_of(arcs: Arcs, *, vertices: str, name=None) -> CSRGraph:
     n_vertices = arcs.n_vertices
     if vertices == "range" and n_vertices is None:
         xp = array_namespace(arcs.src)
-        n_vertices = int(xp.maximum(arcs.src.max(), arcs.dst.max())) + 1 \
-            if arcs.src.shape[0] else 0
+        n_vertices = _range_size(int(xp.maximum(arcs.src.max(), arcs.dst.max())) + 1
+                                 if arcs.src.shape[0] else 0)
     g = CSRGraph.from_edges(arcs.src, arcs.dst, n_vertices=n_vertices, name=name)
     if arcs.labels is not None:
         g.vertex_ids = arcs.labels
         if vertices == "range":
             g = span_ids(g)
     return g
+
+
+def _range_size(n: int) -> int:
+    """``n``, the vertices of ``vertices="range"`` (every id below the largest + 1), when
+    tricount can hold that many."""
+    if n > MAX_VERTICES:
+        raise UnsupportedGraphError(
+            f"vertices='range' makes every id 0 .. {n - 1} a vertex: {n:,} vertices, more "
+            f"than the {MAX_VERTICES:,} tricount holds; use vertices='edges' (the ids that "
+            "occur in an edge)")
+    return n
 
 
 def span_ids(g: CSRGraph) -> CSRGraph:
@@ -353,7 +410,7 @@ def span_ids(g: CSRGraph) -> CSRGraph:
         raise InvalidArgumentError(
             "vertices='range' needs non-negative integer vertex ids, and this graph's are "
             f"{ids.dtype} labels; use vertices='edges'")
-    n = int(ids.max()) + 1 if ids.shape[0] else 0
+    n = _range_size(int(ids.max()) + 1 if ids.shape[0] else 0)
     if n == g.n_vertices:  # sorted distinct ids below n: already 0 .. n - 1
         return g
     xp = g.xp

@@ -418,7 +418,11 @@ def _node_positions(g, nodes):
         single = False
     if single:
         return True, int(positions([nodes])[0])
-    return False, positions(list(nodes))
+    try:
+        wanted = list(nodes)
+    except TypeError:  # one id, not a vertex (NetworkX: "not a node or a sequence")
+        raise _not_a_vertex(nodes, numeric) from None
+    return False, positions(wanted)
 
 
 def _is_vertex(ids, node, numeric) -> bool:

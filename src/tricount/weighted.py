@@ -41,7 +41,7 @@ import numpy as np
 
 from tricount.backends import backend_for
 from tricount.directed import DirectedGraph, arc_degrees, average_in_order, direction_mask
-from tricount.errors import UnsupportedGraphError
+from tricount.errors import InvalidEdgesError, UnsupportedGraphError
 from tricount.graph import CSRGraph
 from tricount.inputs import graph_and_arcs, is_networkx
 from tricount.prep.edge_ids import edge_keys
@@ -130,6 +130,11 @@ def weighted_graph(edges, *, weight="weight", directed: bool | None = None,
                                  values)
     # NetworkX: the largest weight of any edge, self-loops included; 1 for no edges.
     max_weight = float(last.max()) if last.shape[0] else 1.0
+    if not bool(xp.isfinite(last).all()):
+        raise InvalidEdgesError("edge weights must be finite numbers, got NaN or infinity")
+    if max_weight == 0:
+        raise InvalidEdgesError("weighted clustering divides the weights by the largest one, "
+                                "which is 0 here (NetworkX raises ZeroDivisionError)")
     cube_root = xp.cbrt(last / max_weight)
     if not directed:
         factors = cube_root[xp.searchsorted(keys, edge_keys(lo, hi, n))]

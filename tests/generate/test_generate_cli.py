@@ -79,6 +79,16 @@ def test_bad_parameters_exit_2(capsys, tmp_path):
     assert code == 2 and "at most 10 edges" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("outputs, message", [
+    ([], "give the output file: as FILE or as -o FILE (- for standard output)"),
+    (["a.txt", "-o", "b.txt"], "give the output file once: as FILE or as -o FILE"),
+])
+def test_output_named_once(capsys, tmp_path, monkeypatch, outputs, message):
+    monkeypatch.chdir(tmp_path)
+    code = main(["generate", "rmat", "--scale", "4", *outputs])
+    assert code == 2 and capsys.readouterr().err == f"tricount: error: {message}\n"
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--scale", "-1"], "scale must be 0 .. 40, got -1"),
     (["--scale", "41"], "scale must be 0 .. 40, got 41"),

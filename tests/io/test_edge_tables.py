@@ -163,6 +163,10 @@ def test_errors_name_the_file(tmp_path):
     bad.write_text("source,target\nx,y\nz,\n")
     with pytest.raises(tricount.GraphFormatError, match="empty vertex cell"):
         tricount.load_graph(bad)
+    big = tmp_path / "big.csv"  # pyarrow reads a column past int64 as doubles
+    big.write_text("source,target\n0,1\n1,2\n2,0\n0,18446744073709551615\n")
+    with pytest.raises(tricount.GraphFormatError, match=r"big.csv.*2\*\*63"):
+        tricount.load_graph(big)
     one = tmp_path / "one.csv"
     one.write_text("a\nb\n")
     with pytest.raises(tricount.GraphFormatError, match="two vertex columns"):

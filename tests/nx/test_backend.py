@@ -167,6 +167,13 @@ def test_can_run_gives_reasons():
     nx.set_edge_attributes(D, "heavy", "kind")
     assert "a number on every edge" in B.can_run("clustering", (D,), {"weight": "kind"})
     assert "a number on every edge" in B.can_run("average_clustering", (D, None, "kind"), {})
+    for odd in (float("nan"), float("inf")):  # NetworkX answers these itself (NaN)
+        nx.set_edge_attributes(D, odd, "odd")
+        assert "NaN, an infinity" in B.can_run("clustering", (D,), {"weight": "odd"})
+    nx.set_edge_attributes(D, 0, "zero")  # NetworkX: ZeroDivisionError
+    assert "only zeros" in B.can_run("clustering", (D,), {"weight": "zero"})
+    tg = B.convert_from_nx(D, edge_attrs={"zero": None})
+    assert "only zeros" in B.can_run("clustering", (tg,), {"weight": "zero"})
     assert "directed" in B.can_run("transitivity", (D,), {})
     assert "nodelist" in B.can_run("triadic_census", (D, [0]), {})
     assert B.can_run("triadic_census", (D,), {}) is True

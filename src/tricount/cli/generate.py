@@ -96,6 +96,9 @@ def _output(args) -> str:
     if (args.file is None) == (args.output is None):
         from tricount.errors import InvalidArgumentError
 
+        if args.file is None:
+            raise InvalidArgumentError("give the output file: as FILE or as -o FILE "
+                                       "(- for standard output)")
         raise InvalidArgumentError("give the output file once: as FILE or as -o FILE")
     return args.file if args.output is None else args.output
 

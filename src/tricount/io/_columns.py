@@ -158,6 +158,12 @@ def _ids(path, column, what: str) -> np.ndarray:
         if not np.isfinite(column).all() or (column != np.floor(column)).any():
             raise GraphFormatError(path, f"the {what} column holds numbers that are not "
                                          "integer vertex ids")
+    if column.dtype.kind in "uf" and column.shape[0] and column.max() >= 2**63:
+        at = int(np.argmax(column >= 2**63))
+        raise GraphFormatError(path, f"the {what} column's data row {at + 1} holds a vertex "
+                                     f"id of 2**63 or more ({column[at]:.6g}); a file's ids are "
+                                     f"at most 2**63-1 = {2**63 - 1}")
+    if column.dtype.kind == "f":
         column = column.astype(np.int64)
     if column.dtype.kind not in "iu" or (column.shape[0] and column.min() < 0):
         raise GraphFormatError(path, f"the {what} column must hold non-negative integer "

@@ -14,6 +14,7 @@ attribute is not a number on every edge.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import networkx as nx
@@ -47,11 +48,19 @@ def _numeric_weight(G, nodes=None, weight=None, *args, **kwargs):
         return True
     if not isinstance(weight, str):
         return f"weight={weight!r} is not an edge attribute name"
-    numeric = weight in G.arc_values if isinstance(G, TricountGraph) else all(
-        isinstance(d.get(weight, 1), numbers.Real) for _, _, d in G.edges(data=True))
+    if isinstance(G, TricountGraph):
+        values = G.arc_values.get(weight)
+        numeric = values is not None
+        values = values.tolist() if numeric else []
+    else:
+        values = [d.get(weight, 1) for _, _, d in G.edges(data=True)]
+        numeric = all(isinstance(w, numbers.Real) for w in values)
     if not numeric:
         return (f"weighted clustering needs the edge attribute {weight!r} to be a number on "
                 "every edge that has it")
+    if not all(math.isfinite(w) for w in values) or (values and max(values) == 0):
+        return (f"the edge attribute {weight!r} holds NaN, an infinity, or only zeros: "
+                "NetworkX gives what it gives for those (NaN, or ZeroDivisionError)")
     return True
 
 
