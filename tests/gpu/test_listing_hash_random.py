@@ -31,7 +31,7 @@ st = hypothesis.strategies
                   st.integers(1, 50))
 def test_random_graphs(pairs, chunk_size):
     g = graph_of(pairs if pairs else np.zeros((0, 2)))
-    want = want_rows(g.oriented(), None)
+    want = want_rows(g.upper(), None)
     oriented = g.to_device(cupy).oriented()
     order = got_rows(oriented, None, 1 << 20)
     assert np.array_equal(sorted_rows(order), want)
