@@ -140,13 +140,51 @@ def test_empty_graph():
 
 def test_from_scipy_keeps_isolated_vertices_and_symmetrises():
     sp = pytest.importorskip("scipy.sparse")
-    # directed 3-cycle 0->1->2->0 plus isolated vertex 3 and an explicit zero (0,3)
-    m = sp.coo_array(([1, 1, 1, 0], ([0, 1, 2, 0], [1, 2, 0, 3])), shape=(4, 4))
+    # directed 3-cycle 0->1->2->0, isolated vertex 4, and a stored zero (0,3): an edge, as
+    # NetworkX's from_scipy_sparse_array and a Matrix Market file read it
+    m = sp.coo_array(([1, 1, 1, 0], ([0, 1, 2, 0], [1, 2, 0, 3])), shape=(5, 5))
     g = Graph.from_scipy(m)
-    assert g.n_vertices == 4 and g.n_edges == 3
+    assert g.n_vertices == 5 and g.n_edges == 4
     assert tricount.count_triangles(g, backend="cpu") == 1
     back = g.to_scipy()
-    assert (back != back.T).nnz == 0 and back.nnz == 6
+    assert (back != back.T).nnz == 0 and back.nnz == 8
+    assert Graph.from_scipy(sp.csr_array(m)).n_edges == 4
+    dropped = sp.csr_array(m)
+    dropped.eliminate_zeros()
+    assert Graph.from_scipy(dropped).n_edges == 3
+
+
+def test_a_stored_zero_is_an_edge_as_networkx_and_matrix_market_read_it(tmp_path):
+    sp = pytest.importorskip("scipy.sparse")
+    nx = pytest.importorskip("networkx")
+    mtx = tmp_path / "z.mtx"
+    mtx.write_text("%%MatrixMarket matrix coordinate integer symmetric\n3 3 3\n"
+                   "2 1 0\n3 1 1\n3 2 1\n")
+    a = sp.coo_array(([0, 1, 1], ([1, 2, 2], [0, 0, 1])), shape=(3, 3))
+    want = sum(nx.triangles(nx.from_scipy_sparse_array(a)).values()) // 3
+    assert want == 1
+    assert tricount.count_triangles(str(mtx), backend="cpu") == want
+    assert tricount.count_triangles(a, backend="cpu") == want
+    assert tricount.count_triangles(Graph.from_scipy(a), backend="cpu") == want
+
+
+@pytest.mark.parametrize("indptr, indices, n, ids, message", [
+    ([0, 2, 3, 3], [0, 2, 2], 3, None, "not a canonical upper CSR"),  # row 0 holds 0: counted 2
+    ([0, 2, 3, 3], [2, 1, 2], 3, None, "not a canonical upper CSR"),  # unsorted row
+    ([0, 2, 3, 3], [1, 2, 3], 3, None, "not a canonical upper CSR"),  # id 3 of 3 vertices
+    ([0, 2, 1, 3], [1, 2, 2], 3, None, "not a canonical upper CSR"),  # offsets decrease
+    ([0, 2, 3], [1, 2, 2], 3, None, "n_vertices \\+ 1 = 4 offsets"),
+    ([0, 2, 3, 4], [1, 2, 2], 3, None, "from 0 to len\\(indices\\) = 3"),
+    ([0.0, 2, 3, 3], [1, 2, 2], 3, None, "indptr must be a one-dimensional integer array"),
+    ([0, 2, 3, 3], [1.0, 2, 2], 3, None, "indices must be a one-dimensional integer array"),
+    ([0, 2, 3, 3], [1, 2, 2], 3, np.arange(2), "one id per vertex \\(3\\), got 2"),
+])
+def test_from_upper_csr_checks_what_it_wraps(indptr, indices, n, ids, message):
+    with pytest.raises(InvalidEdgesError, match=message):
+        Graph.from_upper_csr(np.array(indptr), np.array(indices), n, vertex_ids=ids)
+    good = Graph.from_upper_csr(np.array([0, 2, 3, 3]), np.array([1, 2, 2]), 3,
+                                vertex_ids=None)
+    assert tricount.count_triangles(good, backend="cpu") == 1
 
 
 def test_from_scipy_rejects_non_square():

@@ -10,7 +10,7 @@ from tricount.prep.accel import lookup
 from tricount.prep.canonical import canonical_edges, validate_edge_arrays
 from tricount.prep.orient import OrientedCSR, orient_by_id, orient_upper
 from tricount.prep.outofcore import needs_bounded_build
-from tricount.prep.upper import UpperCSR
+from tricount.prep.upper import UpperCSR, is_upper_csr
 from tricount.prep.xp import array_namespace, to_host
 
 __all__ = ["CSRGraph", "Graph"]
@@ -140,7 +140,7 @@ class CSRGraph:
         g = cls.from_upper_csr(built.indptr, built.indices, built.n_vertices,
                                vertex_ids=built.vertex_ids,
                                self_loops_dropped=built.self_loops_dropped,
-                               duplicates_dropped=built.duplicates_dropped, name=name)
+                               duplicates_dropped=built.duplicates_dropped, name=name, check=False)
         if xp is not np:  # where the edges were, as the one-piece GPU build leaves it
             try:
                 g = g.to_device(xp)
@@ -155,15 +155,20 @@ class CSRGraph:
 
     @classmethod
     def from_upper_csr(cls, indptr, indices, n_vertices, *, vertex_ids, self_loops_dropped=0,
-                       duplicates_dropped=0, name=None) -> "CSRGraph":
-        """Wrap arrays that already are a canonical upper-triangular CSR (not checked).
+                       duplicates_dropped=0, name=None, check: bool = True) -> "CSRGraph":
+        """Wrap arrays that already are a canonical upper-triangular CSR.
 
-        For loaders that build or verify the CSR themselves: row ``u`` of
-        ``indptr`` (int64) / ``indices`` holds the neighbours ``v > u``, sorted
-        and distinct. The COO rows are derived only when something reads them.
+        Row ``u`` of ``indptr`` (int64) / ``indices`` holds the neighbours
+        ``v > u``, sorted and distinct; ``vertex_ids`` is None or one id per
+        vertex. The arrays are checked (one pass, :class:`InvalidEdgesError`
+        otherwise: a malformed CSR would be counted wrong); the loaders, which
+        build or verify the CSR themselves, pass ``check=False``. The COO rows
+        are derived only when something reads them.
         """
         n_vertices = check_count(n_vertices, "n_vertices")
         check_text(name, "name", none_ok=True)
+        if check:
+            _check_upper_csr(indptr, indices, n_vertices, vertex_ids)
         return cls(None, indices, n_vertices, indptr=indptr, vertex_ids=vertex_ids,
                    self_loops_dropped=self_loops_dropped, duplicates_dropped=duplicates_dropped,
                    name=name)
@@ -188,15 +193,18 @@ class CSRGraph:
         return cls.from_upper_csr(built.indptr, built.indices, built.n_vertices,
                                   vertex_ids=built.vertex_ids,
                                   self_loops_dropped=built.self_loops_dropped,
-                                  duplicates_dropped=built.duplicates_dropped, name=name)
+                                  duplicates_dropped=built.duplicates_dropped, name=name,
+                                  check=False)
 
     @classmethod
     def from_scipy(cls, matrix, *, name=None) -> "CSRGraph":
-        """Build the graph whose edges are the stored non-zeros of a square matrix.
+        """Build the graph whose edges are the stored entries of a square matrix.
 
         An asymmetric matrix is read as its symmetric pattern ``A + A.T``: entry
-        (i, j) and entry (j, i) are the same edge. Values are ignored except
-        that explicit zeros are not edges. Every row is a vertex.
+        (i, j) and entry (j, i) are the same edge. Values are ignored: a stored
+        zero is an edge, as NetworkX's ``from_scipy_sparse_array`` and a Matrix
+        Market file's entries read (``A.eliminate_zeros()`` first drops them).
+        Every row is a vertex.
         """
         shape = getattr(matrix, "shape", None)
         if shape is None or len(shape) != 2 or not hasattr(matrix, "tocoo"):
@@ -205,9 +213,7 @@ class CSRGraph:
         if shape[0] != shape[1]:
             raise InvalidEdgesError(f"adjacency matrix must be square, got shape {shape}")
         coo = matrix.tocoo()
-        nonzero = coo.data != 0
-        return cls.from_edges(coo.row[nonzero], coo.col[nonzero], name=name,
-                              n_vertices=int(shape[0]))
+        return cls.from_edges(coo.row, coo.col, name=name, n_vertices=int(shape[0]))
 
     @classmethod
     def from_networkx(cls, G, *, name=None) -> "CSRGraph":
@@ -340,7 +346,7 @@ class CSRGraph:
                                        vertex_ids=self.vertex_ids,
                                        self_loops_dropped=self.self_loops_dropped,
                                        duplicates_dropped=self.duplicates_dropped,
-                                       name=self.name)
+                                       name=self.name, check=False)
 
     def summary(self, *, compute: bool = True) -> dict:
         """Plain facts for reports: name, sizes, largest degree, what was dropped.
@@ -368,3 +374,26 @@ class CSRGraph:
 
 
 Graph = CSRGraph
+
+
+def _check_upper_csr(indptr, indices, n: int, vertex_ids) -> None:
+    """Raise :class:`InvalidEdgesError` unless ``(indptr, indices)`` is a canonical upper CSR
+    of ``n`` vertices and ``vertex_ids`` None or one per vertex (host or device arrays)."""
+    fix = "; Graph.from_edges builds one from any edges"
+    for what, a in (("indptr", indptr), ("indices", indices)):
+        if getattr(a, "ndim", None) != 1 or getattr(a, "dtype", None) is None \
+                or a.dtype.kind not in "iu":
+            raise InvalidEdgesError(f"{what} must be a one-dimensional integer array, got "
+                                    f"{type(a).__name__} {getattr(a, 'dtype', '')}{fix}")
+    m = int(indices.shape[0])
+    if indptr.shape[0] != n + 1 or int(indptr[0]) != 0 or int(indptr[-1]) != m:
+        raise InvalidEdgesError(f"indptr must hold n_vertices + 1 = {n + 1} offsets from 0 to "
+                                f"len(indices) = {m}, got {indptr.shape[0]} from "
+                                f"{int(indptr[0]) if indptr.shape[0] else None} to "
+                                f"{int(indptr[-1]) if indptr.shape[0] else None}{fix}")
+    if not is_upper_csr(indptr, indices, n):
+        raise InvalidEdgesError("indptr/indices are not a canonical upper CSR: every row u "
+                                f"must hold distinct neighbours u < v < {n}, sorted{fix}")
+    if vertex_ids is not None and len(vertex_ids) != n:
+        raise InvalidEdgesError(f"vertex_ids must hold one id per vertex ({n}), got "
+                                f"{len(vertex_ids)}")

@@ -3,7 +3,7 @@
     CSRGraph ─────────────────────────────────────────────────────────▶ as it is
     path (str, os.PathLike) ─io.read_graph (io.read_edges for arcs)──▶ CSRGraph
     NetworkX graph, igraph graph ───nodes and edges, an edge attribute──┐
-    scipy.sparse matrix or array ───the stored non-zeros, row -> column──┤
+    scipy.sparse matrix or array ───the stored entries, row -> column───┤
     pandas / pyarrow / polars table, dict of columns ─two columns────────┤
     (src, dst[, weights]), (m, 2) array, list of pairs ──────────────────┼─▶ Arcs ─prep─▶ CSRGraph
     CuPy, __cuda_array_interface__, DLPack on a GPU ─kept on the device──┘
@@ -143,11 +143,9 @@ def _igraph(G, weight) -> Arcs:
 def _scipy(matrix, weight) -> Arcs:
     if len(matrix.shape) != 2 or matrix.shape[0] != matrix.shape[1]:
         raise InvalidEdgesError(f"an adjacency matrix must be square, got shape {matrix.shape}")
-    coo = matrix.tocoo()
-    stored = coo.data != 0  # an explicit zero is not an edge
-    weights = _real_weights(coo.data[stored]) if weight is not None else None
-    return Arcs(coo.row[stored], coo.col[stored], n_vertices=int(matrix.shape[0]),
-                weights=weights)
+    coo = matrix.tocoo()  # every stored entry is an edge, a stored zero too (as NetworkX)
+    weights = _real_weights(coo.data) if weight is not None else None
+    return Arcs(coo.row, coo.col, n_vertices=int(matrix.shape[0]), weights=weights)
 
 
 def _table_columns(table):

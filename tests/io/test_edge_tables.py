@@ -106,6 +106,31 @@ def test_every_file_every_reader(name, reader, tmp_path, monkeypatch):
     assert (g.n_vertices, g.n_edges) == (5, 6)
 
 
+@pytest.mark.parametrize("reader", sorted(READERS))
+@pytest.mark.parametrize("where", ["head", "tail"])
+def test_a_number_cell_reads_the_same_anywhere(reader, where, tmp_path, monkeypatch):
+    """``3.0`` or ``-4`` among integer ids: once read as names near the head (3.0 and 3 two
+    vertices, no triangle) and as a number near the tail. One reading now: numbers."""
+    blocked = READERS[reader]
+    if reader != "python":
+        pytest.importorskip(reader)
+    monkeypatch.setattr(builtins, "__import__", _blocking(*blocked))
+    path = _filler_around(tmp_path / "float.csv", "1,2\n2,3\n3.0,1\n", where)
+    assert tricount.count_triangles(str(path), backend="cpu") == 1
+    path = _filler_around(tmp_path / "neg.csv", "1,2\n2,3\n-4,1\n", where)
+    with pytest.raises(tricount.GraphFormatError, match="holds -4, not a non-negative"):
+        tricount.load_graph(path)
+    path = _filler_around(tmp_path / "half.csv", "1,2\n2,3\n3.5,1\n", where)
+    with pytest.raises(tricount.GraphFormatError, match="holds 3.5, not an integer"):
+        tricount.load_graph(path)
+
+
+def _filler_around(path, rows: str, where: str):
+    filler = "".join(f"{i},{i + 1}\n" for i in range(100, 3100))  # past a reader's first block
+    path.write_text(rows + filler if where == "head" else filler + rows)
+    return path
+
+
 def test_sniffing():
     assert sniff(b"1 2\n2 3\n") is None  # SNAP: the Numba parser
     assert sniff(b"# c\n1\t2\n") is None

@@ -7,10 +7,15 @@ text, the distinct names are sorted, and each name's rank is its id; the
 names themselves become the graph's ``vertex_ids``, so every output shows
 them. With pyarrow the names are dictionary-encoded in C++ (one pass, then a
 sort of the distinct names only); with polars, its ``unique`` and a binary
-search; otherwise, and for small tables, NumPy's ``unique``.
+search; otherwise, and for small tables, NumPy's ``unique``. Text whose every
+distinct cell is a number (``3.0`` or ``-4`` among integers, which made a reader
+take the column as text) is numbers, not names: one reading wherever such a cell
+sits in the file, checked as any id column is.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -137,6 +142,26 @@ def _arrow_numbers(column) -> np.ndarray | None:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)  # a copy, writable
 
 
+#: A cell that reads as a number (an integer, a decimal, an exponent; a sign).
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_INTEGER = re.compile(r"\+?\d+")
+
+
+def _numeric_names(path, names) -> np.ndarray | None:
+    """The values of the distinct cells ``names`` when every one is a number (int64 when
+    all are written as integers, else float64), else None: they are names."""
+    cells = [str(x).strip() for x in names.tolist()]
+    if not cells or not all(_NUMBER.fullmatch(c) for c in cells):
+        return None
+    if all(_INTEGER.fullmatch(c) for c in cells):
+        values = [int(c) for c in cells]
+        if max(values) > 2**63 - 1:
+            raise GraphFormatError(path, f"holds the vertex id {max(values)}; a file's ids are "
+                                         f"at most 2**63-1 = {2**63 - 1}")
+        return np.array(values, dtype=np.int64)
+    return np.array([float(c) for c in cells], dtype=np.float64)
+
+
 def _ids(path, column, what: str) -> np.ndarray:
     """An integer column as int64 ids; negatives, fractions and gaps refused."""
     if _is_polars(column):
@@ -155,9 +180,12 @@ def _ids(path, column, what: str) -> np.ndarray:
             column = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
     column = np.asarray(column)
     if column.dtype.kind == "f":
-        if not np.isfinite(column).all() or (column != np.floor(column)).any():
-            raise GraphFormatError(path, f"the {what} column holds numbers that are not "
-                                         "integer vertex ids")
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(column) | (column != np.floor(column))
+        if bad.any():
+            at = int(np.argmax(bad))
+            raise GraphFormatError(path, f"the {what} column's data row {at + 1} holds "
+                                         f"{column[at].item()!r}, not an integer vertex id")
     if column.dtype.kind in "uf" and column.shape[0] and column.max() >= 2**63:
         at = int(np.argmax(column >= 2**63))
         raise GraphFormatError(path, f"the {what} column's data row {at + 1} holds a vertex "
@@ -165,9 +193,13 @@ def _ids(path, column, what: str) -> np.ndarray:
                                      f"at most 2**63-1 = {2**63 - 1}")
     if column.dtype.kind == "f":
         column = column.astype(np.int64)
-    if column.dtype.kind not in "iu" or (column.shape[0] and column.min() < 0):
+    if column.dtype.kind not in "iuf":
         raise GraphFormatError(path, f"the {what} column must hold non-negative integer "
                                      "vertex ids or vertex names")
+    if column.shape[0] and column.min() < 0:
+        at = int(np.argmax(column < 0))
+        raise GraphFormatError(path, f"the {what} column's data row {at + 1} holds "
+                                     f"{column[at].item()!r}, not a non-negative vertex id")
     return column.astype(np.int64, copy=False)
 
 
@@ -188,6 +220,10 @@ def add_edge_columns(path, src, dst, sink, *, consumed: int = 0):
             raise GraphFormatError(path, "an edge row has an empty vertex cell; expected a "
                                          "vertex name or id in both edge columns")
         s, d, names = named
+        numbers = _numeric_names(path, names)
+        if numbers is not None:  # numbers a reader took for text: ids, checked as such
+            s, d = _ids(path, numbers[s], "source"), _ids(path, numbers[d], "target")
+            names = None
     else:
         s, d = _ids(path, src, "source"), _ids(path, dst, "target")
     m = int(s.shape[0])

@@ -242,7 +242,8 @@ def read_graph_gpu(source, fmt: str, *, name=None, progress=None):
             graph = CSRGraph(canon.lo, canon.hi, canon.n_vertices, **facts)
         else:  # no edges: no search over an empty array on the device
             indptr = cp.zeros(canon.n_vertices + 1, dtype=cp.int64)
-            graph = CSRGraph.from_upper_csr(indptr, canon.hi, canon.n_vertices, **facts)
+            graph = CSRGraph.from_upper_csr(indptr, canon.hi, canon.n_vertices, **facts,
+                                            check=False)
         cp.cuda.get_current_stream().synchronize()
     except cp.cuda.memory.OutOfMemoryError:
         raise _too_big(source.path, sink.n_edges, np.int64) from None

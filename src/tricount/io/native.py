@@ -510,7 +510,7 @@ def read(source, *, timings=None) -> CSRGraph:
     t1 = time.perf_counter()
     g = CSRGraph.from_upper_csr(indptr, indices, n, vertex_ids=vertex_ids,
                                 self_loops_dropped=h["loops"], duplicates_dropped=h["dups"],
-                                name=h["name"])
+                                name=h["name"], check=False)
     if timings is not None:
         timings["load_s"] = t1 - t0
         timings["build_s"] = time.perf_counter() - t1

@@ -40,7 +40,7 @@ import numpy as np
 
 from tricount.errors import GraphFormatError
 from tricount.io.source import open_source
-from tricount.prep.upper import rows_by_steps
+from tricount.prep.upper import is_upper_csr as csr_is_valid_on_device
 
 __all__ = ["read_to_device", "csr_is_valid_on_device", "READ_THREADS", "CHUNK_BLOCKS"]
 
@@ -136,42 +136,3 @@ def read_to_device(native, *, threads: int = READ_THREADS, chunk_blocks: int = C
         raise GraphFormatError(native.path, "the stored CSR is invalid (unsorted or "
                                             "out-of-range entries): the file is corrupt")
     return indptr, indices
-
-
-def csr_is_valid_on_device(indptr, indices, n: int, *, window: int = CHECK_ENTRIES) -> bool:
-    """Whether the upper CSR ``(indptr, indices)`` of ``n`` vertices (CuPy arrays, or NumPy:
-    the code is the same) is well formed: offsets from 0 to ``m`` that never decrease, and
-    each row's ids above its vertex, below ``n`` and strictly increasing. The entries are
-    checked in windows of ``window``.
-
-    >>> csr_is_valid_on_device(np.array([0, 2, 3, 3]), np.array([1, 2, 2]), 3)
-    True
-    >>> csr_is_valid_on_device(np.array([0, 2, 3, 3]), np.array([2, 1, 2]), 3)
-    False
-    """
-    from tricount.prep.xp import array_namespace
-
-    xp = array_namespace(indptr)
-    m = int(indices.shape[0])
-    if int(indptr.shape[0]) != n + 1 or int(indptr[0]) != 0 or int(indptr[n]) != m:
-        return False
-    if n and bool((indptr[1:] < indptr[:-1]).any()):
-        return False
-    window = max(2, int(window))
-    for e0 in range(0, m, window):
-        e1 = min(m, e0 + window)
-        # Rows r0 .. r1 - 1 hold the entries e0 .. e1 - 1 (the offsets never decrease).
-        r0 = int(xp.searchsorted(indptr, e0, side="right")) - 1
-        r1 = int(xp.searchsorted(indptr, e1 - 1, side="right"))
-        local = xp.clip(indptr[r0:r1 + 1], e0, e1) - e0
-        rows = rows_by_steps(xp, local, e1 - e0, indices.dtype)
-        rows += r0
-        cols = indices[e0:e1]
-        if bool(((cols <= rows) | (cols >= n)).any()):
-            return False
-        if bool(((cols[1:] <= cols[:-1]) & (rows[1:] == rows[:-1])).any()):
-            return False
-        # The window's first entry against the last one before it, when both are in row r0.
-        if e0 > int(indptr[r0]) and int(indices[e0]) <= int(indices[e0 - 1]):
-            return False
-    return True

@@ -155,7 +155,7 @@ def _triangle_tuples(G, keep):
     g = G.csr.to_device(np)
     # The same CSR with compact ids as its labels: rows come back as node indices.
     compact = CSRGraph.from_upper_csr(g.indptr, g.indices, g.n_vertices,
-                                      vertex_ids=np.arange(g.n_vertices))
+                                      vertex_ids=np.arange(g.n_vertices), check=False)
     labels = np.empty(len(G.nodes), dtype=object)
     labels[:] = G.nodes
     for rows in list_triangles(compact, backend=engine_backend(), chunk_size=NX_CHUNK_ROWS):

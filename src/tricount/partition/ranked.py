@@ -199,7 +199,8 @@ def write_ranked(ranked: RankedCSR, path, *, vertex_ids=None, name=None) -> None
         by_rank = np.empty_like(ids)
         by_rank[ranked.rank] = ids
         ids = by_rank
-    g = CSRGraph.from_upper_csr(ranked.indptr, ranked.indices, n, vertex_ids=ids, name=name)
+    g = CSRGraph.from_upper_csr(ranked.indptr, ranked.indices, n, vertex_ids=ids, name=name,
+                                check=False)
     write_native(path, g)
 
 

@@ -28,7 +28,10 @@ from tricount._threads import parallel_region
 from tricount.prep.orient import OrientedCSR
 from tricount.prep.xp import array_namespace
 
-__all__ = ["LazyRowsCSR", "UpperCSR", "coo_rows", "rows_by_steps"]
+__all__ = ["LazyRowsCSR", "UpperCSR", "coo_rows", "rows_by_steps", "is_upper_csr"]
+
+#: Entries :func:`is_upper_csr` checks at a time (host or device arrays).
+CHECK_WINDOW = 1 << 25
 
 #: Below this many entries ``numpy.repeat`` writes the rows (a few ms per million
 #: entries on one core): the parallel loop saves less than loading it costs the first
@@ -108,3 +111,41 @@ def rows_by_steps(xp, indptr, m: int, dtype):
     marks = xp.zeros(m, dtype=dtype)
     marks[indptr[nonempty]] = steps.astype(dtype)
     return xp.cumsum(marks, dtype=dtype)
+
+
+def is_upper_csr(indptr, indices, n: int, *, window: int = CHECK_WINDOW) -> bool:
+    """Whether the upper CSR ``(indptr, indices)`` of ``n`` vertices (CuPy arrays, or NumPy:
+    the code is the same) is well formed: offsets from 0 to ``m`` that never decrease, and
+    each row's ids above its vertex, below ``n`` and strictly increasing. The entries are
+    checked in windows of ``window``.
+
+    >>> import numpy as np
+    >>> is_upper_csr(np.array([0, 2, 3, 3]), np.array([1, 2, 2]), 3)
+    True
+    >>> is_upper_csr(np.array([0, 2, 3, 3]), np.array([2, 1, 2]), 3)
+    False
+    """
+    xp = array_namespace(indptr)
+    m = int(indices.shape[0])
+    if int(indptr.shape[0]) != n + 1 or int(indptr[0]) != 0 or int(indptr[n]) != m:
+        return False
+    if n and bool((indptr[1:] < indptr[:-1]).any()):
+        return False
+    window = max(2, int(window))
+    for e0 in range(0, m, window):
+        e1 = min(m, e0 + window)
+        # Rows r0 .. r1 - 1 hold the entries e0 .. e1 - 1 (the offsets never decrease).
+        r0 = int(xp.searchsorted(indptr, e0, side="right")) - 1
+        r1 = int(xp.searchsorted(indptr, e1 - 1, side="right"))
+        local = xp.clip(indptr[r0:r1 + 1], e0, e1) - e0
+        rows = rows_by_steps(xp, local, e1 - e0, indices.dtype)
+        rows += r0
+        cols = indices[e0:e1]
+        if bool(((cols <= rows) | (cols >= n)).any()):
+            return False
+        if bool(((cols[1:] <= cols[:-1]) & (rows[1:] == rows[:-1])).any()):
+            return False
+        # The window's first entry against the last one before it, when both are in row r0.
+        if e0 > int(indptr[r0]) and int(indices[e0]) <= int(indices[e0 - 1]):
+            return False
+    return True
