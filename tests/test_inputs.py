@@ -166,6 +166,12 @@ class TestConventions:
                 function(g, nodes=99, backend="cpu")  # one id, not a vertex: not a sequence
         with pytest.raises(ZeroDivisionError, match="nodes= names none"):  # as NetworkX
             tricount.average_clustering(G, nodes=[], backend="cpu")
+        with pytest.raises(tricount.InvalidArgumentError, match="directed must be True"):
+            tricount.clustering(G, directed="maybe", backend="cpu")
+        with pytest.raises(tricount.InvalidArgumentError, match="count_zeros must be True"):
+            tricount.average_clustering(G, count_zeros="maybe", backend="cpu")
+        assert tricount.average_clustering(G, count_zeros=0, backend="cpu") == \
+            nx.average_clustering(G, count_zeros=False)
         assert tricount.average_clustering(G, nodes=["a", "c"], backend="cpu") == \
             nx.average_clustering(G, nodes=["a", "c"])
 
@@ -256,6 +262,14 @@ class TestExactIds:
         assert tricount.count_triangles(holding(self.BIG), backend="cpu") == 1
         per = tricount.triangles(holding(2**64 - 1), output="dict", backend="cpu")
         assert per == {0: 1, 1: 1, 2**64 - 1: 1}
+
+    def test_float16_ids_warn_nothing(self):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            edges = (np.array([0, 1, 2], np.float16), np.array([1, 2, 0], np.float16))
+            assert tricount.count_triangles(edges, backend="cpu") == 1
 
     def test_memoryview_of_pairs(self):
         pairs = memoryview(np.array([[0, 1], [1, 2], [2, 0]]))

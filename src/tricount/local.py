@@ -72,6 +72,8 @@ def _prepare(graph, backend, vertices="edges"):
 def _says_directed(graph, directed) -> bool:
     """``directed`` when given, else whether the input object says it is directed."""
     if directed is not None:
+        if not isinstance(directed, (bool, np.bool_)):
+            raise InvalidArgumentError(f"directed must be True, False or None, got {directed!r}")
         return bool(directed)
     is_directed = getattr(graph, "is_directed", None)
     return bool(is_directed()) if callable(is_directed) else False
@@ -261,6 +263,8 @@ def average_clustering(graph, *, nodes=None, weight=None, directed: bool | None 
     >>> round(tricount.average_clustering(edges, vertices="range", backend="cpu"), 4)
     0.4667
     """
+    if not (isinstance(count_zeros, (bool, np.bool_)) or count_zeros in (0, 1)):
+        raise InvalidArgumentError(f"count_zeros must be True or False, got {count_zeros!r}")
     g, values = _clustering_values(graph, weight, directed, vertices, backend)
     if nodes is not None:
         values = np.atleast_1d(_vertex_result(g, values, nodes, "array", "clustering"))

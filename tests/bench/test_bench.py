@@ -376,3 +376,15 @@ class TestUserTime:
         assert usertime.bytecode_state({"PYTHONDONTWRITEBYTECODE": "1"}).startswith(
             "compiled in every process (1 of 1")
         assert usertime.bytecode_state({}).startswith("written by the first run")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--trials", "99999999999"], "--trials must be 1 .. 10000"),
+    (["--trials", "0"], "--trials must be 1 .. 10000"),
+    (["--peer-max-edges", "-1"], "--peer-max-edges must be at least 0"),
+    (["--reference-max-edges", "-5"], "--reference-max-edges must be at least 0"),
+    (["--cold"], "--cold and --sides go with --user-time"),
+])
+def test_bad_values_are_refused_before_any_work(capsys, argv, message):
+    assert main(["bench", "complete:n=4", "--no-plot", *argv]) == 2
+    assert message in capsys.readouterr().err

@@ -247,3 +247,17 @@ class TestGrid:
     def test_bad_torus_raises(self):
         with pytest.raises(InvalidArgumentError, match=">= 3"):
             grid(2, 5, periodic=True)
+
+
+@pytest.mark.parametrize("make", [
+    lambda xp: tricount.generate.rmat(4, 2, xp=xp),
+    lambda xp: erdos_renyi(10, 5, xp=xp),
+    lambda xp: complete(4, xp=xp),
+    lambda xp: star(3, xp=xp),
+], ids=["rmat", "erdos_renyi", "complete", "star"])
+def test_xp_is_the_module_or_its_name(make):
+    by_module, by_name = make(np), make("numpy")
+    assert all(np.array_equal(a, b) for a, b in zip(by_module, by_name))
+    for bad in ("torch", 5, None):
+        with pytest.raises(InvalidArgumentError, match="xp must be numpy or cupy"):
+            make(bad)

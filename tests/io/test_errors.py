@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from tricount.cli import main
-from tricount.errors import GraphFormatError
+from tricount.errors import GraphFormatError, InvalidArgumentError
 from tricount.io import load_graph, write_graph
 from tricount.io import source as _source
 from tricount.io.native import HEADER
@@ -78,6 +78,9 @@ TEXT_CASES = {
     "npy negative": ("n.npy", None, None, "negative vertex id"),
     "npz keys": ("k.npz", None, None, "expected 'src' and 'dst'"),
     "npy object": ("o.npy", None, None, "is not a readable NumPy"),
+    "npy of text": ("t.npy", "0 1\n1 2\n", None, "or is not NumPy's format at all"),
+    "mtx without banner": ("s.mtx", "# c\n\n0 1\n1 2\n", 3,
+                           "as the file's first line, found '0 1'"),
     "binary wrong magic": ("g.tcsr", "1 2\n2 3\n", None, "wrong magic number"),
 }
 
@@ -112,6 +115,18 @@ def assert_cli_error(path, fragment, capsys, command="info"):
     assert err.startswith("tricount: error: ") and "Traceback" not in err
     assert fragment in err
     assert os.fspath(path) in err
+
+
+@pytest.mark.parametrize("path", [None, ["g.txt"], True, 2.5])
+def test_load_graph_names_what_a_path_is(path):
+    with pytest.raises(InvalidArgumentError, match="path must be a file path"):
+        load_graph(path)
+
+
+def test_load_graph_takes_a_bytes_path(tmp_path):
+    path = tmp_path / "k3.txt"
+    path.write_text("0 1\n1 2\n2 0\n")
+    assert load_graph(os.fsencode(path)).n_edges == 3
 
 
 @pytest.mark.parametrize("case", sorted(TEXT_CASES))

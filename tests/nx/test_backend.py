@@ -174,6 +174,9 @@ def test_can_run_gives_reasons():
     assert "only zeros" in B.can_run("clustering", (D,), {"weight": "zero"})
     tg = B.convert_from_nx(D, edge_attrs={"zero": None})
     assert "only zeros" in B.can_run("clustering", (tg,), {"weight": "zero"})
+    for k in (float("inf"), float("nan"), -float("inf")):  # NetworkX: [] or every edge
+        assert "not finite" in B.can_run("k_truss", (G, k), {})
+    assert B.can_run("k_truss", (G, 3), {}) is True
     assert "directed" in B.can_run("transitivity", (D,), {})
     assert "nodelist" in B.can_run("triadic_census", (D, [0]), {})
     assert B.can_run("triadic_census", (D,), {}) is True

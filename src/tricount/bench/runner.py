@@ -177,10 +177,18 @@ def _methods_for(backend: str, entries) -> list:
     return list(dict.fromkeys(wanted))
 
 
+#: The most timed trials a side may ask for (each side runs them all, then the next).
+MAX_TRIALS = 10_000
+
+
 def _plan(config: BenchConfig) -> _Plan:
     """Check everything that can be checked before any work; raise on bad input."""
-    if config.trials < 1:
-        raise TricountError(f"--trials must be at least 1, got {config.trials}")
+    if not 1 <= config.trials <= MAX_TRIALS:
+        raise TricountError(f"--trials must be 1 .. {MAX_TRIALS}, got {config.trials}")
+    for flag, value in (("--reference-max-edges", config.reference_max_edges),
+                        ("--peer-max-edges", config.peer_max_edge_lines)):
+        if value is not None and value < 0:
+            raise TricountError(f"{flag} must be at least 0, got {value}")
     if not config.graphs:
         raise TricountError("no graph given: pass files or generator specs such as rmat:scale=16")
     sources = []

@@ -132,6 +132,10 @@ def write_outputs(paths, result, report, progress) -> None:
 def run(args) -> int:
     if args.user_time:
         return _user_time(args)
+    if args.cold or args.sides:
+        from tricount.errors import InvalidArgumentError
+
+        raise InvalidArgumentError("--cold and --sides go with --user-time")
     from tricount.bench.peers import PEERS
     from tricount.bench.progress import make_progress
     from tricount.bench.report import markdown

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.errors import InvalidArgumentError, check_count
+from tricount.errors import BackendUnavailableError, InvalidArgumentError, check_count
 
 
 def check_int(name: str, value, *, low: int | None = 0, high: int | None = None) -> int:
@@ -60,3 +60,20 @@ def unrank_pairs(rank, xp=np):
         hi = hi - too_big.astype(xp.uint64) + too_small.astype(xp.uint64)
     lo = rank - hi * (hi - one) // two
     return lo.astype(xp.int64), hi.astype(xp.int64)
+
+
+def check_xp(xp):
+    """The array module a generator draws with: NumPy or CuPy, given as the module or its
+    name (``"numpy"``, ``"cupy"``)."""
+    if isinstance(xp, str) and xp in ("numpy", "cupy"):
+        if xp == "numpy":
+            return np
+        try:
+            import cupy
+        except ImportError:
+            raise BackendUnavailableError("xp='cupy' needs CuPy (pip install \".[cuda13]\" "
+                                          "from a tricount clone)") from None
+        return cupy
+    if getattr(xp, "__name__", None) in ("numpy", "cupy"):
+        return xp
+    raise InvalidArgumentError(f"xp must be numpy or cupy (the module or its name), got {xp!r}")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.generate._common import check_int
+from tricount.generate._common import check_int, check_xp
 from tricount.generate._hash import below, stream_key
 from tricount.prep.canonical import MAX_VERTICES
 
@@ -59,6 +59,7 @@ def barabasi_albert(n: int, m: int, *, seed: int = 1, xp=np):
     >>> tricount.count_triangles((src, dst), backend="cpu")
     0
     """
+    xp = check_xp(xp)
     m = check_int("m", m, low=1)
     n = check_int("n", n, low=m + 1, high=MAX_VERTICES)
     n_edges = m * (n - m)

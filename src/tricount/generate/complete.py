@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.generate._common import check_int, n_pairs, unrank_pairs
+from tricount.generate._common import check_int, check_xp, n_pairs, unrank_pairs
 from tricount.prep.canonical import MAX_VERTICES
 
 
@@ -36,5 +36,6 @@ def complete(n: int, *, xp=np):
     >>> tricount.count_triangles((src, dst), backend="cpu")
     4
     """
+    xp = check_xp(xp)
     n = check_int("n", n, high=MAX_VERTICES)
     return unrank_pairs(xp.arange(n_pairs(n), dtype=xp.uint64), xp)

@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from tricount.errors import InvalidArgumentError
-from tricount.generate._common import check_int, n_pairs, unrank_pairs
+from tricount.generate._common import check_int, check_xp, n_pairs, unrank_pairs
 from tricount.generate._hash import below, stream_key
 from tricount.prep.canonical import MAX_VERTICES
 
@@ -59,6 +59,7 @@ def erdos_renyi(n: int, m: int, *, seed: int = 1, xp=np):
     >>> tricount.count_triangles((src, dst), backend="cpu")  # C(10, 3)
     120
     """
+    xp = check_xp(xp)
     n = check_int("n", n, high=MAX_VERTICES)
     pairs = n_pairs(n)
     m = check_int("m", m)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from tricount.errors import InvalidArgumentError
-from tricount.generate._common import check_int
+from tricount.generate._common import check_int, check_xp
 from tricount.prep.canonical import MAX_VERTICES
 
 
@@ -45,6 +45,7 @@ def grid(rows: int, cols: int, *, periodic: bool = False, xp=np):
     >>> tricount.count_triangles((src, dst), backend="cpu")
     0
     """
+    xp = check_xp(xp)
     rows = check_int("rows", rows)
     cols = check_int("cols", cols)
     if rows * cols > MAX_VERTICES:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tricount.errors import InvalidArgumentError, TricountError
-from tricount.generate._common import check_int, check_probability
+from tricount.generate._common import check_int, check_probability, check_xp
 from tricount.generate._hash import splitmix64, stream_key, uniform
 
 #: graph500 initiator probabilities.
@@ -83,6 +83,7 @@ def rmat(scale: int, edge_factor: int = 16, *, seed: int = 1, a: float = GRAPH50
     >>> src.shape, int(src.max()) < 16
     ((32,), True)
     """
+    xp = check_xp(xp)
     scale, edge_factor, seed, a, b, c = _checked(scale, edge_factor, seed, a, b, c)
     n_edges = edge_factor << scale
     src = xp.empty(n_edges, dtype=xp.int64)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.generate._common import check_int
+from tricount.generate._common import check_int, check_xp
 from tricount.prep.canonical import MAX_VERTICES
 
 
@@ -30,5 +30,6 @@ def star(n_leaves: int, *, xp=np):
     >>> tricount.count_triangles((src, dst), backend="cpu")
     0
     """
+    xp = check_xp(xp)
     n_leaves = check_int("n_leaves", n_leaves, high=MAX_VERTICES - 1)
     return xp.zeros(n_leaves, dtype=xp.int64), xp.arange(1, n_leaves + 1, dtype=xp.int64)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from tricount.errors import InvalidArgumentError
-from tricount.generate._common import check_int, check_probability
+from tricount.generate._common import check_int, check_probability, check_xp
 from tricount.generate._hash import below, bernoulli, stream_key
 from tricount.prep.canonical import MAX_VERTICES
 
@@ -57,6 +57,7 @@ def watts_strogatz(n: int, k: int, p: float, *, seed: int = 1, xp=np):
     >>> tricount.count_triangles((src, dst), backend="cpu")
     10
     """
+    xp = check_xp(xp)
     n = check_int("n", n, high=MAX_VERTICES)
     k = check_int("k", k)
     p = check_probability("p", p)

@@ -39,7 +39,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tricount.errors import BackendUnavailableError, GraphFormatError, TricountError
+from tricount.errors import (BackendUnavailableError, GraphFormatError, InvalidArgumentError,
+                             TricountError)
 from tricount.graph import CSRGraph
 from tricount.io._grammar import NUMPY_PARSE_MAX_BYTES
 from tricount.io._limits import out_of_memory
@@ -127,10 +128,23 @@ def _check_parser(parser: str) -> None:
         raise TricountError(f"unknown parser {parser!r}; choose 'auto', 'numba' or 'numpy'")
 
 
+def _file_path(path):
+    """``path`` as the readers take it: a str or os.PathLike (bytes decoded), ``-`` for
+    standard input, or an open file descriptor (an int, not a bool)."""
+    if isinstance(path, bytes):
+        return os.fsdecode(path)
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike, int)):
+        raise InvalidArgumentError(
+            f"path must be a file path (str or os.PathLike), '-' for standard input, or an "
+            f"open file descriptor; got {type(path).__name__}")
+    return path
+
+
 def read_graph(path, *, format: str = "auto", progress=None, device: str = "cpu",
                parser: str = "auto") -> LoadedGraph:
     """Read ``path`` like :func:`load_graph`; also report format, compression, the parser
     and timings."""
+    path = _file_path(path)
     if device not in DEVICES:
         raise TricountError(f"unknown device {device!r}; choose 'cpu' or 'gpu'")
     _check_parser(parser)

@@ -71,7 +71,7 @@ def read_header(source) -> MatrixMarketHeader | None:
     while banner is not None and not banner.strip():
         banner = _next_text(source)  # blank lines before the banner
     first = source.line
-    while banner is not None and (banner.lstrip().startswith(("%", "#"))
+    while banner is not None and (not banner.strip() or banner.lstrip().startswith(("%", "#"))
                                   and not _is_banner(banner)):
         banner = _next_text(source)  # a file of only comments is the empty graph
     if banner is None:
@@ -83,7 +83,8 @@ def read_header(source) -> MatrixMarketHeader | None:
     line = source.line
     if not words or words[0].lower() != BANNER:
         raise GraphFormatError(path, f"missing the Matrix Market banner: expected "
-                                     f"{EXPECTED_BANNER} on line 1, found {banner[:60]!r}",
+                                     f"{EXPECTED_BANNER} as the file's first line, found "
+                                     f"{banner[:60]!r} (is this a Matrix Market file?)",
                                line=line)
     if len(words) != 5:
         raise GraphFormatError(path, f"malformed Matrix Market banner {banner[:80]!r}: expected "

@@ -52,7 +52,10 @@ def _open(source):
             return _npy(data)
         return np.load(io.BytesIO(data), allow_pickle=False)
     except _LOAD_ERRORS as exc:
-        raise GraphFormatError(source.path, f"is not a readable NumPy .npy/.npz file ({exc})") \
+        why = str(exc)
+        if "allow_pickle" in why:  # NumPy's hint would have the user run the file's code
+            why = "it holds Python objects, not numbers, or is not NumPy's format at all"
+        raise GraphFormatError(source.path, f"is not a readable NumPy .npy/.npz file ({why})") \
             from None
 
 

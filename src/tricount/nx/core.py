@@ -12,6 +12,7 @@ never get here: NetworkX rejects them before dispatching.
 from __future__ import annotations
 
 import math
+import numbers
 
 import networkx as nx
 
@@ -23,8 +24,15 @@ from tricount.nx.graph import to_networkx
 __all__ = ["k_truss"]
 
 
+def _finite_k(G, k, *args, **kwargs):
+    if isinstance(k, numbers.Real) and not math.isfinite(k):
+        return f"k={k!r}: NetworkX answers a k that is not finite itself"
+    return True
+
+
 @networkx_algorithm(
     additional_docs="Peels every edge of a support level in one parallel step (PKT).",
+    can_run=_finite_k,
 )
 def k_truss(G, k):
     if G.self_loops > 0:

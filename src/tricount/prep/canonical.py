@@ -142,7 +142,7 @@ def _to_ids(a, name, xp):
             )
         if bool((a < 0).any()):
             raise InvalidEdgesError(f"{name} holds a negative vertex id ({float(a.min())})")
-        if bool((a >= 2.0**63).any()):
+        if a.dtype.itemsize > 2 and bool((a >= 2.0**63).any()):  # float16 ends at 65504
             raise InvalidEdgesError(
                 f"{name} holds a floating-point vertex id of 2**63 or more; pass larger ids "
                 "as integers (uint64)")
