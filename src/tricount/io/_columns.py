@@ -148,10 +148,13 @@ _INTEGER = re.compile(r"\+?\d+")
 
 
 def _numeric_names(path, names) -> np.ndarray | None:
-    """The values of the distinct cells ``names`` when every one is a number (int64 when
-    all are written as integers, else float64), else None: they are names."""
+    """The values of the distinct cells ``names`` (sorted) when every one is a number
+    (int64 when all are written as integers, else float64), else None: they are names.
+    Letters sort after digits, so a table of real names is told by its last cell alone."""
+    if not len(names) or not _NUMBER.fullmatch(str(names[-1]).strip()):
+        return None
     cells = [str(x).strip() for x in names.tolist()]
-    if not cells or not all(_NUMBER.fullmatch(c) for c in cells):
+    if not all(_NUMBER.fullmatch(c) for c in cells):
         return None
     if all(_INTEGER.fullmatch(c) for c in cells):
         values = [int(c) for c in cells]
