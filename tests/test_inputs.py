@@ -279,9 +279,11 @@ class TestExactIds:
 def test_masked_arrays_hide_nothing():
     ma = np.ma.masked_array
     assert tricount.count_triangles((ma([0, 1, 2]), ma([1, 2, 0])), backend="cpu") == 1
-    with pytest.raises(tricount.InvalidEdgesError, match="hidden entries"):
-        tricount.count_triangles((ma([0, 1, 2, 0], mask=[0, 0, 0, 1]),
-                                  ma([1, 2, 0, 5], mask=[0, 0, 0, 1])), backend="cpu")
+    src, dst = ma([0, 1, 2, 0], mask=[0, 0, 0, 1]), ma([1, 2, 0, 5], mask=[0, 0, 0, 1])
+    for holding in ((src, dst), {"u": src, "v": dst}, ma(np.stack([src.data, dst.data], 1),
+                                                          mask=[[0, 0]] * 3 + [[1, 1]])):
+        with pytest.raises(tricount.InvalidEdgesError, match="hidden entries"):
+            tricount.count_triangles(holding, backend="cpu")
 
 
 @pytest.mark.parametrize("weights, message", [

@@ -157,8 +157,13 @@ def _table_columns(table):
         return list(table.column_names), lambda c: table.column(c).to_numpy(zero_copy_only=False)
     if kind == "polars":
         return list(table.columns), lambda c: table[c].to_numpy()
-    return list(table), lambda c: _unmasked(_int_list(table[c]) if isinstance(
-        table[c], list) else np.asarray(table[c]))  # a dict of columns
+    return list(table), lambda c: _dict_column(table[c])  # a dict of columns
+
+
+def _dict_column(values):
+    """A dict's column as a host array: Python ints kept exact, a mask checked (before
+    ``np.asarray``, which would drop it)."""
+    return _int_list(values) if isinstance(values, list) else np.asarray(_unmasked(values))
 
 
 def _pick_columns(names, weight, *, any_two: bool = True):
