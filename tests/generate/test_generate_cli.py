@@ -124,3 +124,11 @@ def test_missing_required_option_is_a_usage_error(tmp_path):
     with pytest.raises(SystemExit) as info:
         main(["generate", "ws", "--n", "10", str(tmp_path / "x.txt")])
     assert info.value.code == 2
+
+
+def test_out_of_memory_names_what_was_asked(capsys, tmp_path):
+    # K_99999999 has 5e15 edges: NumPy refuses the 35.5 PiB at once and says how much
+    code = main(["generate", "complete", "--n", "99999999", "-o", str(tmp_path / "x.txt")])
+    err = capsys.readouterr().err
+    assert code == 2 and "out of memory (Unable to allocate" in err and "PiB" in err
+    assert not (tmp_path / "x.txt").exists()

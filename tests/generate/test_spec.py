@@ -34,6 +34,7 @@ class TestParseSpec:
         ("complete:n=2.5", "not a valid int"),
         ("rmat:scale=4,permute=maybe", "not a valid bool"),
         ("ws:n=10,k=4", "lacks p"),
+        ("er:n=10,m=5,m=6", "gives m twice"),
     ])
     def test_errors_name_the_problem(self, spec, message):
         with pytest.raises(InvalidArgumentError, match=message.replace("(", r"\(")):

@@ -192,6 +192,11 @@ def test_errors_name_the_file(tmp_path):
     big.write_text("source,target\n0,1\n1,2\n2,0\n0,18446744073709551615\n")
     with pytest.raises(tricount.GraphFormatError, match=r"big.csv.*2\*\*63"):
         tricount.load_graph(big)
+    ragged = tmp_path / "ragged.csv"  # pyarrow refuses a row of more cells than the header
+    ragged.write_text("source,target\n0,1\n1,2\n3,1,5\n2,0\n")
+    if _has("pyarrow"):
+        with pytest.raises(tricount.GraphFormatError, match="ragged.csv, line 4: "):
+            tricount.load_graph(ragged)
     one = tmp_path / "one.csv"
     one.write_text("a\nb\n")
     with pytest.raises(tricount.GraphFormatError, match="two vertex columns"):
@@ -241,3 +246,9 @@ def test_numbers_read_from_arrow_buffers(kind):
     assert got.dtype == column.to_numpy().dtype and got.flags.writeable
     assert _arrow_numbers(pa.chunked_array([], type=kind)).shape == (0,)
     assert _arrow_numbers(pa.chunked_array([pa.array(["a"])])) is None
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None

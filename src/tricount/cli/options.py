@@ -346,8 +346,9 @@ def _run(args) -> int:
     except TricountError as exc:
         error(exc)
         return EXIT_BAD_INPUT
-    except MemoryError:
-        error("out of memory; use a machine with more memory, or a smaller graph")
+    except MemoryError as exc:
+        what = f" ({str(exc)[:200]})" if str(exc) else ""  # NumPy names the size it asked for
+        error(f"out of memory{what}; use a machine with more memory, or a smaller graph")
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         _quiet_stdout()

@@ -216,6 +216,8 @@ def parse_spec(spec: str) -> tuple[Generator, dict]:
             raise InvalidArgumentError(
                 f"generator spec {spec!r}: expected key=value with a key among {keys}, "
                 f"got {item!r}")
+        if param.name in kwargs:
+            raise InvalidArgumentError(f"generator spec {spec!r} gives {param.name} twice")
         kwargs[param.name] = _convert(param, raw.strip(), spec)
     missing = [p.name for p in generator.params if p.required and p.name not in kwargs]
     if missing:

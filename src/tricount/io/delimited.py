@@ -188,8 +188,26 @@ def _read_arrow(source, out, dialect: Dialect):
                 raise
             table = parse(True)  # a name after rows of integers: read every cell as text
     except pa.ArrowInvalid as exc:
-        raise GraphFormatError(source.path, f"cannot read the table: {exc}") from None
+        raise GraphFormatError(source.path, f"cannot read the table: {exc}",
+                               line=_line_of_row(buf, str(exc))) from None
     return _add(source, out, table.column_names, table.column, dialect)
+
+
+def _line_of_row(data, message: str) -> int | None:
+    """The line of ``data`` (the whole input) that pyarrow's parse error quotes after its
+    last ``: `` ("Expected 2 columns, got 3: 3,1,5"): the first whole line equal to it, or
+    None. Only an error pays for this search."""
+    row = message.rsplit(": ", 1)[-1].strip().encode()
+    if not row or "got " not in message:
+        return None
+    data = bytes(data)
+    at = data.find(row)
+    while at >= 0:
+        end = at + len(row)
+        if (at == 0 or data[at - 1:at] == b"\n") and data[end:end + 1] in (b"", b"\n", b"\r"):
+            return data.count(b"\n", 0, at) + 1
+        at = data.find(row, at + 1)
+    return None
 
 
 def _read_polars(source, out, dialect: Dialect):
