@@ -32,7 +32,7 @@ import numpy as np
 from tricount.backends import backend_for
 from tricount.errors import InvalidArgumentError, TricountError, check_count
 from tricount.inputs import as_graph
-from tricount.io.output import atomic_output, check_outputs
+from tricount.io.output import OutputError, atomic_output, check_outputs
 from tricount.prep.xp import to_host
 
 __all__ = ["list_triangles", "write_triangles", "CHUNK_ROWS", "FORMATS"]
@@ -96,6 +96,16 @@ def list_triangles(graph, *, backend: str = "auto", chunk_size: int = CHUNK_ROWS
     g, engine, chunk_size = _prepare(graph, backend, chunk_size)
     labels, names = _labels(g)
     return _rows(engine, g, labels, names, chunk_size)
+
+
+def _check_tsv_names(path, names) -> None:
+    """Refuse, before any work, a name that a TSV line cannot hold (TSV has no quoting): a
+    tab, a line end or a quote."""
+    for name in np.asarray(names, dtype=object).tolist():
+        if isinstance(name, str) and any(c in name for c in '\t\n\r"'):
+            shown = "<stdout>" if str(path) == "-" else path
+            raise OutputError(f"{shown}: the vertex name {name!r} holds a tab, a line end or a "
+                              "quote, which a TSV line cannot hold; write .parquet instead")
 
 
 def _rows(engine, g, labels, names, chunk_size):
@@ -165,6 +175,8 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
     labels, graph_names = _labels(g)
     if names is None:
         names = graph_names
+    if fmt == "tsv" and names is not None:
+        _check_tsv_names(path, names)
     n_triangles, columns = engine.list_triangles(g, chunk_size=chunk_size, labels=labels,
                                                  columns=True, count_first=progress is not None)
     columns = _reporting(columns, n_triangles, progress)

@@ -15,6 +15,7 @@ lists written every way must give NetworkX's triangles keyed by the names.
 from __future__ import annotations
 
 import builtins
+import csv
 import gzip
 
 import networkx as nx
@@ -24,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tricount
+from tricount.cli import main
 from tricount.io import read_edges
 from tricount.io.delimited import sniff
 from tricount.io.tables import write_table
@@ -178,6 +180,54 @@ def test_names_round_trip_through_every_output(tmp_path):
     assert D == nx.clustering(nx.DiGraph(PAIRS))
     truss = tricount.truss_decomposition(str(path), output="dict", backend="cpu")
     assert truss[("alice", "bob")] == 3
+
+
+HARD_NAMES = [("src", "dst"), ("dst", "#x"), ("#x", "src"), ("%y", "cr\rz"), ("cr\rz", "src"),
+              ("%y", "src")]  # header words, comment marks, a lone carriage return
+
+
+def test_hard_names_read_back_from_every_table_tricount_writes(tmp_path):
+    path = tmp_path / "g.csv"  # quoted: an unquoted line starting with # or % is a comment
+    with open(path, "w", newline="") as f:
+        csv.writer(f, quoting=csv.QUOTE_ALL).writerows([("source", "target"), *HARD_NAMES])
+    G = nx.Graph(HARD_NAMES)
+    want = nx.triangles(G)
+    assert tricount.triangles(str(path), output="dict", backend="cpu") == want
+    assert main(["count", str(path), "--per-edge", str(tmp_path / "pe.csv")]) == 0
+    assert main(["ktruss", str(path), "--k", "2", "--edges", str(tmp_path / "k.csv")]) == 0
+    assert main(["count", str(path), "--per-vertex", str(tmp_path / "pv.csv")]) == 0
+    for table in ("pe.csv", "k.csv"):  # edge tables: the same graph back
+        assert tricount.triangles(str(tmp_path / table), output="dict", backend="cpu") == want
+    with open(tmp_path / "pv.csv", newline="") as f:
+        rows = list(csv.reader(f))[1:]
+    assert {name: int(t) for name, t in rows} == want
+    simple = tmp_path / "simple.csv"  # header words alone: SNAP text writes a header first
+    simple.write_text("source,target\nsrc,dst\ndst,u\nu,src\n")
+    assert main(["convert", str(simple), str(tmp_path / "s.txt")]) == 0
+    assert tricount.count_triangles(str(tmp_path / "s.txt"), backend="cpu") == 1
+
+
+@pytest.mark.parametrize("name", ["007", "-1", "1e3", '"q"', "a,b"])
+def test_names_snap_text_cannot_hold_are_refused(tmp_path, capsys, name):
+    path = tmp_path / "g.csv"
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows([("source", "target"), ("a", name), (name, "b"), ("b", "a")])
+    assert main(["convert", str(path), str(tmp_path / "g.txt")]) == 2
+    assert "would not read back as itself" in capsys.readouterr().err
+    assert not (tmp_path / "g.txt").exists()
+
+
+@pytest.mark.parametrize("name", ["c\"d", "t\tx", "new\nline"])
+def test_triangles_with_names_tsv_cannot_hold_are_refused(tmp_path, capsys, name):
+    path = tmp_path / "g.csv"
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows([("source", "target"), ("a", name), (name, "b"), ("b", "a")])
+    for out in (str(tmp_path / "t.tsv"), "-"):
+        assert main(["list", str(path), "-o", out]) == 2
+        err = capsys.readouterr().err
+        assert "which a TSV line cannot hold" in err and "Traceback" not in err
+    if _has("pyarrow"):
+        assert main(["list", str(path), "-o", str(tmp_path / "t.parquet")]) == 0
 
 
 def test_errors_name_the_file(tmp_path):

@@ -352,3 +352,12 @@ def test_no_bytes_named_native_on_stdin_is_refused(monkeypatch, capsys):
 def test_matrix_market_with_zero_entries(tmp_path):
     g = load_graph(write_text(tmp_path / "z.mtx", BANNER + "4 4 0\n"))
     assert (g.n_vertices, g.n_edges) == (4, 0)
+
+
+@pytest.mark.parametrize("suffix", [".tcsr.gz", ".tcsr.zst"])
+def test_a_compressed_tcsr_name_is_refused(tmp_path, capsys, suffix):
+    src = tmp_path / "k3.txt"
+    src.write_text("0 1\n1 2\n2 0\n")
+    target = tmp_path / f"k3{suffix}"
+    code, out, err = run_cli(["convert", str(src), str(target)], capsys)
+    assert code == 2 and "a .tcsr is written uncompressed" in err and not target.exists()

@@ -416,8 +416,12 @@ def output_format(path, requested=None) -> str:
             raise GraphFormatError(path, f"unknown output format {requested!r}; expected "
                                          f"{' or '.join(OUTPUT_FORMATS)}")
         return requested
-    name = strip_compression(os.path.basename(os.fspath(path))).lower()
+    base = os.path.basename(os.fspath(path)).lower()
+    name = strip_compression(base)
     if name.endswith(".tcsr"):
+        if name != base:  # the reader checks every block's CRC itself; it reads no archive
+            raise GraphFormatError(path, "a .tcsr is written uncompressed (its blocks are "
+                                         "checksummed and read in place); name it *.tcsr")
         return "native"
     if name.endswith(_TEXT_SUFFIXES) or os.fspath(path) == "-":
         return "snap"

@@ -21,7 +21,7 @@ import numpy as np
 
 from tricount.errors import GraphFormatError
 
-__all__ = ["COLUMN_PAIRS", "pick_columns", "add_edge_columns"]
+__all__ = ["COLUMN_PAIRS", "pick_columns", "add_edge_columns", "looks_numeric"]
 
 #: Column names read as an edge's two ends, in order of preference (compared lowercased).
 COLUMN_PAIRS = (("source", "target"), ("src", "dst"), ("u", "v"))
@@ -145,6 +145,11 @@ def _arrow_numbers(column) -> np.ndarray | None:
 #: A cell that reads as a number (an integer, a decimal, an exponent; a sign).
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _INTEGER = re.compile(r"\+?\d+")
+
+
+def looks_numeric(cell: str) -> bool:
+    """Whether a text cell reads as a number (``007``, ``-4``, ``1e3``, ``3.0``)."""
+    return _NUMBER.fullmatch(cell.strip()) is not None
 
 
 def _numeric_names(path, names) -> np.ndarray | None:

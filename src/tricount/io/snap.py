@@ -100,17 +100,27 @@ def write_snap(path, src, dst, *, comments=(), inputs=()) -> None:
 
 
 def _write_names(path, src, dst, comments) -> None:
-    """SNAP text of named vertices: ``name<TAB>name`` lines (a name with a blank is refused:
-    it would read back as two)."""
+    """SNAP text of named vertices: a ``source<TAB>target`` header, then ``name<TAB>name``
+    lines. The header keeps a first row of names such as ``src dst`` from being read back
+    as one; a name that would not read back as itself is refused: a blank in it (two
+    names), a comment mark first, a quote or a comma or semicolon (the reader's
+    delimiters), or the look of a number (``007`` would read back as the id 7)."""
+    from tricount.io._columns import looks_numeric
+
     src, dst = np.asarray(src, dtype=object).tolist(), np.asarray(dst, dtype=object).tolist()
     for name in (*src, *dst):
-        if not str(name) or any(c.isspace() for c in str(name)) or str(name)[0] in "#%":
-            raise GraphFormatError(path, f"vertex name {str(name)!r} cannot be written to an "
-                                         "edge list (blanks, or a comment mark first); write "
-                                         "a CSV table instead")
+        text = str(name)
+        if not text or any(c.isspace() or c in '",;' for c in text) or text[0] in "#%" \
+                or looks_numeric(text):
+            raise GraphFormatError(path, f"vertex name {text!r} cannot be written to an edge "
+                                         "list (a blank, a quote, a comma or semicolon, a "
+                                         "comment mark first, or the look of a number: it "
+                                         "would not read back as itself); write a CSV table "
+                                         "or Parquet instead")
     with atomic_output(path) as (f, _), compressed_writer(f, path) as w:
         for line in comments:
             w.write(f"# {line}\n".encode())
+        w.write(b"source\ttarget\n")
         for start in range(0, len(src), WRITE_CHUNK_EDGES):
             rows = zip(src[start:start + WRITE_CHUNK_EDGES], dst[start:start + WRITE_CHUNK_EDGES])
             w.write("".join(f"{u}\t{v}\n" for u, v in rows).encode())

@@ -94,9 +94,23 @@ def _cells(values: np.ndarray) -> list:
     return values.tolist()
 
 
+def _needs_quotes(values: np.ndarray) -> bool:
+    """Whether a text column holds a cell that the csv module would leave unquoted but that
+    would not read back as itself: a comment mark first (the line would be skipped), or a
+    lone carriage return (the csv module quotes only the line terminator's characters)."""
+    if values.dtype.kind not in "OUS":
+        return False
+    return any(isinstance(x, str) and (x[:1] in ("#", "%") or "\r" in x)
+               for x in values.tolist())
+
+
 def _write_csv(f, columns: dict) -> None:
     text = io.TextIOWrapper(f, encoding="utf-8", newline="", write_through=True)
-    writer = csv.writer(text, lineterminator="\n")
+    # Every text cell is quoted when one of them needs it (the csv module quotes by what
+    # a cell holds, not by what it starts with); numbers stay as they are.
+    quoting = csv.QUOTE_NONNUMERIC if any(map(_needs_quotes, columns.values())) \
+        else csv.QUOTE_MINIMAL
+    writer = csv.writer(text, lineterminator="\n", quoting=quoting)
     writer.writerow(list(columns))
     names = list(columns)
     n_rows = len(columns[names[0]]) if names else 0
