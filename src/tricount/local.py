@@ -407,11 +407,11 @@ def _node_positions(g, nodes):
                            or ids[a] != w]
                 if not missing:
                     return at
-                raise _not_a_vertex(missing[0], numeric)
+                raise _not_a_vertex(missing[0], numeric, ids)
         index = {label: i for i, label in enumerate(ids.tolist())}
         for w in wanted:
             if w not in index:
-                raise _not_a_vertex(w, numeric)
+                raise _not_a_vertex(w, numeric, ids)
         return np.array([index[w] for w in wanted], dtype=np.int64)
 
     try:
@@ -425,7 +425,7 @@ def _node_positions(g, nodes):
     try:
         wanted = list(nodes)
     except TypeError:  # one id, not a vertex (NetworkX: "not a node or a sequence")
-        raise _not_a_vertex(nodes, numeric) from None
+        raise _not_a_vertex(nodes, numeric, ids) from None
     return False, positions(wanted)
 
 
@@ -438,9 +438,15 @@ def _is_vertex(ids, node, numeric) -> bool:
     return any(label == node for label in ids.tolist())
 
 
-def _not_a_vertex(node, numeric) -> InvalidArgumentError:
-    hint = (" (an id that occurs in no edge is not a vertex; pass vertices='range' to count "
-            "every id 0 .. max)") if numeric else ""
+def _not_a_vertex(node, numeric, ids) -> InvalidArgumentError:
+    n = int(ids.shape[0])
+    if numeric and n and int(ids[0]) == 0 and int(ids[-1]) == n - 1:  # every id 0 .. max
+        hint = f" (its vertices are 0 .. {n - 1})"
+    elif numeric:
+        hint = (" (an id that occurs in no edge is not a vertex; pass vertices='range' to "
+                "count every id 0 .. max)")
+    else:
+        hint = ""
     return InvalidArgumentError(f"nodes: {node!r} is not a vertex of the graph{hint}")
 
 

@@ -274,3 +274,27 @@ class TestSchedulerAddress:
                 conn.close()
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err
+
+
+def test_a_count_in_parts_reports_what_a_count_in_one_piece_does(tmp_path):
+    path = tmp_path / "f1.txt"  # 3 loops, 1 repeated directed line, largest degree 2
+    path.write_text("0 1\n1 0\n0 1\n1 2\n2 0\n2 2\n5 5\n7 8\n8 7\n7 7\n3 4\n")
+    g = tricount.load_graph(path)
+    want = {"vertices": 8, "edges": 5, "max_degree": 2, "self_loops_dropped": 3,
+            "duplicates_dropped": 1}
+    for result in (tricount.count(g, backend="cpu", partitions=2),
+                   tricount.count(str(path), backend="cpu", partitions=3),
+                   tricount.count(str(path), backend="reference")):
+        assert {k: result.graph[k] for k in want} == want
+
+
+def test_a_budget_on_a_graph_of_no_vertices_is_one_empty_sub_problem(tmp_path):
+    import networkx as nx
+    import numpy as np
+
+    empty = np.array([], dtype=np.int64)
+    for graph in (nx.Graph(), (empty, empty)):
+        assert tricount.count(graph, backend="cpu", max_memory=1).n_triangles == 0
+    with pytest.raises(tricount.UnsupportedGraphError, match="partitions=1 leaves"):
+        tricount.count(nx.gnm_random_graph(60, 300, seed=3), backend="cpu", partitions=1,
+                       max_memory=1000)

@@ -128,15 +128,26 @@ def ranked_csr(graph) -> RankedCSR:
     if isinstance(graph, RankedCSR):
         return graph
     if isinstance(graph, CSRGraph):
-        return rank_graph(graph)
+        return _with_facts(rank_graph(graph), graph)
     if isinstance(graph, (str, os.PathLike)):
         if os.fspath(graph).endswith(".tcsr"):
             return open_ranked(graph)
         from tricount.io import load_graph
 
-        return rank_graph(load_graph(graph))
+        loaded = load_graph(graph)
+        return _with_facts(rank_graph(loaded), loaded)
     raise TricountError(f"expected a CSRGraph, a RankedCSR or a graph file path, got "
                         f"{type(graph).__name__}")
+
+
+def _with_facts(ranked: RankedCSR, graph) -> RankedCSR:
+    """``ranked`` carrying its source graph's report beyond the sizes (a count in parts
+    reports what was dropped as a count in one piece does)."""
+    import dataclasses
+
+    keep = ("max_degree", "self_loops_dropped", "duplicates_dropped")
+    facts = {k: v for k, v in graph.summary().items() if k in keep}
+    return dataclasses.replace(ranked, source_facts=facts)
 
 
 def prepare_ranked(source, path, *, backend: str = "cpu") -> RankedCSR:
@@ -263,7 +274,8 @@ def count_partitioned(graph, *, partitions=None, max_memory=None, executor="cpu"
     t0 = time.perf_counter()
     r = ranked_csr(graph)
     t1 = time.perf_counter()
-    facts = {"graph": _name(graph, r), "vertices": r.n_vertices, "edges": r.n_edges}
+    facts = {"graph": _name(graph, r), "vertices": r.n_vertices, "edges": r.n_edges,
+             **(r.source_facts or {})}
     if executor == "dask":
         return _count_ranked_on_cluster(r, graph, facts, t1 - t0, partitions=partitions,
                                         max_memory=max_memory, client=client, workers=workers)

@@ -372,14 +372,14 @@ def plan_partitions(in_degree, *, work=None, partitions=None, max_memory=None,
         if budget is not None:
             need = costs.greedy(np.inf, np.inf, budget).shape[0] - 1
             if need > k:
-                raise TricountError(
+                raise UnsupportedGraphError(
                     f"partitions={k} leaves a sub-problem larger than max_memory={budget} bytes; "
                     f"the blocks fit in {need} or more (pass partitions={need}, or "
                     "partitions=None to choose)")
         bounds, reason = _exactly(costs.balanced(k, budget), k, costs), f"partitions={k} requested"
     elif budget is None:
         bounds, reason = np.array([0, costs.n], dtype=np.int64), "no memory budget: one sub-problem"
-    elif whole <= budget:
+    elif whole <= budget or costs.n == 0:  # no vertices: one empty sub-problem, no bytes
         bounds = np.array([0, costs.n], dtype=np.int64)
         reason = f"fits max_memory={budget} bytes whole ({whole} needed): one sub-problem"
     else:

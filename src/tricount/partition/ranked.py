@@ -55,6 +55,9 @@ class RankedCSR:
     rank: np.ndarray | None = None
     path: str | None = None
     in_degree: np.ndarray | None = None
+    #: What the source graph's report says beyond its sizes (largest degree, loops and
+    #: repeats dropped), when the CSR was ranked from a graph in memory or a text file.
+    source_facts: dict | None = None
 
     @property
     def out_degree(self) -> np.ndarray:
