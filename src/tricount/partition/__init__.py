@@ -142,12 +142,16 @@ def ranked_csr(graph) -> RankedCSR:
 
 def _with_facts(ranked: RankedCSR, graph) -> RankedCSR:
     """``ranked`` carrying its source graph's report beyond the sizes (a count in parts
-    reports what was dropped as a count in one piece does)."""
-    import dataclasses
+    reports what was dropped as a count in one piece does). The largest degree comes from
+    the ranking's own degrees (in- plus out-degree of each rank), not another pass over
+    the edges."""
+    from tricount.partition.ranked import in_degrees
 
-    keep = ("max_degree", "self_loops_dropped", "duplicates_dropped")
-    facts = {k: v for k, v in graph.summary().items() if k in keep}
-    return dataclasses.replace(ranked, source_facts=facts)
+    degree = in_degrees(ranked) + ranked.out_degree
+    facts = {"max_degree": int(degree.max()) if ranked.n_vertices else 0,
+             "self_loops_dropped": graph.self_loops_dropped,
+             "duplicates_dropped": graph.duplicates_dropped}
+    return replace(ranked, source_facts=facts)
 
 
 def prepare_ranked(source, path, *, backend: str = "cpu") -> RankedCSR:
