@@ -156,10 +156,10 @@ def _numeric_names(path, names) -> np.ndarray | None:
     """The values of the distinct cells ``names`` (sorted) when every one is a number
     (int64 when all are written as integers, else float64), else None: they are names.
     Letters sort after digits, so a table of real names is told by its last cell alone."""
-    if not len(names) or not _NUMBER.fullmatch(str(names[-1]).strip()):
+    if not len(names) or not looks_numeric(str(names[-1])):
         return None
     cells = [str(x).strip() for x in names.tolist()]
-    if not all(_NUMBER.fullmatch(c) for c in cells):
+    if not all(map(looks_numeric, cells)):
         return None
     if all(_INTEGER.fullmatch(c) for c in cells):
         values = [int(c) for c in cells]
