@@ -416,8 +416,17 @@ class TestNumpyRoute:
         # start, the next one is Numba's.
         o = fresh.oriented()
         wedges = int(np.diff(o.indptr)[o.indices].sum())
+        monkeypatch.setattr(walk_numpy, "EXTRA_S_PER_CALL", 0.0)
         monkeypatch.setattr(walk_numpy, "EXTRA_S_PER_WEDGE", 0.5 / (2.5 * wedges))
         assert [walk_numpy.takes(o, 0.5) for _ in range(4)] == [True, True, True, False]
+
+    def test_each_call_counts_even_with_few_wedges(self, fresh, monkeypatch):
+        # A call loses its fixed cost whatever its wedges: a tiny graph listed over and
+        # over reaches the break-even too.
+        monkeypatch.setattr(walk_numpy, "EXTRA_S_PER_WEDGE", 0.0)
+        monkeypatch.setattr(walk_numpy, "EXTRA_S_PER_CALL", 0.2)
+        assert [walk_numpy.takes(fresh.oriented(), 0.5) for _ in range(4)] == \
+            [True, True, True, False]
 
     def test_the_backend_lists_the_same_rows_either_way(self, fresh, monkeypatch):
         want = rows_of(list_triangles(fresh, backend="cpu", chunk_size=50))

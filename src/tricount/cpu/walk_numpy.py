@@ -42,7 +42,7 @@ import numpy as np
 from tricount._threads import numba_started
 
 __all__ = ["takes", "stream_triangles_numpy", "per_vertex_numpy", "edge_support_numpy",
-           "MAX_WEDGES", "MAX_EDGES", "MAX_VERTICES", "EXTRA_S_PER_WEDGE"]
+           "MAX_WEDGES", "MAX_EDGES", "MAX_VERTICES", "EXTRA_S_PER_WEDGE", "EXTRA_S_PER_CALL"]
 
 #: Wedges (the anchor walk's Σ d+(v) over the edges) up to which a process without
 #: Numba walks in NumPy: at 20-50 ns a wedge, 8 M wedges take 0.16-0.4 s, under Numba's
@@ -58,6 +58,13 @@ MAX_VERTICES = 1 << 24
 #: wedge in NumPy on ca-AstroPh, email-Enron, ca-HepPh and ego-Facebook, rows included
 #: (2-core machine, 2026-11-26).
 EXTRA_S_PER_WEDGE = 2e-8
+#: What a call costs here beyond a warm Numba's, whatever its wedges: 60 µs listing
+#: karate's rows (66 against 5.8 µs), 25 µs its triangles per vertex, 30-40 µs its
+#: support per edge (2-core machine, 2026-11-27). Without it a process listing a tiny
+#: graph over and over lost about 60 µs a call and reached Numba's start only after some
+#: 56,000 calls (3.4 s lost for a 0.56 s start; now after some 21,000). The smallest of
+#: the three, so the ledger never holds more than was lost.
+EXTRA_S_PER_CALL = 2.5e-5
 
 _ledger = {"lost_s": 0.0}  # seconds this process has lost by walking without Numba
 _lock = threading.Lock()
@@ -68,7 +75,8 @@ def takes(oriented, numba_start_s: float) -> bool:
     graph has at most :data:`MAX_EDGES` edges, :data:`MAX_VERTICES` vertices and
     :data:`MAX_WEDGES` wedges, and the
     process has not yet lost Numba's start to these walks. Each walk here adds what it
-    loses against a warm Numba (:data:`EXTRA_S_PER_WEDGE` a wedge); once that reaches
+    loses against a warm Numba (:data:`EXTRA_S_PER_CALL` and :data:`EXTRA_S_PER_WEDGE` a
+    wedge); once that reaches
     ``numba_start_s`` (the price of starting Numba: the CPU backend passes the cost
     model's), the next call starts it (ski rental, as
     :class:`tricount.backends.costs.WarmUpLedger` rules for counts): a process that lists
@@ -83,7 +91,7 @@ def takes(oriented, numba_start_s: float) -> bool:
     with _lock:
         if _ledger["lost_s"] >= numba_start_s:
             return False
-        _ledger["lost_s"] += wedges * EXTRA_S_PER_WEDGE
+        _ledger["lost_s"] += EXTRA_S_PER_CALL + wedges * EXTRA_S_PER_WEDGE
     return True
 
 
