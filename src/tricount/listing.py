@@ -161,7 +161,8 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
     >>> path = os.path.join(tempfile.mkdtemp(), "k4.tsv")
     >>> write_triangles(g, path, backend="cpu")
     4
-    >>> sorted(open(path).read().splitlines())
+    >>> import pathlib
+    >>> sorted(pathlib.Path(path).read_text().splitlines())
     ['0\\t1\\t2', '0\\t1\\t3', '0\\t2\\t3', '1\\t2\\t3']
     """
     fmt = _format_of(path, format)

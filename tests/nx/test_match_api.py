@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import inspect
+import pathlib
 import subprocess
 import sys
 
@@ -57,7 +58,7 @@ def test_info_table_is_current():
 
 
 def _literal_table() -> str:
-    text = open(info.__file__).read()
+    text = pathlib.Path(info.__file__).read_text()
     begin = text.index("FUNCTIONS = {") + len("FUNCTIONS = ")
     return text[begin:text.index("\n# END: functions")]
 

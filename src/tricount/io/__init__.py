@@ -360,9 +360,9 @@ def load_graph(path, *, format: str = "auto", progress=None, device: str = "cpu"
     --------
     A triangle with a repeated edge and a self-loop:
 
-    >>> import os, tempfile, tricount
+    >>> import os, pathlib, tempfile, tricount
     >>> path = os.path.join(tempfile.mkdtemp(), "tri.txt")
-    >>> _ = open(path, "w").write("# a triangle\\n1 2\\n2 3\\n3 1\\n2 1\\n3 3\\n")
+    >>> _ = pathlib.Path(path).write_text("# a triangle\\n1 2\\n2 3\\n3 1\\n2 1\\n3 3\\n")
     >>> g = load_graph(path)
     >>> g.n_vertices, g.n_edges, g.self_loops_dropped
     (3, 3, 1)
