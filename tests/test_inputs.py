@@ -174,6 +174,23 @@ class TestConventions:
             nx.average_clustering(G, count_zeros=False)
         assert tricount.average_clustering(G, nodes=["a", "c"], backend="cpu") == \
             nx.average_clustering(G, nodes=["a", "c"])
+        # A vertex named twice counts once in a mean, as in NetworkX (its dict keeps one).
+        assert tricount.average_clustering(G, nodes=["a", "c", "a"], backend="cpu") == \
+            nx.average_clustering(G, nodes=["a", "c", "a"]) == \
+            tricount.average_clustering(G, nodes=["a", "c"], backend="cpu")
+        with pytest.raises(tricount.InvalidArgumentError, match=r"\[0\] is not a vertex"):
+            tricount.clustering(G, nodes=[[0]], backend="cpu")  # unhashable: no vertex is
+
+    def test_weights_past_float64_and_directions_not_given(self):
+        G = nx.Graph([(0, 1), (1, 2), (2, 0)])
+        G[0][1]["weight"] = 10**400
+        with pytest.raises(tricount.InvalidEdgesError, match="past float64's range"):
+            tricount.clustering(G, weight="weight", backend="cpu")
+        # An undirected graph lists its edges in some order, which is no direction.
+        for weight in (None, "weight"):
+            with pytest.raises(tricount.UnsupportedGraphError, match="need a directed graph"):
+                tricount.clustering(nx.Graph([(0, 1), (1, 2), (2, 0)]), directed=True,
+                                    weight=weight, backend="cpu")
 
     def test_outputs(self):
         pandas = pytest.importorskip("pandas")

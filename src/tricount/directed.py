@@ -141,6 +141,16 @@ def direction_mask(lo, hi, n_vertices: int, src, dst):
     return forward | backward
 
 
+def check_directed_object(edges) -> None:
+    """Refuse a NetworkX or igraph graph that says it is undirected: its edges have no
+    direction to read (the order it lists them in is not one)."""
+    if (is_networkx(edges) or hasattr(edges, "get_edgelist")) and not edges.is_directed():
+        raise UnsupportedGraphError(
+            f"directed triangles need a directed graph, and this {type(edges).__name__} is "
+            "undirected: count it as it is (tricount.triangles, or tricount.clustering "
+            "without directed=True), or pass a directed graph")
+
+
 def directed_graph(edges, *, vertices: str = "edges", name=None) -> DirectedGraph:
     """Build a :class:`DirectedGraph` from the arcs of any graph a user holds.
 
@@ -153,11 +163,7 @@ def directed_graph(edges, *, vertices: str = "edges", name=None) -> DirectedGrap
     """
     if isinstance(edges, DirectedGraph):
         return edges
-    if (is_networkx(edges) or hasattr(edges, "get_edgelist")) and not edges.is_directed():
-        raise UnsupportedGraphError(
-            f"directed triangles need a directed graph, and this {type(edges).__name__} is "
-            "undirected: count it as it is (tricount.triangles, or tricount.clustering "
-            "without directed=True), or pass a directed graph")
+    check_directed_object(edges)
     g, src, dst, _weights, _directed = graph_and_arcs(edges, vertices=vertices, name=name)
     lo, hi = g.edges()
     return DirectedGraph(g, direction_mask(lo, hi, g.n_vertices, src, dst))

@@ -284,7 +284,11 @@ def _real_weights(values, xp=np):
         found = {"U": "strings", "S": "bytes", "c": "complex numbers"}.get(kind, kind)
         raise InvalidEdgesError(f"edge weights must be real numbers, got {found}; convert "
                                 "them first (e.g. float(w)), or leave weight=None")
-    return xp.asarray(w, dtype=xp.float64)
+    try:
+        return xp.asarray(w, dtype=xp.float64)
+    except OverflowError:  # a Python integer past float64's range (10**400)
+        raise InvalidEdgesError("an edge weight is past float64's range (about 1.8e308); "
+                                "scale the weights down first") from None
 
 
 def _unmasked(a):

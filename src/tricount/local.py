@@ -232,7 +232,7 @@ def average_clustering(graph, *, nodes=None, weight=None, directed: bool | None 
     Parameters
     ----------
     nodes, weight, directed, vertices, backend
-        As for :func:`clustering`: the mean over ``nodes``, weighted,
+        As for :func:`clustering`: the mean over ``nodes`` (each once), weighted,
         directed. ``vertices="range"`` counts every id ``0 .. max`` of an edge
         list, the ids in no edge with clustering 0 (igraph's and graph-tool's
         average); the default averages over the ids that occur in an edge.
@@ -267,7 +267,10 @@ def average_clustering(graph, *, nodes=None, weight=None, directed: bool | None 
         raise InvalidArgumentError(f"count_zeros must be True or False, got {count_zeros!r}")
     g, values = _clustering_values(graph, weight, directed, vertices, backend)
     if nodes is not None:
-        values = np.atleast_1d(_vertex_result(g, values, nodes, "array", "clustering"))
+        single, at = _node_positions(g, nodes)
+        if not single:  # each vertex once, in the order of its first mention (NetworkX's)
+            at = at[np.sort(np.unique(at, return_index=True)[1])]
+        values = np.atleast_1d(to_host(values)[at])
     return _directed.average_in_order(values, count_zeros)
 
 
@@ -410,7 +413,11 @@ def _node_positions(g, nodes):
                 raise _not_a_vertex(missing[0], numeric, ids)
         index = {label: i for i, label in enumerate(ids.tolist())}
         for w in wanted:
-            if w not in index:
+            try:
+                known = w in index
+            except TypeError:  # unhashable: no vertex is
+                known = False
+            if not known:
                 raise _not_a_vertex(w, numeric, ids)
         return np.array([index[w] for w in wanted], dtype=np.int64)
 

@@ -21,7 +21,8 @@ d_rec the reciprocated neighbours:
 and 0 where S(x) is 0. A repeated edge or arc keeps its last weight, as
 adding it again to a NetworkX graph does. NetworkX takes the cube root of each
 product and sums in its own order; the results agree to a few units in the
-last place, not bit for bit.
+last place, not bit for bit, except near zero (a product that underflows in
+NetworkX, terms of negative weights that cancel: docs/api.md).
 
 Examples
 --------
@@ -40,7 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from tricount.backends import backend_for
-from tricount.directed import DirectedGraph, arc_degrees, average_in_order, direction_mask
+from tricount.directed import (DirectedGraph, arc_degrees, average_in_order, check_directed_object,
+                               direction_mask)
 from tricount.errors import InvalidEdgesError, UnsupportedGraphError
 from tricount.graph import CSRGraph
 from tricount.inputs import graph_and_arcs, is_networkx
@@ -117,6 +119,8 @@ def weighted_graph(edges, *, weight="weight", directed: bool | None = None,
     if is_networkx(edges) and edges.is_multigraph():
         raise UnsupportedGraphError("weighted clustering is not defined for multigraphs "
                                     "(NetworkX refuses them too)")
+    if directed:
+        check_directed_object(edges)
     g, src, dst, values, says_directed = graph_and_arcs(edges, name=name, weight=weight,
                                                         vertices=vertices)
     directed = says_directed if directed is None else bool(directed)
@@ -134,7 +138,8 @@ def weighted_graph(edges, *, weight="weight", directed: bool | None = None,
         raise InvalidEdgesError("edge weights must be finite numbers, got NaN or infinity")
     if max_weight == 0:
         raise InvalidEdgesError("weighted clustering divides the weights by the largest one, "
-                                "which is 0 here (NetworkX raises ZeroDivisionError)")
+                                "which is 0 here (NetworkX raises ZeroDivisionError on such a "
+                                "graph once it holds a triangle)")
     cube_root = xp.cbrt(last / max_weight)
     if not directed:
         factors = cube_root[xp.searchsorted(keys, edge_keys(lo, hi, n))]

@@ -165,8 +165,8 @@ def test_can_run_gives_reasons():
     assert B.can_run("clustering", (G,), {"weight": "weight"}) is True
     assert B.can_run("clustering", (D,), {}) is True
     nx.set_edge_attributes(D, "heavy", "kind")
-    assert "a number on every edge" in B.can_run("clustering", (D,), {"weight": "kind"})
-    assert "a number on every edge" in B.can_run("average_clustering", (D, None, "kind"), {})
+    assert "on every edge that has it" in B.can_run("clustering", (D,), {"weight": "kind"})
+    assert "on every edge that has it" in B.can_run("average_clustering", (D, None, "kind"), {})
     for odd in (float("nan"), float("inf")):  # NetworkX answers these itself (NaN)
         nx.set_edge_attributes(D, odd, "odd")
         assert "NaN, an infinity" in B.can_run("clustering", (D,), {"weight": "odd"})
@@ -184,6 +184,40 @@ def test_can_run_gives_reasons():
     assert "not implemented" in B.can_run("square_clustering", (G,), {})
     assert isinstance(B.should_run("triangles", (G, 0), {}), str)
     assert B.should_run("triangles", (G,), {}) is True
+
+
+def test_weights_past_float64_are_declined():
+    G = nx.Graph([(0, 1), (1, 2), (2, 0)])
+    G[0][1]["weight"] = 10**400  # NetworkX computes with Python's integers
+    assert "float64's range" in B.can_run("clustering", (G,), {"weight": "weight"})
+    tg = B.convert_from_nx(G, edge_attrs={"weight": 1})
+    assert "float64's range" in B.can_run("clustering", (tg,), {"weight": "weight"})
+
+
+def test_a_conversion_keeping_every_attribute_serves_weighted_calls():
+    # k_truss converts with every attribute kept, and NetworkX's cache hands that graph to a
+    # later weighted clustering, which had found no converted weights (KeyError).
+    G = nx.complete_graph(4)
+    G.add_edge(3, 4)
+    for i, (u, v) in enumerate(G.edges):
+        if i != 2:  # one edge without the attribute: 1, as NetworkX reads it
+            G[u][v]["weight"] = 1.0 + i
+    tg = B.convert_from_nx(G, preserve_edge_attrs=True)
+    assert B.can_run("clustering", (tg,), {"weight": "weight"}) is True
+    want = nx.clustering(G, weight="weight")
+    got = B.clustering(tg, weight="weight")
+    assert got == {k: pytest.approx(v, rel=1e-12) for k, v in want.items()}
+    assert B.average_clustering(tg, weight="weight") == \
+        pytest.approx(nx.average_clustering(G, weight="weight"), rel=1e-12)
+
+
+def test_any_graph_name_and_label_type():
+    G = nx.complete_graph(4)
+    G.graph["name"] = 5  # NetworkX takes any value as a name
+    assert B.triangles(B.convert_from_nx(G)) == nx.triangles(G)
+    H = nx.relabel_nodes(nx.complete_graph(3), {i: np.int32(i) for i in range(3)})
+    truss = B.k_truss(B.convert_from_nx(H, preserve_edge_attrs=True, preserve_node_attrs=True), 3)
+    assert [type(n) for n in truss] == [np.int32] * 3  # the labels as the graph holds them
 
 
 def test_conversion_round_trip_keeps_attributes():

@@ -9,7 +9,8 @@ where there is no triangle, the errors it raises for multigraphs) and calls
 weighted as NetworkX's is. What tricount declines (``can_run`` returns the
 reason, which NetworkX logs, and NetworkX runs the call itself): the
 transitivity of a directed graph, and weighted clustering whose weight
-attribute is not a number on every edge.
+attribute is not a float64 number on every edge, or is NaN, infinite or only
+zeros (docs/nx.md lists every case).
 """
 
 from __future__ import annotations
@@ -49,15 +50,19 @@ def _numeric_weight(G, nodes=None, weight=None, *args, **kwargs):
     if not isinstance(weight, str):
         return f"weight={weight!r} is not an edge attribute name"
     if isinstance(G, TricountGraph):
-        values = G.arc_values.get(weight)
+        values = G.weights(weight)
         numeric = values is not None
         values = values.tolist() if numeric else []
     else:
         values = [d.get(weight, 1) for _, _, d in G.edges(data=True)]
         numeric = all(isinstance(w, numbers.Real) for w in values)
+        try:
+            values = [float(w) for w in values] if numeric else []
+        except OverflowError:
+            numeric = False
     if not numeric:
-        return (f"weighted clustering needs the edge attribute {weight!r} to be a number on "
-                "every edge that has it")
+        return (f"weighted clustering needs the edge attribute {weight!r} to be a number "
+                "within float64's range on every edge that has it")
     if not all(math.isfinite(w) for w in values) or (values and max(values) == 0):
         return (f"the edge attribute {weight!r} holds NaN, an infinity, or only zeros: "
                 "NetworkX gives what it gives for those (NaN, or ZeroDivisionError)")
@@ -88,7 +93,7 @@ def _clustering_values(G, weight):
     backend = engine_backend()
     if weight is not None:
         arcs = G.arcs
-        arcs.weights = G.arc_values[weight]
+        arcs.weights = G.weights(weight)
         wg = weighted_graph(arcs, weight=weight, directed=G.is_directed())
         return weighted_clustering(wg, backend=backend)
     if G.is_directed():

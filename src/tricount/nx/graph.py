@@ -84,6 +84,22 @@ class TricountGraph:
     def __repr__(self) -> str:
         return f"<TricountGraph of {self.nx_class.__name__}: {self.csr!r}>"
 
+    def weights(self, name: str):
+        """The float64 values of the edge attribute ``name`` aligned with :attr:`arcs`
+        (1 where an edge lacks it, as NetworkX's weighted clustering reads it), or None
+        when one is not a real number that float64 holds. Converted when NetworkX asked
+        for the attribute; else read from the attributes kept whole (``k_truss``'s
+        conversion, which NetworkX's cache hands to a later weighted call)."""
+        if name not in self.arc_values:
+            if self.edge_attrs is None or self.arcs is None \
+                    or len(self.edge_attrs) != self.arcs.src.shape[0]:
+                return None  # not kept, or parallel edges merged into one key
+            values = _float_values(d.get(name, 1) for d in self.edge_attrs.values())
+            if values is None:
+                return None
+            self.arc_values[name] = values
+        return self.arc_values[name]
+
     # -- NetworkX's result conventions ----------------------------------------------
 
     def nbunch_iter(self, nbunch=None):
@@ -130,7 +146,9 @@ class TricountGraph:
 
     def subgraph(self, csr: CSRGraph) -> "TricountGraph":
         """The backend graph of ``csr``, a subgraph whose ``vertex_ids`` are labels of ours."""
-        nodes = to_host(csr.vertex_ids).tolist()
+        # The labels as the user's graph holds them (np.int32, an IntEnum), not as the
+        # int64 array of vertex_ids gives them back.
+        nodes = [self.nodes[self.index[label]] for label in to_host(csr.vertex_ids).tolist()]
         node_attrs = edge_attrs = None
         if self.node_attrs is not None:
             node_attrs = {n: self.node_attrs[n] for n in nodes}
@@ -180,8 +198,9 @@ def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False
     if isinstance(G, TricountGraph):
         return G
     arcs = networkx_arcs(G)
+    name = G.graph.get("name")  # any value in NetworkX; a report's name is text
     csr = CSRGraph.from_edges(arcs.src, arcs.dst, n_vertices=arcs.n_vertices,
-                              name=G.graph.get("name") or None)
+                              name=name if isinstance(name, str) and name else None)
     csr.vertex_ids = arcs.labels
     edge_items = ((tuple(e[:2]), e[-1]) for e in G.edges(data=True))
     return TricountGraph(
@@ -200,12 +219,19 @@ def _numeric_values(G, edge_attrs) -> dict:
     edge (the default where absent), in ``G.edges()`` order."""
     out = {}
     for name, default in (edge_attrs or {}).items():
-        try:
-            out[name] = np.fromiter((d.get(name, default) for _, _, d in G.edges(data=True)),
-                                    dtype=np.float64, count=G.number_of_edges())
-        except (TypeError, ValueError):  # a missing value without default, or not a number
-            continue
+        values = _float_values(d.get(name, default) for _, _, d in G.edges(data=True))
+        if values is not None:
+            out[name] = values
     return out
+
+
+def _float_values(values):
+    """``values`` as a float64 array, or None: a missing value without default, not a
+    number, or an integer past float64's range."""
+    try:
+        return np.fromiter(values, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def to_networkx(obj, *, name=None):
