@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tricount._frame_columns import host_column, table_columns
 from tricount.errors import (InvalidArgumentError, InvalidEdgesError, UnsupportedGraphError,
                              check_choice)
 from tricount.graph import CSRGraph
@@ -151,19 +152,29 @@ def _scipy(matrix, weight) -> Arcs:
 def _table_columns(table):
     """``(names, get)``: a table's column names and a function from a name to a host array."""
     kind = _module_of(table)
-    if kind == "pandas":
-        return list(table.columns), lambda c: table[c].to_numpy()
-    if kind == "pyarrow":
-        return list(table.column_names), lambda c: table.column(c).to_numpy(zero_copy_only=False)
-    if kind == "polars":
-        return list(table.columns), lambda c: table[c].to_numpy()
+    if kind in ("pandas", "pyarrow", "polars"):
+        return table_columns(table, kind)
     return list(table), lambda c: _dict_column(table[c])  # a dict of columns
 
 
 def _dict_column(values):
     """A dict's column as a host array: Python ints kept exact, a mask checked (before
     ``np.asarray``, which would drop it)."""
-    return _int_list(values) if isinstance(values, list) else np.asarray(_unmasked(values))
+    if isinstance(values, list):
+        return _list_column(values)
+    host = host_column(values, "a column")
+    return host if host is not None else np.asarray(_unmasked(values))
+
+
+def _list_column(values: list) -> np.ndarray:
+    """A list of ids or names as an array: Python ints kept exact (:func:`_int_list`); a
+    list mixing numbers and text, or str and bytes, refused (NumPy would turn every item
+    into text, and 1 and "1", or b"a" and "a", would be one vertex)."""
+    a = _int_list(values)
+    if a.dtype.kind in "US" and not (all(isinstance(x, str) for x in values)
+                                     or all(isinstance(x, bytes) for x in values)):
+        raise InvalidEdgesError("vertex names must be all strings or all integers, got a mix")
+    return a
 
 
 def _pick_columns(names, weight, *, any_two: bool = True):
@@ -218,12 +229,16 @@ def _device_array(obj):
     return None
 
 
-def _column(a):
-    """One column of a ``(src, dst)`` tuple: a CuPy view of a device array, else as given."""
+def _column(a, what: str):
+    """One column of a ``(src, dst)`` tuple: a pandas, polars or pyarrow column as a host
+    array, a CuPy view of a device array, else as given."""
+    host = host_column(a, what)
+    if host is not None:
+        return host
     device = _device_array(a)
     if device is not None:
         return device
-    return _int_list(a) if isinstance(a, list) else _unmasked(a)
+    return _list_column(a) if isinstance(a, list) else _unmasked(a)
 
 
 def _matrix_of_pairs(pairs, weight, what: str) -> Arcs:
@@ -246,6 +261,11 @@ def _ids_or_names(src, dst, weights=None) -> Arcs:
     if _is_names(src) or _is_names(dst):
         src, dst = np.asarray(src), np.asarray(dst)
         m = src.shape[0]
+        # Both columns text of one kind: NumPy would turn the other's numbers (or bytes)
+        # into text, and 1 and "1" would be one vertex.
+        if m and len({_text_kind(src), _text_kind(dst)}) != 1 or _text_kind(src) == "mix":
+            raise InvalidEdgesError("vertex names must be all strings or all integers, got "
+                                    "a mix")
         try:
             labels, index = np.unique(np.concatenate([src, dst]), return_inverse=True)
         except TypeError:
@@ -256,6 +276,22 @@ def _ids_or_names(src, dst, weights=None) -> Arcs:
                     weights=weights)
     src, dst = validate_edge_arrays(src, dst)
     return Arcs(src, dst, weights=weights)
+
+
+def _text_kind(a: np.ndarray) -> str | None:
+    """``"str"`` or ``"bytes"`` for a column of that text, ``"mix"`` for both, None for
+    anything else."""
+    if a.dtype.kind in "US":
+        return "str" if a.dtype.kind == "U" else "bytes"
+    if a.dtype != object:
+        return None
+    kinds = {str if isinstance(x, str) else bytes if isinstance(x, bytes) else None
+             for x in a.tolist()}
+    if kinds == {str}:
+        return "str"
+    if kinds == {bytes}:
+        return "bytes"
+    return "mix" if kinds == {str, bytes} else None
 
 
 def _is_names(a) -> bool:
@@ -346,11 +382,13 @@ def _read(obj, weight) -> Arcs:
         return _igraph(obj, weight)
     if kind == "scipy" and hasattr(obj, "tocoo"):
         return _scipy(obj, weight)
+    if kind == "polars" and type(obj).__name__ == "LazyFrame":
+        obj = obj.collect()  # a query: its table is the edges
     if kind in ("pandas", "pyarrow", "polars") and hasattr(obj, "columns") or \
             kind == "pyarrow" and hasattr(obj, "column_names") or isinstance(obj, dict):
         return _table(obj, weight)
     if isinstance(obj, tuple) and len(obj) in (2, 3):
-        src, dst = (_column(a) for a in obj[:2])
+        src, dst = (_column(a, what) for a, what in zip(obj[:2], ("src", "dst")))
         weights = None
         if weight is not None and len(obj) == 3:
             weights = _real_weights(obj[2], array_namespace(src))

@@ -297,11 +297,25 @@ EMPTY_FILES = {
     "blank.txt": b"\n \n\t\r\n",
     "comments.txt": b"# only\n% comments\n",
     "empty.txt.gz": gzip.compress(b""),
-    "comments.mtx": b"%%MatrixMarket matrix coordinate pattern general\n% nothing\n",
-    "no-banner-comments.mtx": b"% nothing yet\n",
-    "comments.graph": b"% no graph here\n",
     "empty.csv": b"",
 }
+#: A headed format's file that ends before its header: truncated, as one of zero bytes.
+HEADLESS_FILES = {
+    "comments.mtx": (b"%%MatrixMarket matrix coordinate pattern general\n% nothing\n",
+                     "ends before its size line"),
+    "no-banner-comments.mtx": (b"% nothing yet\n", "ends before its Matrix Market banner"),
+    "comments.graph": (b"% no graph here\n", "ends before its METIS header"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HEADLESS_FILES))
+def test_headed_files_without_their_header_are_truncated(name, tmp_path, capsys):
+    content, message = HEADLESS_FILES[name]
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(GraphFormatError, match=message):
+        load_graph(path)
+    assert_cli_error(path, message, capsys)
 
 
 @pytest.mark.parametrize("name", sorted(EMPTY_FILES))

@@ -64,6 +64,17 @@ class TestSharedGraphs:
             assert count(g) == row["triangles"], name
             assert g.n_edges == row["edges"], name
 
+    def test_numpy_ids_past_int64_and_stored_zeros(self, tmp_path):
+        # A file's ids are int64, as every reader's: 2**63 + 5 is refused, exactly named.
+        np.save(tmp_path / "u.npy", np.array([[0, 1], [1, 2], [2**63 + 5, 1]], dtype=np.uint64))
+        with pytest.raises(tricount.GraphFormatError, match=str(2**63 + 5)):
+            load_graph(tmp_path / "u.npy")
+        # A stored zero of a saved SciPy matrix is an edge, as in the matrix itself.
+        m = sp.csr_matrix((np.array([1.0, 1.0, 0.0]), (np.array([0, 1, 0]),
+                                                        np.array([1, 2, 2]))), shape=(3, 3))
+        sp.save_npz(tmp_path / "z.npz", m)
+        assert count(load_graph(tmp_path / "z.npz")) == count(tricount.Graph.from_scipy(m)) == 1
+
     def test_native(self, shared, tmp_path):
         row, graph = shared
         path = tmp_path / "g.tcsr"

@@ -58,9 +58,22 @@ def _is_text(column) -> bool:
     if kind is not None:  # a pyarrow array
         import pyarrow as pa
 
-        return pa.types.is_string(kind) or pa.types.is_large_string(kind) or \
-            pa.types.is_binary(kind) or pa.types.is_dictionary(kind)
+        return any(test(kind) for test in (
+            pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view,
+            pa.types.is_binary, pa.types.is_large_binary, pa.types.is_binary_view,
+            pa.types.is_fixed_size_binary, pa.types.is_dictionary))
     return np.asarray(column).dtype.kind in "OUS"
+
+
+def _as_string(chunk):
+    """One pyarrow chunk of text (any string, binary or view type, or dictionary-encoded)
+    as ``string``. A dictionary is decoded through its own values: Arrow cannot cast a
+    dictionary of ``string_view`` (polars' categorical in an IPC file) in one step."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(chunk.type):
+        chunk = chunk.dictionary.cast(pa.string()).take(chunk.indices)
+    return chunk if pa.types.is_string(chunk.type) else chunk.cast(pa.string())
 
 
 def _names_arrow(src, dst):
@@ -68,7 +81,8 @@ def _names_arrow(src, dst):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    both = pa.chunked_array([c.cast(pa.string()) for c in (src, dst) for c in _chunks(c)])
+    both = pa.chunked_array([_as_string(c) for c in (src, dst) for c in _chunks(c)],
+                            type=pa.string())
     if both.null_count or pc.any(pc.equal(pc.utf8_length(both), 0)).as_py():
         return None  # an empty cell
     encoded = both.combine_chunks().dictionary_encode()
@@ -104,11 +118,7 @@ def _text_cells(column) -> np.ndarray | None:
     if hasattr(column, "null_count"):  # pyarrow
         if column.null_count:
             return None
-        import pyarrow as pa
-
-        if not pa.types.is_string(column.type):  # binary, large or dictionary-encoded text
-            column = column.cast(pa.string())
-        column = column.to_pylist()
+        column = [x for chunk in _chunks(column) for x in _as_string(chunk).to_pylist()]
     return np.asarray(column).astype(str)
 
 
@@ -170,6 +180,11 @@ def _numeric_names(path, names) -> np.ndarray | None:
     return np.array([float(c) for c in cells], dtype=np.float64)
 
 
+def _shown(value) -> str:
+    """An id as written: an integer exactly, a float in six digits."""
+    return str(int(value)) if np.asarray(value).dtype.kind in "iu" else f"{value:.6g}"
+
+
 def _ids(path, column, what: str) -> np.ndarray:
     """An integer column as int64 ids; negatives, fractions and gaps refused."""
     if _is_polars(column):
@@ -197,8 +212,8 @@ def _ids(path, column, what: str) -> np.ndarray:
     if column.dtype.kind in "uf" and column.shape[0] and column.max() >= 2**63:
         at = int(np.argmax(column >= 2**63))
         raise GraphFormatError(path, f"the {what} column's data row {at + 1} holds a vertex "
-                                     f"id of 2**63 or more ({column[at]:.6g}); a file's ids are "
-                                     f"at most 2**63-1 = {2**63 - 1}")
+                                     f"id of 2**63 or more ({_shown(column[at])}); a file's ids "
+                                     f"are at most 2**63-1 = {2**63 - 1}")
     if column.dtype.kind == "f":
         column = column.astype(np.int64)
     if column.dtype.kind not in "iuf":

@@ -55,13 +55,15 @@ class MetisHeader:
     header_line: int
 
 
-def read_header(source) -> MetisHeader | None:
-    """The checked header line; None for a file of only comments (the empty graph)."""
+def read_header(source) -> MetisHeader:
+    """The checked header line; a file that ends before it is refused as truncated (as one
+    of zero bytes is)."""
     path = source.path
     while True:
         raw = source.readline()
         if raw is None:
-            return None
+            raise GraphFormatError(path, "ends before its METIS header ('vertices edges "
+                                         "[fmt [ncon]]'): a truncated file?", line=source.line)
         stripped = raw.decode("utf-8", errors="replace").strip()
         if stripped and not stripped.startswith("%"):
             break
@@ -176,11 +178,8 @@ def parse_adjacency(buf, vertex, n, skip_front, edge_weights, src, dst):
 def read(source, out, *, progress=None) -> Declared:
     """Parse a METIS graph into ``out`` (an ``EdgeText``; ids 1 .. n) and check its counts.
 
-    A file of only comments is the empty graph.
     """
     head = read_header(source)
-    if head is None:
-        return Declared()
     out.n_lines = source.line
     vertex = 0
     skip_front = int(head.vertex_sizes) + head.vertex_weights

@@ -64,8 +64,9 @@ def _next_text(source):
     return None if raw is None else raw.decode("utf-8", errors="replace")
 
 
-def read_header(source) -> MatrixMarketHeader | None:
-    """Parse and check banner, comments and size line; None for a file of only comments."""
+def read_header(source) -> MatrixMarketHeader:
+    """Parse and check banner, comments and size line. Both are required: a file that ends
+    before its banner or its size line is refused as truncated (as one of zero bytes is)."""
     path = source.path
     banner = _next_text(source)
     while banner is not None and not banner.strip():
@@ -73,9 +74,10 @@ def read_header(source) -> MatrixMarketHeader | None:
     first = source.line
     while banner is not None and (not banner.strip() or banner.lstrip().startswith(("%", "#"))
                                   and not _is_banner(banner)):
-        banner = _next_text(source)  # a file of only comments is the empty graph
+        banner = _next_text(source)
     if banner is None:
-        return None
+        raise GraphFormatError(path, f"ends before its Matrix Market banner ({EXPECTED_BANNER}):"
+                                     " a truncated file?", line=source.line)
     if source.line > first and _is_banner(banner):
         raise GraphFormatError(path, "the Matrix Market banner must be the first line",
                                line=source.line)
@@ -112,7 +114,8 @@ def read_header(source) -> MatrixMarketHeader | None:
     while True:
         text = _next_text(source)
         if text is None:
-            return None  # a banner and comments only: no entries, the empty graph
+            raise GraphFormatError(path, "ends before its size line ('rows columns entries'): "
+                                         "a truncated file?", line=source.line)
         stripped = text.strip()
         if stripped and not stripped.startswith("%"):
             break
@@ -138,11 +141,9 @@ def read_header(source) -> MatrixMarketHeader | None:
 def read(source, out, *, progress=None) -> Declared:
     """Parse a coordinate Matrix Market input into ``out`` (an ``EdgeText``; ids 1 .. N).
 
-    Declares N vertices, ids from 1; a file of only comments is the empty graph.
+    Declares N vertices, ids from 1.
     """
     head = read_header(source)
-    if head is None:
-        return Declared()
     parse_edge_text(
         source, out, id_min=1, max_src=head.n_rows, max_dst=head.n_cols,
         value_kind=FIELDS[head.field],

@@ -96,9 +96,14 @@ def read_numpy(source):
 
 def _checked(path, src, dst):
     try:
-        return validate_edge_arrays(np.asarray(src), np.asarray(dst))
+        src, dst = validate_edge_arrays(np.asarray(src), np.asarray(dst))
     except InvalidEdgesError as exc:
         raise GraphFormatError(path, str(exc)) from None
+    if src.dtype == np.uint64:  # an id past 2**63-1: a file's ids are int64, as every reader's
+        big = max(int(src.max()), int(dst.max()))
+        raise GraphFormatError(path, f"holds the vertex id {big}; a file's ids are at most "
+                                     f"2**63-1 = {2**63 - 1}")
+    return src, dst
 
 
 def _scipy_edges(path, npz):
@@ -109,7 +114,6 @@ def _scipy_edges(path, npz):
         raise GraphFormatError(path, f"holds a {shape} sparse matrix; an adjacency matrix must "
                                      "be square")
     n = shape[0]
-    data = npz["data"] if "data" in npz.files else None
     if fmt == "coo":
         row, col = np.asarray(npz["row"]), np.asarray(npz["col"])
     elif fmt in ("csr", "csc"):
@@ -121,9 +125,8 @@ def _scipy_edges(path, npz):
         row, col = (major, indices) if fmt == "csr" else (indices, major)
     else:
         raise GraphFormatError(path, f"holds a SciPy {fmt!r} matrix; expected coo, csr or csc")
-    if data is not None and data.shape[0] == row.shape[0]:
-        keep = data != 0  # explicit zeros are not edges (as CSRGraph.from_scipy)
-        row, col = row[keep], col[keep]
+    # Every stored entry is an edge, a stored zero too (as CSRGraph.from_scipy and the
+    # in-memory matrix: scipy.sparse.save_npz keeps them).
     src, dst = _checked(path, row, col)
     if src.shape[0] and int(max(src.max(), dst.max())) >= n:
         raise GraphFormatError(path, f"has an index outside the {n} x {n} matrix")
