@@ -229,3 +229,11 @@ def test_a_cpu_count_reports_the_largest_degree_it_computed():
     result = tricount.count(Graph.from_edges(*edges), backend="cpu", method="bitmap")
     assert result.method_reason.endswith("id order")
     assert (result.n_triangles, result.graph["max_degree"]) == (4, None)
+
+
+def test_to_device_takes_a_module_or_its_name():
+    g = Graph.from_edges([0, 1, 2], [1, 2, 0])
+    for name in ("numpy", "cpu", np):
+        assert g.to_device(name) is g
+    with pytest.raises(tricount.InvalidArgumentError, match="to_device takes numpy or cupy"):
+        g.to_device("torch")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.errors import (InvalidArgumentError, InvalidEdgesError, TricountError,
-                             check_count, check_text)
+from tricount.errors import (BackendUnavailableError, InvalidArgumentError, InvalidEdgesError,
+                             TricountError, check_count, check_text)
 from tricount.prep.accel import lookup
 from tricount.prep.canonical import canonical_edges, validate_edge_arrays
 from tricount.prep.orient import OrientedCSR, orient_by_id, orient_upper
@@ -327,12 +327,15 @@ class CSRGraph:
         return sp.csr_array((data, indices, indptr), shape=(self.n_vertices, self.n_vertices))
 
     def to_device(self, xp) -> "CSRGraph":
-        """The same graph with its arrays in ``xp`` (``numpy`` or ``cupy``).
+        """The same graph with its arrays in ``xp``: the module ``numpy`` or ``cupy``, or
+        its name (``"numpy"``/``"cpu"``, ``"cupy"``/``"gpu"``).
 
         A large host CSR goes to the GPU through the GPU package's copy (the
         ``csr_to_device`` twin, :func:`tricount.gpu.chunks.stage_csr_to_device`:
         pinned staging buffers instead of CuPy's copy of pageable memory).
         """
+        if isinstance(xp, str):
+            xp = _array_module(xp)
         if xp is self.xp:
             return self
         # The CSR travels; the COO rows are rebuilt there only if something reads them.
@@ -397,3 +400,18 @@ def _check_upper_csr(indptr, indices, n: int, vertex_ids) -> None:
     if vertex_ids is not None and len(vertex_ids) != n:
         raise InvalidEdgesError(f"vertex_ids must hold one id per vertex ({n}), got "
                                 f"{len(vertex_ids)}")
+
+
+def _array_module(name: str):
+    """The array module a name says: NumPy for "numpy"/"cpu", CuPy for "cupy"/"gpu"."""
+    if name in ("numpy", "cpu"):
+        return np
+    if name in ("cupy", "gpu"):
+        try:
+            import cupy
+        except ImportError:
+            raise BackendUnavailableError("to_device('gpu') needs CuPy (pip install "
+                                          "'.[cuda13]')") from None
+        return cupy
+    raise InvalidArgumentError(f"to_device takes numpy or cupy (or 'numpy', 'cpu', 'cupy', "
+                               f"'gpu'), got {name!r}")
