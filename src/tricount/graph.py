@@ -28,6 +28,11 @@ class CSRGraph:
 
     Arrays live in NumPy or CuPy, whichever the edges came in.
 
+    Build one with the constructors (:meth:`from_edges`, :meth:`from_upper_csr`,
+    :meth:`from_scipy`, :meth:`from_networkx`), which check what they are given;
+    ``CSRGraph(...)`` itself takes canonical arrays (rows sorted, each edge once,
+    ``u < v``) as they are, unchecked.
+
     Examples
     --------
     The complete graph K4 has 4 triangles; each vertex lies in 3 of them.
