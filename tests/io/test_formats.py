@@ -74,6 +74,10 @@ class TestSharedGraphs:
                                                         np.array([1, 2, 2]))), shape=(3, 3))
         sp.save_npz(tmp_path / "z.npz", m)
         assert count(load_graph(tmp_path / "z.npz")) == count(tricount.Graph.from_scipy(m)) == 1
+        # Two sets of edge keys are two readings of one file: refused, not picked.
+        np.savez(tmp_path / "two.npz", src=[0, 1, 2], dst=[1, 2, 0], row=[0], col=[1])
+        with pytest.raises(tricount.GraphFormatError, match="src/dst and row/col"):
+            load_graph(tmp_path / "two.npz")
 
     def test_native(self, shared, tmp_path):
         row, graph = shared

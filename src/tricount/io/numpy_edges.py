@@ -81,6 +81,11 @@ def read_numpy(source):
         try:
             if _SCIPY_KEYS <= keys:
                 return _scipy_edges(path, npz)
+            held = [f"{a}/{b}" for a, b in _PAIRS if {a, b} <= keys] + \
+                (["edges"] if "edges" in keys else [])
+            if len(held) > 1:  # two readings of one file, maybe two graphs: not ours to pick
+                raise GraphFormatError(path, f"holds the edges twice over ({' and '.join(held)})"
+                                             "; save one of them")
             for a, b in _PAIRS:
                 if {a, b} <= keys:
                     return _checked(path, npz[a], npz[b]), None
