@@ -88,6 +88,41 @@ def test_json_on_every_subcommand(capsys, bowtie, tmp_path):
         assert isinstance(json.loads(out), dict), argv
     assert json.loads(run(capsys, "generate", "complete", "--n", "5", tmp_path / "k.txt",
                           "--json")[1])["edges"] == 10
+    # Before the subcommand's name too, and from the bounded R-MAT build.
+    assert json.loads(run(capsys, "--json", "count", bowtie)[1])["triangles"] == 2
+    report = json.loads(run(capsys, "generate", "rmat", "--scale", "6", "--chunk-edges", "10",
+                            tmp_path / "r.tcsr", "--json")[1])
+    assert report["format"] == "native" and report["edges"] > 0
+
+
+def test_two_outputs_naming_one_file_are_refused(capsys, bowtie, tmp_path, monkeypatch):
+    # Any spelling of one file: the second table would replace the first.
+    monkeypatch.chdir(tmp_path)
+    for first, second in (("same.csv", "./same.csv"), ("x.csv", str(tmp_path / "x.csv"))):
+        code, _, err = run(capsys, "count", bowtie, "--per-vertex", first, "--per-edge", second)
+        assert code == 2 and "named twice as an output" in err
+    code, _, err = run(capsys, "count", bowtie, "--per-vertex", "")
+    assert code == 2 and "output file name is empty" in err
+
+
+def test_generate_refuses_what_no_disk_holds_and_text_under_tcsr(capsys, tmp_path):
+    for argv in (["--scale", "4", "--ef", "99999999999999999999", tmp_path / "x.tcsr"],
+                 ["--scale", "4", "--ef", str(2**63 - 1), tmp_path / "x.txt"]):
+        code, _, err = run(capsys, "generate", "rmat", *argv)
+        assert code == 2 and "R-MAT draws at most 2**44" in err
+    code, _, err = run(capsys, "generate", "rmat", "--scale", "4", "--to", "snap",
+                       tmp_path / "x.tcsr")
+    assert code == 2 and "name it .txt" in err and not (tmp_path / "x.tcsr").exists()
+
+
+def test_bench_user_time_checks_its_arguments(capsys, bowtie):
+    for argv, message in ((["--trials", "0"], "--trials must be 1"),
+                          (["--sides", "bogus"], "unknown bogus"),
+                          (["--json"], "--json goes without it")):
+        code, _, err = run(capsys, "bench", bowtie, "--user-time", *argv)
+        assert code == 2 and message in err, argv
+    code, _, err = run(capsys, "bench", "missing.txt", "--user-time")
+    assert code == 2 and "no such file" in err
 
 
 def test_names_in_every_table(capsys, bowtie, tmp_path):
@@ -113,6 +148,10 @@ def test_vertices_range_in_the_cli(capsys, tmp_path):
 def test_quiet_verbose_version(capsys, bowtie):
     code, out, err = run(capsys, "count", bowtie, "-q")
     assert (code, out, err) == (0, "2\n", "")
+    for argv in (["bench", "complete:n=5", "--trials", "1", "-q"],
+                 ["-q", "bench", "complete:n=5", "--trials", "1"]):
+        code, _, err = run(capsys, *argv)
+        assert code == 0 and "cpu/merge" not in err, argv  # no progress lines
     code, out, err = run(capsys, "-v", "count", bowtie)
     # auto's reason, logged: "no usable GPU ..." here; where CuPy is installed, the
     # prediction against the GPU's route

@@ -264,6 +264,14 @@ def main(argv=None) -> int:
     parser.add_argument("--no-gpu", action="store_true", help="skip the GPU's sides")
     parser.add_argument("--out", default=None, help="write OUT.md and OUT.json")
     args = parser.parse_args(argv)
+    from tricount.bench.runner import MAX_TRIALS
+    from tricount.errors import InvalidArgumentError
+    from tricount.io.source import check_readable
+
+    if not 1 <= args.repeat <= MAX_TRIALS:
+        raise InvalidArgumentError(f"--trials must be 1 .. {MAX_TRIALS}, got {args.repeat}")
+    for path in args.paths:  # a file that is not there fails every side: say so first
+        check_readable(path)
     paths = None
     if args.out:  # checked, and its folder made, before anything is timed
         from tricount.io.output import prefixed_outputs
@@ -280,6 +288,14 @@ def main(argv=None) -> int:
     sides = default_sides(gpu, has_igraph)
     if args.sides:
         keep = set(args.sides.split(","))
+        known = {s.label for s in default_sides(True, True)}
+        if keep - known:
+            raise InvalidArgumentError(f"--sides: unknown {', '.join(sorted(keep - known))}; "
+                                       f"the sides are {', '.join(sorted(known))}")
+        unavailable = keep - {s.label for s in sides}
+        if unavailable:
+            raise InvalidArgumentError(f"--sides: {', '.join(sorted(unavailable))} cannot run "
+                                       "here (no GPU, or no python-igraph and pandas)")
         sides = [s for s in sides if s.label in keep]
     result = user_time(args.paths, sides, repeat=args.repeat, cold=args.cold,
                        progress=lambda text: print(text, file=sys.stderr, flush=True))
@@ -294,7 +310,13 @@ def main(argv=None) -> int:
         write_bytes(paths[0], text.encode())  # each whole or not at all
         write_bytes(paths[1], (json.dumps(records, indent=1, default=str) + "\n").encode())
     print(text)
-    return 0 if all(_agree(r["answers"]) for r in result["rows"]) else 4
+    failed = [(r["path"], label) for r in result["rows"] for cells in (r["warm"], r["cold"])
+              for label, cell in cells.items() if not all(run["ok"] for run in cell.runs)]
+    for path, label in failed:
+        print(f"tricount: error: {label} failed on {path}", file=sys.stderr)
+    if not all(_agree(r["answers"]) for r in result["rows"]):
+        return 4
+    return 2 if failed else 0
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ that failed to run), 3 backend unavailable, 4 verification failed.
 
 from __future__ import annotations
 
+import argparse
 import json
 import shlex
 import sys
@@ -61,10 +62,13 @@ def add_arguments(bench) -> None:
     bench.add_argument("--generate-on", choices=("cpu", "gpu"), default="cpu",
                        help="generate specs with NumPy or CuPy (same graph; default cpu)")
     bench.add_argument("--out", metavar="PREFIX",
-                       help="write PREFIX.jsonl, PREFIX.md and PREFIX.png")
+                       help="write PREFIX.jsonl, PREFIX.md and PREFIX.png (with --user-time: "
+                            "PREFIX.md and PREFIX.json)")
     bench.add_argument("--no-plot", action="store_true", help="do not write PREFIX.png")
-    bench.add_argument("--json", action="store_true", help="print one JSON line per trial")
-    bench.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    bench.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                       help="print one JSON line per trial")
+    bench.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                       help="no progress lines on stderr")
     user = bench.add_argument_group(
         "the user's time (tricount.bench.usertime)",
         "--user-time times what a user waits for instead: `tricount count FILE` with auto and "
@@ -131,6 +135,11 @@ def write_outputs(paths, result, report, progress) -> None:
 
 def run(args) -> int:
     if args.user_time:
+        if getattr(args, "json", False):
+            from tricount.errors import InvalidArgumentError
+
+            raise InvalidArgumentError("--user-time prints a Markdown table (--out PREFIX also "
+                                       "writes PREFIX.json); --json goes without it")
         return _user_time(args)
     if args.cold or args.sides:
         from tricount.errors import InvalidArgumentError
@@ -156,11 +165,11 @@ def run(args) -> int:
         generate_on=args.generate_on,
         command=command_line(args),
     )
-    progress = make_progress(quiet=args.quiet)
+    progress = make_progress(quiet=getattr(args, "quiet", False))
     result = run_bench(config, progress=progress)
     report = markdown(result.records, notes=result.notes, errors=result.errors,
                       mismatches=result.mismatches)
-    if args.json:
+    if getattr(args, "json", False):
         for r in result.records:
             print(json.dumps(r))
     else:

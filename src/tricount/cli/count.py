@@ -92,15 +92,17 @@ def parse_options(pairs) -> dict:
 
 def check_outputs(args, paths) -> None:
     """Refuse, before any work, table outputs that are the input or of unknown format."""
-    from tricount.io.output import OutputError, check_outputs as refuse_inputs
+    from tricount.io.output import OutputError, check_distinct_outputs
+    from tricount.io.output import check_outputs as refuse_inputs
     from tricount.io.tables import table_format
 
+    if any(p == "" for p in paths):
+        raise OutputError("an output file name is empty; name the file to write")
     paths = [p for p in paths if p]
     refuse_inputs(paths, [args.path])
     for path in paths:
         table_format(path)
-    if len(set(paths)) < len(paths):
-        raise OutputError(f"{paths[0]}: named twice as an output; give each table its own file")
+    check_distinct_outputs(paths)
 
 
 def _load_device(args) -> str:

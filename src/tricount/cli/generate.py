@@ -169,33 +169,44 @@ def _write_rmat_stream(args, generator, kwargs, xp) -> int:
     chunk = CHUNK_EDGES if args.chunk_edges is None else args.chunk_edges
     source = rmat_chunks(**kwargs, chunk_edges=chunk, xp=xp)
     plan = BuildPlan(chunk_edges=chunk, device="gpu" if args.device == "gpu" else "cpu")
-    with PhaseProgress() as progress:
-        built = tio.write_native_edges(args.file, source, name=generator.graph_name(kwargs),
-                                       plan=plan, progress=progress)
-    print(f"wrote {built.n_edges} edges ({source.n_lines} generated lines; loops and repeats "
-          f"dropped) to {args.file} (bounded build: {built.note['buckets']} buckets on the "
-          f"{built.note['device']})", file=sys.stderr)
+    name = generator.graph_name(kwargs)
+    with PhaseProgress(quiet=getattr(args, "quiet", False)) as progress:
+        built = tio.write_native_edges(args.file, source, name=name, plan=plan,
+                                       progress=progress)
+    if getattr(args, "json", False):
+        report = {"generator": generator.name, "graph": name, **kwargs, "device": args.device,
+                  "edge_lines": int(source.n_lines), "edges": int(built.n_edges),
+                  "output": os.fspath(args.file), "format": "native",
+                  "bounded_build": {"buckets": built.note["buckets"],
+                                    "device": built.note["device"]}}
+        print(json.dumps(report), file=sys.stderr if args.file == "-" else sys.stdout)
+        return options.EXIT_OK
+    options.say(args, f"wrote {built.n_edges} edges ({source.n_lines} generated lines; loops "
+                      f"and repeats dropped) to {args.file} (bounded build: "
+                      f"{built.note['buckets']} buckets on the {built.note['device']})")
     return options.EXIT_OK
 
 
 class PhaseProgress:
     """``progress(phase, done, total)`` of the bounded build on stderr: a tqdm bar per
     phase on a terminal, else one line per finished phase once the run has taken
-    ``LINE_AFTER_S`` seconds (a long run in a log says where its time went)."""
+    ``LINE_AFTER_S`` seconds (a long run in a log says where its time went); nothing with
+    ``quiet``."""
 
     LINE_AFTER_S = 2.0
 
-    def __init__(self):
+    def __init__(self, *, quiet: bool = False):
         import time
 
         self._clock = time.perf_counter
         self._start = self._phase_start = self._clock()
         self._phase = self._bar = None
+        self._quiet = quiet
         try:
             from tqdm import tqdm
         except ImportError:
             tqdm = None
-        self._tqdm = tqdm if tqdm is not None and sys.stderr.isatty() else None
+        self._tqdm = tqdm if tqdm is not None and sys.stderr.isatty() and not quiet else None
 
     def __enter__(self):
         return self
@@ -214,7 +225,8 @@ class PhaseProgress:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
-        elif self._phase is not None and self._clock() - self._start > self.LINE_AFTER_S:
+        elif self._phase is not None and not self._quiet \
+                and self._clock() - self._start > self.LINE_AFTER_S:
             print(f"tricount: {self._phase}: {self._clock() - self._phase_start:.1f} s",
                   file=sys.stderr)
 
@@ -231,7 +243,7 @@ def format_of(path, requested=None) -> str:
     from tricount.io import output_format
 
     if requested:
-        return requested
+        return output_format(path, requested)  # no text under a .tcsr name
     if os.fspath(path) == "-":
         return "snap"
     name = os.path.basename(os.fspath(path)).lower()

@@ -72,7 +72,9 @@ def add_backend(parser) -> None:
 
 
 def add_json(parser) -> None:
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    # Suppressed default: the top level's --json (``tricount --json count``) stands.
+    parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                        help="print one JSON object")
 
 
 def answer_stream(*outputs):
@@ -173,7 +175,7 @@ def add_common(parser, *, top: bool = False) -> None:
     -v`` both count."""
     have = {s for action in parser._actions for s in action.option_strings}
     default = {} if top else {"default": argparse.SUPPRESS}
-    if "--json" not in have and not top:
+    if "--json" not in have:
         parser.add_argument("--json", action="store_true", help="print one JSON object",
                             **default)
     if "-v" not in have:

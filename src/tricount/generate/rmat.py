@@ -33,10 +33,21 @@ def rmat_name(scale: int, edge_factor: int, seed: int) -> str:
     return f"rmat-s{scale}-ef{edge_factor}-seed{seed}"
 
 
+#: Edges drawn at most (edge factor × 2**scale): graph500's largest class, scale 40 with edge
+#: factor 16. Past it an edge's number times the scale overflows no counter yet, but no disk
+#: holds the result; a request for 10**20 edges ran on without a word (a bounded build).
+MAX_LINES = 1 << 44
+
+
 def _checked(scale, edge_factor, seed, a, b, c):
     """The arguments of :func:`rmat`, checked: ``(scale, edge_factor, seed, a, b, c)``."""
     scale = check_int("scale", scale, high=40)
     edge_factor = check_int("edge_factor", edge_factor)
+    if edge_factor << scale > MAX_LINES:
+        raise InvalidArgumentError(
+            f"edge_factor {edge_factor} at scale {scale} asks for {edge_factor << scale:,} "
+            f"edges; R-MAT draws at most 2**44 = {MAX_LINES:,} (graph500's largest class, "
+            "scale 40 with edge factor 16)")
     seed = check_int("seed", seed, low=None)
     a, b, c = (check_probability(name, p) for name, p in (("a", a), ("b", b), ("c", c)))
     if a + b + c > 1:

@@ -411,13 +411,17 @@ def _read_edges(source, format, parser):
 
 def output_format(path, requested=None) -> str:
     """``native`` or ``snap`` for an output path (or the ``--to`` choice)."""
+    base = os.path.basename(os.fspath(path)).lower()
+    name = strip_compression(base)
     if requested:
         if requested not in OUTPUT_FORMATS:
             raise GraphFormatError(path, f"unknown output format {requested!r}; expected "
                                          f"{' or '.join(OUTPUT_FORMATS)}")
+        if requested != "native" and name.endswith(".tcsr"):
+            # A .tcsr name is read as native binary: text there reads back as no graph.
+            raise GraphFormatError(path, f"--to {requested} writes text, which a .tcsr name "
+                                         "would not read back as; name it .txt")
         return requested
-    base = os.path.basename(os.fspath(path)).lower()
-    name = strip_compression(base)
     if name.endswith(".tcsr"):
         if name != base:  # the reader checks every block's CRC itself; it reads no archive
             raise GraphFormatError(path, "a .tcsr is written uncompressed (its blocks are "

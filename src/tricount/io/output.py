@@ -127,6 +127,30 @@ def check_outputs(outputs, inputs) -> None:
             raise OutputError(f"{out}: is a directory; expected a file name to write")
 
 
+def check_distinct_outputs(outputs) -> None:
+    """Refuse two outputs that name one file, by any spelling (``x.csv`` and ``./x.csv``,
+    a link, standard output twice): the second would replace the first. Raises
+    :class:`OutputError` naming both."""
+    seen = {}
+    for out in outputs:
+        if out is None:
+            continue
+        out = os.fspath(out)
+        keys = [out] if out == STDOUT else [os.path.realpath(out), _identity(out)]
+        for key in keys:
+            if key is not None and key in seen:
+                same = "" if seen[key] == out else f" (the same file as {_shown_out(seen[key])})"
+                raise OutputError(f"{_shown_out(out)}: named twice as an output{same}; give "
+                                  "each table its own file")
+        for key in keys:
+            if key is not None:
+                seen[key] = out
+
+
+def _shown_out(path: str) -> str:
+    return "<stdout>" if path == STDOUT else path
+
+
 def _shown(path: str) -> str:
     return "<stdin>" if path == "-" else path
 
