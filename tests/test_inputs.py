@@ -113,6 +113,17 @@ def test_tables(name):
     assert sorted(map(tuple, rows.tolist())) == [("a", "b", "c"), ("c", "d", "e")]
 
 
+def test_igraph_names_key_results_only_when_each_vertex_has_its_own():
+    ig = pytest.importorskip("igraph")
+    h = ig.Graph.TupleList([("a", "b"), ("b", "c"), ("c", "a")])
+    h.add_vertices(2)  # named None: two keys would be one
+    h.add_edges([(3, 0), (4, 0), (3, 4)])
+    with pytest.raises(tricount.InvalidEdgesError, match="missing \\(None\\) or repeated"):
+        tricount.triangles(h, output="dict", backend="cpu")
+    del h.vs["name"]
+    assert tricount.triangles(h, output="dict", backend="cpu") == {0: 2, 1: 1, 2: 1, 3: 1, 4: 1}
+
+
 def test_igraph():
     ig = pytest.importorskip("igraph")
     named = ig.Graph.TupleList(PAIRS)  # vertex names from the tuples
@@ -149,6 +160,7 @@ class TestConventions:
     def test_nodes(self):
         g = (np.array([c[0] for c in IDS]), np.array([c[1] for c in IDS]))
         assert tricount.triangles(g, nodes=27, backend="cpu") == 2
+        assert tricount.triangles(g, nodes=27.0, backend="cpu") == 2  # as in a list, NetworkX
         assert tricount.triangles(g, nodes=[27, 7], backend="cpu").tolist() == [2, 1]
         assert tricount.clustering(g, nodes=[27], output="dict", backend="cpu") == {27: 1 / 3}
         G = nx.Graph(PAIRS)

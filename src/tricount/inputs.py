@@ -129,7 +129,17 @@ def _networkx(G, weight) -> Arcs:
 
 def _igraph(G, weight) -> Arcs:
     ends = np.array(G.get_edgelist(), dtype=np.int64).reshape(-1, 2)
-    labels = label_array(G.vs["name"]) if "name" in G.vs.attributes() else None
+    labels = None
+    if "name" in G.vs.attributes():
+        names = G.vs["name"]
+        # Results are keyed by name: two vertices of one name (or of none, as add_vertices
+        # leaves them) would be one key, their values merged.
+        if any(name is None for name in names) or len(set(names)) < len(names):
+            raise InvalidEdgesError(
+                "the igraph graph's vertex names key the results, and some are missing "
+                "(None) or repeated; name every vertex once, or delete the attribute "
+                "(del G.vs['name']) to key them by index")
+        labels = label_array(names)
     weights = None
     if weight is not None:
         _check_name(weight, "igraph edge attribute")

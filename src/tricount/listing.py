@@ -101,11 +101,48 @@ def list_triangles(graph, *, backend: str = "auto", chunk_size: int = CHUNK_ROWS
 def _check_tsv_names(path, names) -> None:
     """Refuse, before any work, a name that a TSV line cannot hold (TSV has no quoting): a
     tab, a line end or a quote."""
-    for name in np.asarray(names, dtype=object).tolist():
-        if isinstance(name, str) and any(c in name for c in '\t\n\r"'):
-            shown = "<stdout>" if str(path) == "-" else path
-            raise OutputError(f"{shown}: the vertex name {name!r} holds a tab, a line end or a "
-                              "quote, which a TSV line cannot hold; write .parquet instead")
+    names = names.to_pylist() if hasattr(names, "to_pylist") else \
+        np.asarray(names, dtype=object).tolist()
+    for name in names:
+        if isinstance(name, str) and any(c in name for c in '\t\n\r"') or \
+                isinstance(name, bytes) and any(c in name for c in b'\t\n\r"'):
+            raise OutputError(f"{_shown(path)}: the vertex name {name!r} holds a tab, a line "
+                              "end or a quote, which a TSV line cannot hold; write .parquet "
+                              "instead")
+
+
+def _shown(path) -> str:
+    return "<stdout>" if str(path) == "-" else str(path)
+
+
+def _names_column(path, fmt: str, names, written_ids: int):
+    """``names`` checked before any work: a sequence with an entry for every vertex id the
+    rows hold (``written_ids``), as one pyarrow column when pyarrow is there (a column of
+    one type: NetworkX labels that mix ints and strings, or ints past 2**64, are not one;
+    TSV holds no nested value such as a tuple)."""
+    if isinstance(names, (dict, str, bytes)) or not hasattr(names, "__len__"):
+        raise InvalidArgumentError(f"names must be a sequence (names[i] is written for vertex "
+                                   f"id i), got {type(names).__name__}")
+    if len(names) < written_ids:
+        raise InvalidArgumentError(f"names holds {len(names)} entries, but the rows hold vertex "
+                                   f"ids up to {written_ids - 1}: names[i] is written for "
+                                   "vertex id i")
+    try:
+        import pyarrow as pa
+    except ImportError:  # TSV formatted by Python (Parquet needs pyarrow: refused before)
+        return names
+    try:
+        column = names if isinstance(names, pa.Array) else pa.array(
+            names.tolist() if isinstance(names, np.ndarray) and names.dtype == object
+            else names)
+    except (pa.ArrowException, OverflowError, TypeError, ValueError) as exc:
+        raise OutputError(f"{_shown(path)}: the vertex labels are not one column {fmt} holds "
+                          f"({exc}); pass names= with a string for each vertex") from None
+    if fmt == "tsv" and pa.types.is_nested(column.type):
+        raise OutputError(f"{_shown(path)}: the vertex labels are {column.type} values, which a "
+                          "TSV line cannot hold; write .parquet, or pass names= with a string "
+                          "for each vertex")
+    return column
 
 
 def _rows(engine, g, labels, names, chunk_size):
@@ -141,10 +178,12 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
         By default from the suffix: ``.parquet`` / ``.pq`` is Parquet, anything
         else TSV.
     names : array_like, optional
-        ``names[i]`` is written for vertex id ``i`` (strings for Parquet
-        string columns, any type pyarrow can hold). A graph whose
+        ``names[i]`` is written for vertex id ``i``, the id as the rows
+        hold it (the original id of a graph with integer ids: one entry up
+        to the largest), all of one type pyarrow can hold (strings for
+        Parquet string columns; nothing nested in TSV). A graph whose
         ``vertex_ids`` are not integers (NetworkX nodes, string names) writes
-        its labels this way by default.
+        its labels this way by default. Checked before any work.
     compression : str
         Parquet's codec: "snappy" (the default), "none", "lz4", "zstd", ...
     inputs : sequence of paths
@@ -176,6 +215,9 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
     labels, graph_names = _labels(g)
     if names is None:
         names = graph_names
+    if names is not None:
+        written_ids = g.n_vertices if labels is None else int(labels.max(initial=-1)) + 1
+        names = _names_column(path, fmt, names, written_ids)
     if fmt == "tsv" and names is not None:
         _check_tsv_names(path, names)
     n_triangles, columns = engine.list_triangles(g, chunk_size=chunk_size, labels=labels,
@@ -283,7 +325,7 @@ def _write_parquet(columns, where, names, compression: str) -> int:
     from tricount.io.tables import to_arrow
 
     pa, pq = _pyarrow()
-    if names is not None:
+    if names is not None and not isinstance(names, pa.Array):
         names = pa.array(names)
     kind = pa.int64() if names is None else names.type
     schema = pa.schema([("u", kind), ("v", kind), ("w", kind)])
@@ -329,7 +371,8 @@ def _write_tsv(columns, f, names) -> int:
             f.write("".join(f"{u}\t{v}\t{w}\n" for u, v, w in rows).encode())
             written += chunk.shape[1]
         return written
-    names = pa.array(names)
+    if not isinstance(names, pa.Array):
+        names = pa.array(names)
     schema = pa.schema([("u", names.type), ("v", names.type), ("w", names.type)])
     # quoting "none": pyarrow refuses a name holding a tab, newline or quote
     # rather than writing a line that reads back wrong.

@@ -438,6 +438,8 @@ def _node_positions(g, nodes):
 
 def _is_vertex(ids, node, numeric) -> bool:
     if numeric:
+        if isinstance(node, (float, np.floating)) and float(node).is_integer():
+            node = int(node)  # 1.0 is the vertex 1, as in a list and in NetworkX
         if not isinstance(node, (int, np.integer)) or isinstance(node, bool):
             return False
         at = int(np.searchsorted(ids, node)) if node >= 0 else ids.shape[0]

@@ -573,6 +573,25 @@ class TestWriters:
                             progress=progress)
         assert seen == [0, 100, 200] and os.listdir(tmp_path) == []
 
+    def test_names_are_checked_before_the_count(self, graph, tmp_path):
+        # names[i] is written for vertex id i: too few entries (sparse ids), a dict, labels
+        # that are no one column, nested labels in TSV; bytes holding a tab.
+        pytest.importorskip("pyarrow")
+        top = int(graph.vertex_ids.max())
+        cases = [(graph, {"names": ["a"] * top}, f"vertex ids up to {top}"),
+                 (graph, {"names": {0: "a"}}, "names must be a sequence"),
+                 (nx.relabel_nodes(nx.complete_graph(3), {2: "a"}), {}, "not one column"),
+                 (nx.relabel_nodes(nx.complete_graph(3), {0: 2**70}), {}, "not one column"),
+                 (nx.relabel_nodes(nx.complete_graph(3), {0: (0, 0), 1: (0, 1), 2: (1, 0)}), {},
+                  "TSV line cannot hold"),
+                 (([b"a\tx", b"b", b"c"], [b"b", b"c", b"a\tx"]), {}, "holds a tab")]
+        for g, kwargs, message in cases:
+            with pytest.raises(TricountError, match=message):
+                write_triangles(g, tmp_path / "t.tsv", backend="cpu", **kwargs)
+        assert os.listdir(tmp_path) == []
+        grid = nx.relabel_nodes(nx.complete_graph(3), {0: (0, 0), 1: (0, 1), 2: (1, 0)})
+        assert write_triangles(grid, tmp_path / "t.parquet", backend="cpu") == 1  # lists
+
     def test_unknown_format(self, graph, tmp_path):
         with pytest.raises(TricountError, match="parquet, tsv"):
             write_triangles(graph, tmp_path / "x", backend="cpu", format="csv")
