@@ -14,10 +14,12 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import tricount
 import tricount.gpu
+import tricount.io
 from tricount.cli import main
 from tricount.errors import BackendUnavailableError, InvalidArgumentError, UnknownMethodError
 from tricount.partition import MAX_PARTITIONS, prepare_ranked
@@ -282,10 +284,17 @@ def test_a_count_in_parts_reports_what_a_count_in_one_piece_does(tmp_path):
     g = tricount.load_graph(path)
     want = {"vertices": 8, "edges": 5, "max_degree": 2, "self_loops_dropped": 3,
             "duplicates_dropped": 1}
+    native = tmp_path / "stored.tcsr"  # a .tcsr keeps the name and what was dropped
+    tricount.io.write_graph(native, tricount.Graph.from_edges(
+        *(np.array(c) for c in zip(*[(0, 1), (1, 0), (0, 1), (1, 2), (2, 0), (2, 2), (5, 5),
+                                     (7, 8), (8, 7), (7, 7), (3, 4)])), name="f1-stored"))
     for result in (tricount.count(g, backend="cpu", partitions=2),
                    tricount.count(str(path), backend="cpu", partitions=3),
-                   tricount.count(str(path), backend="reference")):
+                   tricount.count(str(path), backend="reference"),
+                   tricount.count(str(native), backend="cpu", partitions=2)):
         assert {k: result.graph[k] for k in want} == want
+    assert tricount.count(str(native), backend="cpu", partitions=2).graph["graph"] == \
+        tricount.count(str(native), backend="cpu").graph["graph"] == "f1-stored"
 
 
 def test_a_budget_on_a_graph_of_no_vertices_is_one_empty_sub_problem(tmp_path):

@@ -123,35 +123,23 @@ def ranked_csr(graph) -> RankedCSR:
     """The rank-ordered CSR of a :class:`~tricount.CSRGraph`, a ``.tcsr`` path or any graph
     file (a ranked ``.tcsr`` is used as read, with no orientation)."""
     from tricount.graph import CSRGraph
-    from tricount.partition.ranked import open_ranked, rank_graph
+    from tricount.partition.ranked import open_ranked, rank_graph, with_facts
 
     if isinstance(graph, RankedCSR):
         return graph
     if isinstance(graph, CSRGraph):
-        return _with_facts(rank_graph(graph), graph)
+        return with_facts(rank_graph(graph), graph)
     if isinstance(graph, (str, os.PathLike)):
         if os.fspath(graph).endswith(".tcsr"):
             return open_ranked(graph)
         from tricount.io import load_graph
 
         loaded = load_graph(graph)
-        return _with_facts(rank_graph(loaded), loaded)
+        return with_facts(rank_graph(loaded), loaded)
     raise TricountError(f"expected a CSRGraph, a RankedCSR or a graph file path, got "
                         f"{type(graph).__name__}")
 
 
-def _with_facts(ranked: RankedCSR, graph) -> RankedCSR:
-    """``ranked`` carrying its source graph's report beyond the sizes (a count in parts
-    reports what was dropped as a count in one piece does). The largest degree comes from
-    the ranking's own degrees (in- plus out-degree of each rank), not another pass over
-    the edges."""
-    from tricount.partition.ranked import in_degrees
-
-    degree = in_degrees(ranked) + ranked.out_degree
-    facts = {"max_degree": int(degree.max()) if ranked.n_vertices else 0,
-             "self_loops_dropped": graph.self_loops_dropped,
-             "duplicates_dropped": graph.duplicates_dropped}
-    return replace(ranked, source_facts=facts)
 
 
 def prepare_ranked(source, path, *, backend: str = "cpu") -> RankedCSR:

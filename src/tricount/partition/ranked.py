@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -184,7 +184,22 @@ def open_ranked(path) -> RankedCSR:
 
     with _region():
         g = load_graph(path)
-    return ranked_from_upper(g.indptr, g.indices, g.n_vertices, path=os.fspath(path))
+    ranked = ranked_from_upper(g.indptr, g.indices, g.n_vertices, path=os.fspath(path))
+    return with_facts(ranked, g)
+
+
+def with_facts(ranked: RankedCSR, graph) -> RankedCSR:
+    """``ranked`` carrying its source graph's report beyond the sizes (a count in parts
+    reports what was dropped, and the name a file holds, as a count in one piece does).
+    The largest degree comes from the ranking's own degrees (in- plus out-degree of each
+    rank), not another pass over the edges."""
+    degree = in_degrees(ranked) + ranked.out_degree
+    facts = {"max_degree": int(degree.max()) if ranked.n_vertices else 0,
+             "self_loops_dropped": graph.self_loops_dropped,
+             "duplicates_dropped": graph.duplicates_dropped}
+    if getattr(graph, "name", None):
+        facts["graph"] = graph.name
+    return replace(ranked, source_facts=facts)
 
 
 def write_ranked(ranked: RankedCSR, path, *, vertex_ids=None, name=None) -> None:
