@@ -296,7 +296,8 @@ def test_each_workers_pieces_wait_for_its_own_preparation(client, graph, expecte
     planner = next(a for f, _, a, _, _ in submitted if f == "_plan_task")
     prepared = {a: fut for f, _, a, _, fut in submitted if f == "_prepare_task"}
     assert planner not in prepared and len(prepared) == len(client.nthreads()) - 1
-    pieces = [(a, args[-1]) for f, args, a, _, _ in submitted if f == "_count_task"]
+    # _count_task(source, token, options, piece, ready, planned_file)
+    pieces = [(a, args[4]) for f, args, a, _, _ in submitted if f == "_count_task"]
     assert {a for a, _ in pieces} == set(client.nthreads())  # every worker counted some
     for address, gate in pieces:
         if address == planner:
@@ -305,3 +306,51 @@ def test_each_workers_pieces_wait_for_its_own_preparation(client, graph, expecte
             assert gate is prepared[address]  # the future: a dependency of the piece
     # Preparations and pieces keep loose restrictions: a lost worker's run elsewhere.
     assert not any(p for f, _, _, p, _ in submitted if f in ("_prepare_task", "_count_task"))
+
+
+def test_a_file_rewritten_between_the_plan_and_its_pieces_is_refused(client, graph, tmp_path,
+                                                                      monkeypatch):
+    # A worker that read the file after it was rewritten would count the old plan's pieces in
+    # another graph (a wrong total, no error, before): every task says which file it read.
+    from tricount.partition import dask_executor
+
+    path = tmp_path / "g.tcsr"
+    write_native(path, graph)
+    other = tricount.Graph.from_edges(*rmat(11, 8, seed=8))
+    count = dask_executor.ClusterCount.count
+
+    def rewrite_then_count(self, pieces):
+        from tricount.partition.worker_cache import PREPARED
+
+        write_native(path, other)
+        PREPARED.release()  # as if this worker had not read it yet (threads share the cache)
+        return count(self, pieces)
+
+    monkeypatch.setattr(dask_executor.ClusterCount, "count", rewrite_then_count)
+    with pytest.raises(TricountError, match="the file changed while the Dask workers read it"):
+        count_partitioned(str(path), partitions=2, executor="dask", client=client)
+
+
+def test_a_missing_file_is_the_readers_error(client, tmp_path):
+    with pytest.raises(tricount.GraphFormatError, match="missing.tcsr"):
+        count_partitioned(str(tmp_path / "missing.tcsr"), partitions=2, executor="dask",
+                          client=client)
+
+
+def test_a_cluster_without_workers_is_refused():
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as c, \
+            distributed.Client(c, set_as_default=False) as client:
+        with pytest.raises(tricount.BackendUnavailableError, match="has no workers"):
+            tricount.count(([0, 1, 2], [1, 2, 0]), backend="dask", client=client)
+
+
+def test_a_client_that_is_not_the_default(graph, expected, tmp_path):
+    # The count's own client settles its futures (distributed.wait asked for the default).
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster, set_as_default=False) as client:
+        path = tmp_path / "g.tcsr"
+        write_native(path, graph)
+        for source in (graph, str(path)):
+            assert tricount.count(source, backend="dask", client=client,
+                                  partitions=2).n_triangles == expected

@@ -295,15 +295,20 @@ def _count_ranked_on_cluster(r: RankedCSR, graph, facts, rank_s, *, partitions, 
     the scattered arrays (:func:`_worker_source`)."""
     from tricount.partition.dask_executor import ClusterCount
     from tricount.partition.host_graph import HostGraph
+    from tricount.partition.worker_cache import file_key
 
     t0 = time.perf_counter()
     with _worker_source(r, graph) as source, ClusterCount(
             source, client=client, workers=workers, partitions=partitions,
             max_memory=max_memory) as run:
+        # The file the workers read must be the one planned here (the driver's own read).
+        run.file = file_key(source) if isinstance(source, str) else None
+        planned_file = [{"file": run.file}] if run.file is not None else []
         plan, pieces = HostGraph(r, partitions=partitions, max_memory=max_memory).plan(
             pieces=run.pieces_per_range(r.n_edges))
         t1 = time.perf_counter()
         results = run.count(pieces)
+        run.check_one_file(planned_file + results)
         t2 = time.perf_counter()
     t3 = time.perf_counter()
     timings = {"rank_s": rank_s, "plan_s": t1 - t0, "count_s": t2 - t1, "release_s": t3 - t2,
@@ -335,6 +340,7 @@ def _count_file_on_cluster(path, *, partitions, max_memory, client, workers):
         planned = run.plan()
         t1 = time.perf_counter()
         results = run.count(planned["pieces"])
+        run.check_one_file([planned] + results)
         t2 = time.perf_counter()
     t3 = time.perf_counter()
     load_s, prepare_s = planned["open_s"], planned["prepare_s"]

@@ -8,9 +8,10 @@ graph) and leaves it here, and the count's next tasks on that process find it.
 
 - **Key**: ``(owner, identity)``. ``owner`` is the count's token, so one count never
   frees or uses another's graph by accident; ``identity`` names the graph: a file's
-  absolute path with its size and modification time (:func:`file_key`; a file rewritten
-  in between is another key, never a stale graph), or ``"scattered"`` for a graph the
-  driver scattered (the owner alone then names it).
+  absolute path, or ``"scattered"`` for a graph the driver scattered (the owner alone then
+  names it). The file's size and modification time when it was read (:func:`file_key`)
+  travel with the graph, and the executor refuses a count whose workers read different
+  files (:mod:`tricount.partition.dask_executor`).
 - **Bounded**: one graph per process. Preparing another releases the one held first, so
   its device memory is free before the new graph takes any.
 - **Released**: by the driver at the end of every count, finished or failed (one release
