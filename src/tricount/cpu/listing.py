@@ -396,7 +396,8 @@ def _grown_rows(state, rows: int, size: int) -> int:
     indptr = state.upper.indptr
     walked = int(indptr[min(int(state.position[0]), indptr.shape[0] - 1)])
     estimate = rows * FIRST_MARGIN * state.upper.n_edges / max(walked, 1)
-    return int(min(size, max(FIRST_GROWTH * rows, estimate)))
+    # At least one more row than filled, whatever the constants: the caller's loop ends.
+    return int(min(size, max(FIRST_GROWTH * rows, estimate, rows + 1)))
 
 
 def _write_first(state, size: int):
