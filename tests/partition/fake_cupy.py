@@ -82,7 +82,9 @@ def _malloc(nbytes: int) -> int | None:
 def _free(nbytes: int, ptr: int) -> None:
     device = _PLACED.pop(ptr)
     _USED[device] -= _block(nbytes)
-    for hook in list(_HOOKS.active):
+    # A finalizer may run in a thread that is ending, whose thread-local state is gone:
+    # no hook of its is active then.
+    for hook in list(getattr(_HOOKS, "active", ())):
         hook.free_postprocess(device, _block(nbytes), ptr, 0)
 
 
