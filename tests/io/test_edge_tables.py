@@ -17,6 +17,8 @@ from __future__ import annotations
 import builtins
 import csv
 import gzip
+import os
+import re
 
 import networkx as nx
 import numpy as np
@@ -106,6 +108,47 @@ def test_every_file_every_reader(name, reader, tmp_path, monkeypatch):
     g = tricount.load_graph(path)
     assert tricount.triangles(g, output="dict", backend="cpu") == want
     assert (g.n_vertices, g.n_edges) == (5, 6)
+
+
+FILL = "".join(f"{i},{i + 1}\n" for i in range(100, 160))  # past the sniffer's 50 lines
+#: Texts every reader must read alike, as docs/io.md says: (bytes, (triangles, vertices,
+#: edges)) or (bytes, a fragment of the error). Found by a differential fuzz of the readers.
+AGREEING = {
+    "unicode digits are names": (b"12,5\n\xd9\xa1\xd9\xa2,6\n5,6\n", (0, 4, 3)),
+    "a first row of numbers is data": (b"1.0,2\n2,3\n3,1\n", (1, 3, 3)),
+    "a negative first row is refused": (b"-4,1\n1,2\n2,3\n", "holds -4"),
+    "a form feed in a comment": (b"# note\x0c\n1,2\n2,3\n3,1\n", (1, 3, 3)),
+    "U+2028 in a comment": ("# a\u2028b\n1,2\n2,3\n3,1\n".encode(), (1, 3, 3)),
+    "a late comment": ((FILL + "# 100,102\n").encode(), (0, 61, 60)),
+    "late blank lines": ((FILL + "\n\n").encode(), (0, 61, 60)),
+    "blanks around a name": (b"a,b\nb, c\nc,a\n", (1, 3, 3)),
+    "blanks around a header cell": (b"weight,src ,dst\n5,1,2\n5,2,3\n5,3,1\n", (1, 3, 3)),
+    "a header naming a column twice": (b"a,a\n1,2\n2,3\n3,1\n", "names two columns 'a'"),
+    "lone CR line ends": (b"1,2\r2,3\r3,1\r", (1, 3, 3)),
+    "a blank line before the header": (b"\nsrc,dst\n1,2\n2,3\n3,1\n", (1, 3, 3)),
+    "a ragged row": (b"1,2\n2,3,5\n3,1\n", (1, 3, 3)),
+    "a NUL byte": (b"1,2\n2,3\n3,1\x00\n", "NUL byte"),
+    "bytes that are not UTF-8": (b"\xff,a\n\xfe,b\na,b\n", "is not UTF-8 text"),
+    "an id past 2**63 - 1": (b"1,2\n2,3\n3,9223372036854775808\n", "2**63"),
+    "a superscript digit": ((FILL + "\u00b2,1\n").encode(), (0, 63, 61)),
+}
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+@pytest.mark.parametrize("case", sorted(AGREEING))
+def test_every_reader_reads_alike(case, reader, tmp_path, monkeypatch):
+    if reader != "python":
+        pytest.importorskip(reader)
+    data, want = AGREEING[case]
+    path = tmp_path / "g.txt"
+    path.write_bytes(data)
+    monkeypatch.setattr(builtins, "__import__", _blocking(*READERS[reader]))
+    if isinstance(want, str):
+        with pytest.raises(tricount.GraphFormatError, match=re.escape(want)):
+            tricount.load_graph(path)
+        return
+    g = tricount.load_graph(path)
+    assert (tricount.count_triangles(g, backend="cpu"), g.n_vertices, g.n_edges) == want
 
 
 @pytest.mark.parametrize("reader", sorted(READERS))
@@ -282,11 +325,11 @@ def test_errors_name_the_file(tmp_path):
     big.write_text("source,target\n0,1\n1,2\n2,0\n0,18446744073709551615\n")
     with pytest.raises(tricount.GraphFormatError, match=r"big.csv.*2\*\*63"):
         tricount.load_graph(big)
-    ragged = tmp_path / "ragged.csv"  # pyarrow refuses a row of more cells than the header
+    ragged = tmp_path / "ragged.csv"  # a row of more cells: the extra ones are ignored
     ragged.write_text("source,target\n0,1\n1,2\n3,1,5\n2,0\n")
-    if _has("pyarrow"):
-        with pytest.raises(tricount.GraphFormatError, match="ragged.csv, line 4: "):
-            tricount.load_graph(ragged)
+    assert tricount.load_graph(ragged).n_edges == 4  # 3-1 is an edge
+    ragged.write_text("source,target\n0,1\n1,2\n2,0,5\n")
+    assert tricount.count_triangles(str(ragged), backend="cpu") == 1
     one = tmp_path / "one.csv"
     one.write_text("a\nb\n")
     with pytest.raises(tricount.GraphFormatError, match="two vertex columns"):
@@ -342,3 +385,13 @@ def _has(module: str) -> bool:
     import importlib.util
 
     return importlib.util.find_spec(module) is not None
+
+
+def test_an_open_file_descriptor(tmp_path):
+    path = tmp_path / "g.txt"
+    path.write_text("0 1\n1 2\n2 0\n")
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert tricount.count_triangles(tricount.load_graph(fd), backend="cpu") == 1
+    finally:
+        os.close(fd)

@@ -65,6 +65,8 @@ def graph_name(path) -> str:
     >>> graph_name("/data/ca-GrQc.txt.gz")
     'ca-GrQc'
     """
+    if isinstance(path, int):  # an open file descriptor
+        return f"fd{path}"
     name = strip_compression(os.path.basename(os.fspath(path)))
     for suffix in _NAME_SUFFIXES:
         if name.lower().endswith(suffix):

@@ -81,8 +81,9 @@ def _names_arrow(src, dst):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    both = pa.chunked_array([_as_string(c) for c in (src, dst) for c in _chunks(c)],
-                            type=pa.string())
+    # Blanks around a cell are not part of the name (``a, b``), as Python's reader has it.
+    both = pc.utf8_trim_whitespace(pa.chunked_array(
+        [_as_string(c) for c in (src, dst) for c in _chunks(c)], type=pa.string()))
     if both.null_count or pc.any(pc.equal(pc.utf8_length(both), 0)).as_py():
         return None  # an empty cell
     encoded = both.combine_chunks().dictionary_encode()
@@ -99,7 +100,7 @@ def _names_polars(src, dst):
     """``(src ids, dst ids, names)`` of two polars columns, names sorted (binary search)."""
     import polars as pl
 
-    both = pl.concat([src.cast(pl.String), dst.cast(pl.String)])
+    both = pl.concat([src.cast(pl.String), dst.cast(pl.String)]).str.strip_chars()
     if both.null_count() or (both.str.len_bytes() == 0).any():
         return None  # an empty cell
     names = both.unique().sort()
@@ -126,7 +127,7 @@ def _names_numpy(src, dst):
     cells = [_text_cells(src), _text_cells(dst)]
     if cells[0] is None or cells[1] is None:
         return None  # an empty cell
-    both = np.concatenate(cells)
+    both = np.char.strip(np.concatenate(cells))  # blanks around a cell: not the name's
     if (np.char.str_len(both) == 0).any():
         return None  # an empty cell
     names, ids = np.unique(both, return_inverse=True)
@@ -152,9 +153,10 @@ def _arrow_numbers(column) -> np.ndarray | None:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)  # a copy, writable
 
 
-#: A cell that reads as a number (an integer, a decimal, an exponent; a sign).
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_INTEGER = re.compile(r"\+?\d+")
+#: A cell that reads as a number (an integer, a decimal, an exponent; a sign), in ASCII
+#: digits: ``\d`` took '١٢' (Arabic-Indic digits) for the id 12, one vertex with 12.
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_INTEGER = re.compile(r"\+?[0-9]+")
 
 
 def looks_numeric(cell: str) -> bool:
@@ -191,6 +193,10 @@ def _ids(path, column, what: str) -> np.ndarray:
         if column.null_count():
             raise GraphFormatError(path, f"the {what} column has {column.null_count()} empty "
                                          "values; expected a vertex id on every row")
+        if str(column.dtype) == "Int128":  # polars' type for a CSV id past 2**64 - 1
+            raise GraphFormatError(path, f"the {what} column holds a vertex id of 2**63 or "
+                                         f"more; a file's ids are at most 2**63-1 = "
+                                         f"{2**63 - 1}")
         column = column.to_numpy()
     if hasattr(column, "type"):  # pyarrow
         if column.null_count:

@@ -21,7 +21,13 @@ blanks, a header or names, come here (:func:`sniff`); the others are plain
 SNAP edge lists for the faster Numba parser. Reading: the whole input once
 (``Source.read_rest``: a mapped file is not copied), parsed by pyarrow's CSV
 reader when installed (multithreaded C++), else by polars', else by Python's
-``csv`` module (slower, same graph). ``benchmarks/csv_names.py`` measures them
+``csv`` module (slower, same graph). Every reader reads a table alike (a
+differential fuzz found where they did not): a first row of two numbers is data;
+blanks around a cell or a header name are not part of it; a table whose body
+holds a comment, a blank or indented line (or, for polars, a lone CR or a blank
+line before the header) goes to Python's reader, and so does one pyarrow finds
+ragged (the extra cells are ignored); a NUL byte and bytes that are not UTF-8
+are refused with their line; only ASCII digits make an id. ``benchmarks/csv_names.py`` measures them
 against polars' ``read_csv`` plus a ``unique`` of the names.
 """
 
@@ -29,12 +35,13 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from tricount.errors import GraphFormatError
-from tricount.io._columns import add_edge_columns, pick_columns
+from tricount.io._columns import add_edge_columns, looks_numeric, pick_columns
 
 __all__ = ["Dialect", "sniff", "read", "HEADER_WORDS"]
 
@@ -92,7 +99,11 @@ def sniff(head: bytes, *, named: bool = False) -> Dialect | None:
     """The dialect of a delimited edge table from its first bytes, or None when the head
     reads as a plain SNAP edge list (blanks, no header, integer ids) and ``named`` (the
     name says ``.csv``) is False."""
-    lines = head.decode("utf-8", "replace").splitlines()
+    # Lines end at LF, CRLF or CR only: str.splitlines also splits at \f, \v, NEL, U+2028...,
+    # which a comment may hold, and the first row would then be skipped as the header's.
+    lines = _LINE_END.split(head.decode("utf-8", "replace"))
+    if lines and lines[-1] == "":
+        lines.pop()
     if len(lines) > 1 and not head.endswith((b"\n", b"\r")):
         lines = lines[:-1]  # the last line may be cut short by the head's end
     skip, content, late_comment = 0, [], False
@@ -115,8 +126,10 @@ def sniff(head: bytes, *, named: bool = False) -> Dialect | None:
     ids_below = len(rows) > 1 and all(len(r) >= 2 and _is_id(r[0]) and _is_id(r[1])
                                       for r in rows[1:])
     known = bool({c.lower() for c in first} & HEADER_WORDS)
-    header = len(first) >= 2 and not (_is_id(first[0]) and _is_id(first[1])) and (
-        known or (ids_below and delimiter is not None))
+    # A first row of two numbers is data, whatever they are (1.0, -4, 3.5): read as numbers
+    # wherever they sit, refused where they are not ids, never dropped as a header.
+    header = len(first) >= 2 and not (looks_numeric(first[0]) and looks_numeric(first[1])) \
+        and (known or (ids_below and delimiter is not None))
     at = (0, 1)
     if header:
         picked = pick_columns(first)
@@ -143,30 +156,126 @@ def sniff(head: bytes, *, named: bool = False) -> Dialect | None:
 
 
 def read(source, out, *, progress=None, dialect: Dialect | None = None):
-    """Parse the delimited table ``source`` into ``out``; return its ``Declared``."""
+    """Parse the delimited table ``source`` into ``out``; return its ``Declared``.
+
+    pyarrow's or polars' reader takes a table whose body they read as Python's reader
+    does (:func:`_body_is_plain`: no comment, blank or indented line after the head's,
+    no lone CR; polars also no blank line before the header); anything else, and a table
+    pyarrow finds ragged (extra cells are ignored), goes to Python's reader."""
     if dialect is None:
         dialect = sniff(source.head(), named=True)
-    if dialect.simple and dialect.delimiter is not None:
+    if not (dialect.simple and dialect.delimiter is not None):
+        # Line by line: memory bounded by the longest line (a bomb of one endless line is
+        # refused at the source's line limit).
+        return _read_python(source, _stream_lines(source), out, dialect)
+    data = source.read_rest()  # a mapped file is not copied
+    text = np.frombuffer(data, dtype=np.uint8)
+    if text.shape[0] and not text.all():
+        line = source.line + int(np.count_nonzero(text[:int(np.argmin(text))] == 10)) + 1
+        raise GraphFormatError(source.path, _NUL, line=line)
+    if _body_is_plain(text, dialect):
         try:
             import pyarrow  # noqa: F401
         except ImportError:
             pass
         else:
-            return _read_arrow(source, out, dialect)
+            table = _read_arrow(source, data, dialect)
+            if table is None:  # ragged: Python's reader ignores the extra cells, as documented
+                return _read_python(source, _data_lines(source, data), out, dialect)
+            return _add(source, out, table.column_names, table.column, dialect)
         try:
             import polars  # noqa: F401
         except ImportError:
             pass
         else:
-            return _read_polars(source, out, dialect)
-    return _read_python(source, out, dialect)
+            if not _blank_before_header(text, dialect) and not _lone_cr(text):
+                return _read_polars(source, data, out, dialect)
+    return _read_python(source, _data_lines(source, data), out, dialect)
 
 
-def _read_arrow(source, out, dialect: Dialect):
+_NUL = "holds a NUL byte; expected text (is it a binary file, or text in UTF-16?)"
+
+
+def _decoded(source, raw: bytes, line: int) -> str:
+    """``raw`` as UTF-8 text, or the error naming its line: two different bad bytes would
+    both be U+FFFD, one name."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line += raw[:exc.start].count(b"\n")
+        raise GraphFormatError(source.path, f"is not UTF-8 text (byte {raw[exc.start]:#x})",
+                               line=line) from None
+
+
+def _stream_lines(source):
+    """``(line number, text)`` of each line left in ``source``, read one at a time."""
+    while True:
+        raw = source.readline()
+        if raw is None:
+            return
+        raw = bytes(raw)
+        if b"\0" in raw:
+            raise GraphFormatError(source.path, _NUL, line=source.line)
+        yield source.line, _decoded(source, raw, source.line)
+
+
+def _data_lines(source, data):
+    """``(line number, text)`` of each line of ``data``, the rest of ``source`` in memory."""
+    first = source.line + 1
+    return enumerate(_LINE_END.split(_decoded(source, bytes(data), first)), first)
+
+
+#: Where a line ends: LF, CRLF or a lone CR, nothing else.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+#: First bytes of a body line that pyarrow and polars would read as a row where Python's
+#: reader reads none (a comment, a blank line) or another one (an indented row).
+_NOT_A_PLAIN_ROW = np.array([ord(c) for c in "#%\r\n \t"], dtype=np.uint8)
+
+
+def _line_starts(text) -> np.ndarray:
+    """Where each line after the first begins (after an LF)."""
+    return np.flatnonzero(text == 10) + 1
+
+
+def _lone_cr(text) -> bool:
+    """Whether a CR ends a line alone (polars' reader does not end a line there)."""
+    cr = np.flatnonzero(text == 13)
+    after = text[np.minimum(cr + 1, text.shape[0] - 1)]
+    return bool(((cr + 1 >= text.shape[0]) | (after != 10)).any())
+
+
+def _body_is_plain(text, dialect: Dialect) -> bool:
+    """Whether every line after the skipped ones and the header is a plain row (see
+    :data:`_NOT_A_PLAIN_ROW`). A table with quotes is taken as plain: a quoted cell may
+    hold a line end followed by any character, which only pyarrow's and polars' readers
+    read as one cell (such tables are written by programs, without comments)."""
+    if (text == ord('"')).any():
+        return True
+    starts = _line_starts(text)
+    first_body = dialect.skip + (1 if dialect.header else 0)  # lines before the body
+    body = starts[first_body:] if first_body else starts
+    body = body[body < text.shape[0]]
+    if not first_body and text.shape[0] and np.isin(text[0], _NOT_A_PLAIN_ROW):
+        return False
+    return not np.isin(text[body], _NOT_A_PLAIN_ROW).any()
+
+
+def _blank_before_header(text, dialect: Dialect) -> bool:
+    """Whether a blank line is among the skipped ones (polars' ``skip_rows`` then drops a
+    data row)."""
+    if not dialect.skip:
+        return False
+    starts = np.concatenate([[0], _line_starts(text)[:dialect.skip - 1]])
+    starts = starts[starts < text.shape[0]]
+    return bool(np.isin(text[starts], np.array([10, 13], dtype=np.uint8)).any())
+
+
+def _read_arrow(source, data, dialect: Dialect):
+    """pyarrow's table of ``data``, or None for a ragged table (Python's reader takes it)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    buf = pa.py_buffer(source.read_rest())
+    buf = pa.py_buffer(data)
     read_options = pacsv.ReadOptions(skip_rows=dialect.skip,
                                      autogenerate_column_names=not dialect.header)
     parse_options = pacsv.ParseOptions(delimiter=dialect.delimiter)
@@ -188,9 +297,13 @@ def _read_arrow(source, out, dialect: Dialect):
                 raise
             table = parse(True)  # a name after rows of integers: read every cell as text
     except pa.ArrowInvalid as exc:
+        if "Expected" in str(exc) and "columns, got" in str(exc):
+            return None  # a row with more (or fewer) cells: Python's reader says which
+        if "invalid utf8" in str(exc).lower():
+            raise GraphFormatError(source.path, f"is not UTF-8 text ({exc})") from None
         raise GraphFormatError(source.path, f"cannot read the table: {exc}",
                                line=_line_of_row(buf, str(exc))) from None
-    return _add(source, out, table.column_names, table.column, dialect)
+    return table
 
 
 def _line_of_row(data, message: str) -> int | None:
@@ -210,30 +323,33 @@ def _line_of_row(data, message: str) -> int | None:
     return None
 
 
-def _read_polars(source, out, dialect: Dialect):
+def _read_polars(source, data, out, dialect: Dialect):
     import polars as pl
 
-    data = bytes(source.read_rest())
+    data = bytes(data)
     kwargs = dict(separator=dialect.delimiter, has_header=dialect.header,
                   skip_rows=dialect.skip, infer_schema=not dialect.names)
     try:
-        frame = pl.read_csv(io.BytesIO(data), **kwargs)
-    except pl.exceptions.ComputeError:
-        kwargs["infer_schema"] = False  # every cell a string
-        frame = pl.read_csv(io.BytesIO(data), **kwargs)
+        try:
+            frame = pl.read_csv(io.BytesIO(data), **kwargs)
+        except pl.exceptions.ComputeError:
+            kwargs["infer_schema"] = False  # every cell a string
+            frame = pl.read_csv(io.BytesIO(data), **kwargs)
     except Exception as exc:  # polars' parse errors have no common base
+        if "invalid utf-8" in str(exc).lower():
+            raise GraphFormatError(source.path, f"is not UTF-8 text ({exc})") from None
         raise GraphFormatError(source.path, f"cannot read the table: {exc}") from None
+    renamed = [c for c in frame.columns if "_duplicated_" in c]  # polars' name for a repeat
+    if renamed:
+        _check_names(source, frame.columns + [renamed[0].rsplit("_duplicated_", 1)[0]])
     return _add(source, out, frame.columns, lambda name: frame[name], dialect)
 
 
-def _read_python(source, out, dialect: Dialect):
-    """The standard library's reader, line by line (comments anywhere, any blanks)."""
+def _read_python(source, lines, out, dialect: Dialect):
+    """The standard library's reader over ``lines`` (``(number, text)`` pairs: comments
+    anywhere, any blanks)."""
     rows, header = [], None
-    while True:
-        line = source.readline()
-        if line is None:
-            break
-        text = line.decode("utf-8", "replace")
+    for number, text in lines:
         bare = text.strip()
         if not bare or bare.startswith(_COMMENTS):
             continue
@@ -243,22 +359,46 @@ def _read_python(source, out, dialect: Dialect):
             continue
         if len(cells) < 2:
             raise GraphFormatError(source.path, "expected two vertex columns (source and "
-                                                "target), found one", line=source.line)
+                                                "target), found one", line=number)
         rows.append(cells)
     names = header if header is not None else [f"f{i}" for i in range(max(map(len, rows),
                                                                            default=2))]
+    _check_names(source, names)
     a, b = pick_columns(names) or (names[0], names[1])
     ia, ib = names.index(a), names.index(b)
     columns = {a: [r[ia] for r in rows], b: [r[ib] for r in rows]}
-    as_ids = not dialect.names and all(c.strip().isdigit() for col in columns.values()
-                                       for c in col)
-    get = (lambda c: np.array([int(x) for x in columns[c]], dtype=np.int64)) if as_ids else \
-        (lambda c: np.array([x.strip() for x in columns[c]], dtype=object))
+    as_ids = not dialect.names and all(_is_id(c) for col in columns.values() for c in col)
+
+    def ids(c):
+        values = [int(x) for x in columns[c]]
+        if values and max(values) > 2**63 - 1:
+            raise GraphFormatError(source.path, f"holds the vertex id {max(values)}; a file's "
+                                                f"ids are at most 2**63-1 = {2**63 - 1}")
+        return np.array(values, dtype=np.int64)
+
+    get = ids if as_ids else (lambda c: np.array([x.strip() for x in columns[c]], dtype=object))
     return _add(source, out, [a, b], get, dialect)
 
 
+def _check_names(source, names) -> None:
+    """Refuse a header that names two columns alike (which would be read is a guess)."""
+    seen = set()
+    for name in (str(n).strip() for n in names):
+        if name in seen:
+            raise GraphFormatError(source.path, f"the header names two columns {name!r}; "
+                                                "rename one", line=source.line or None)
+        seen.add(name)
+
+
 def _add(source, out, names, get, dialect: Dialect):
-    picked = pick_columns(names) if dialect.header else None
+    if dialect.header:
+        _check_names(source, names)
+        # Blanks around a header cell are not part of its name (``weight, src, dst``).
+        bare = {str(n).strip(): n for n in names}
+        picked = pick_columns(list(bare))
+        picked = None if picked is None else (bare[picked[0]], bare[picked[1]])
+    else:
+        picked = None
     if picked is None:
         if len(names) < 2:
             raise GraphFormatError(source.path, "expected two vertex columns (source and "
