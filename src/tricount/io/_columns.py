@@ -81,9 +81,8 @@ def _names_arrow(src, dst):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    # Blanks around a cell are not part of the name (``a, b``), as Python's reader has it.
-    both = pc.utf8_trim_whitespace(pa.chunked_array(
-        [_as_string(c) for c in (src, dst) for c in _chunks(c)], type=pa.string()))
+    both = pa.chunked_array([_as_string(c) for c in (src, dst) for c in _chunks(c)],
+                            type=pa.string())
     if both.null_count or pc.any(pc.equal(pc.utf8_length(both), 0)).as_py():
         return None  # an empty cell
     encoded = both.combine_chunks().dictionary_encode()
@@ -100,7 +99,7 @@ def _names_polars(src, dst):
     """``(src ids, dst ids, names)`` of two polars columns, names sorted (binary search)."""
     import polars as pl
 
-    both = pl.concat([src.cast(pl.String), dst.cast(pl.String)]).str.strip_chars()
+    both = pl.concat([src.cast(pl.String), dst.cast(pl.String)])
     if both.null_count() or (both.str.len_bytes() == 0).any():
         return None  # an empty cell
     names = both.unique().sort()
@@ -127,7 +126,7 @@ def _names_numpy(src, dst):
     cells = [_text_cells(src), _text_cells(dst)]
     if cells[0] is None or cells[1] is None:
         return None  # an empty cell
-    both = np.char.strip(np.concatenate(cells))  # blanks around a cell: not the name's
+    both = np.concatenate(cells)
     if (np.char.str_len(both) == 0).any():
         return None  # an empty cell
     names, ids = np.unique(both, return_inverse=True)
