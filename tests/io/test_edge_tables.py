@@ -395,3 +395,14 @@ def test_an_open_file_descriptor(tmp_path):
         assert tricount.count_triangles(tricount.load_graph(fd), backend="cpu") == 1
     finally:
         os.close(fd)
+
+
+def test_blanks_in_parquet_names_are_data(tmp_path):
+    # Only a CSV's blanks around a cell are layout; in Parquet " c" is its own name.
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"source": ["a", "b", " c"], "target": ["b", "c", "a"]}),
+                   tmp_path / "g.parquet")
+    g = tricount.load_graph(tmp_path / "g.parquet")
+    assert (g.n_vertices, tricount.count_triangles(g, backend="cpu")) == (4, 0)
