@@ -159,9 +159,9 @@ def read(source, out, *, progress=None, dialect: Dialect | None = None):
     """Parse the delimited table ``source`` into ``out``; return its ``Declared``.
 
     pyarrow's or polars' reader takes a table whose body they read as Python's reader
-    does (:func:`_body_is_plain`: no comment, blank or indented line after the head's,
-    no lone CR; polars also no blank line before the header); anything else, and a table
-    pyarrow finds ragged (extra cells are ignored), goes to Python's reader."""
+    does (:func:`_body_is_plain`: no comment, blank or indented line after the head's;
+    for polars also no lone CR and no blank line before the header); anything else, and
+    a table pyarrow finds ragged (extra cells are ignored), goes to Python's reader."""
     if dialect is None:
         dialect = sniff(source.head(), named=True)
     if not (dialect.simple and dialect.delimiter is not None):
