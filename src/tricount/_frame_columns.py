@@ -23,10 +23,11 @@ import numpy as np
 
 from tricount.errors import InvalidEdgesError
 
-__all__ = ["host_column", "table_columns"]
+__all__ = ["host_column", "table_columns", "module_of"]
 
 
-def _module_of(obj) -> str:
+def module_of(obj) -> str:
+    """The top-level package of ``obj``'s type (``"pandas"``, ``"pyarrow"``, ...)."""
     return type(obj).__module__.split(".")[0]
 
 
@@ -38,7 +39,7 @@ def _missing(what: str, count: int) -> InvalidEdgesError:
 def host_column(col, what: str):
     """``col`` as a NumPy array when it is a pandas, polars or pyarrow column (see the
     module doc); None for anything else."""
-    kind = _module_of(col)
+    kind = module_of(col)
     if kind == "pyarrow" and hasattr(col, "null_count") and hasattr(col, "type"):
         return _arrow_column(col, what)
     if kind == "pandas" and hasattr(col, "isna") and hasattr(col, "to_numpy"):

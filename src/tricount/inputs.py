@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tricount._frame_columns import host_column, table_columns
+from tricount._frame_columns import host_column, module_of as _module_of, table_columns
 from tricount.errors import (InvalidArgumentError, InvalidEdgesError, UnsupportedGraphError,
                              check_choice)
 from tricount.graph import CSRGraph
@@ -97,10 +97,6 @@ def label_array(labels) -> np.ndarray:
     out = np.empty(len(labels), dtype=object)
     out[:] = labels
     return out
-
-
-def _module_of(obj) -> str:
-    return type(obj).__module__.split(".")[0]
 
 
 # -- each kind of object -------------------------------------------------------------------
@@ -268,12 +264,13 @@ def _matrix_of_pairs(pairs, weight, what: str) -> Arcs:
 
 def _ids_or_names(src, dst, weights=None) -> Arcs:
     """Arcs of two id columns: raw ids, or (strings) names mapped to compact ids."""
-    if _is_names(src) or _is_names(dst):
+    kinds = (_text_kind(_as_array(src)), _text_kind(_as_array(dst)))  # one scan a column
+    if kinds != (None, None):  # names
         src, dst = np.asarray(src), np.asarray(dst)
         m = src.shape[0]
         # Both columns text of one kind: NumPy would turn the other's numbers (or bytes)
         # into text, and 1 and "1" would be one vertex.
-        if m and len({_text_kind(src), _text_kind(dst)}) != 1 or _text_kind(src) == "mix":
+        if m and len(set(kinds)) != 1 or "mix" in kinds:
             raise InvalidEdgesError("vertex names must be all strings or all integers, got "
                                     "a mix")
         try:
@@ -288,9 +285,9 @@ def _ids_or_names(src, dst, weights=None) -> Arcs:
     return Arcs(src, dst, weights=weights)
 
 
-def _text_kind(a: np.ndarray) -> str | None:
-    """``"str"`` or ``"bytes"`` for a column of that text, ``"mix"`` for both, None for
-    anything else."""
+def _text_kind(a) -> str | None:
+    """``"str"`` or ``"bytes"`` for a column of that text (names), ``"mix"`` for both,
+    None for anything else (ids, or an empty column)."""
     if a.dtype.kind in "US":
         return "str" if a.dtype.kind == "U" else "bytes"
     if a.dtype != object:
@@ -304,11 +301,9 @@ def _text_kind(a: np.ndarray) -> str | None:
     return "mix" if kinds == {str, bytes} else None
 
 
-def _is_names(a) -> bool:
-    a = a if hasattr(a, "dtype") and hasattr(a, "shape") else np.asarray(a)
-    if a.dtype.kind in "US":
-        return True
-    return a.dtype == object and a.shape[0] > 0 and all(isinstance(x, (str, bytes)) for x in a)
+def _as_array(a):
+    """``a`` itself when it is an array (NumPy's or CuPy's), else NumPy's reading of it."""
+    return a if hasattr(a, "dtype") and hasattr(a, "shape") else np.asarray(a)
 
 
 def _check_name(weight, what):

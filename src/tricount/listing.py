@@ -32,7 +32,7 @@ import numpy as np
 from tricount.backends import backend_for
 from tricount.errors import InvalidArgumentError, TricountError, check_count
 from tricount.inputs import as_graph
-from tricount.io.output import OutputError, atomic_output, check_outputs
+from tricount.io.output import OutputError, atomic_output, check_outputs, shown_output
 from tricount.prep.xp import to_host
 
 __all__ = ["list_triangles", "write_triangles", "CHUNK_ROWS", "FORMATS"]
@@ -106,13 +106,9 @@ def _check_tsv_names(path, names) -> None:
     for name in names:
         if isinstance(name, str) and any(c in name for c in '\t\n\r"') or \
                 isinstance(name, bytes) and any(c in name for c in b'\t\n\r"'):
-            raise OutputError(f"{_shown(path)}: the vertex name {name!r} holds a tab, a line "
+            raise OutputError(f"{shown_output(path)}: the vertex name {name!r} holds a tab, a line "
                               "end or a quote, which a TSV line cannot hold; write .parquet "
                               "instead")
-
-
-def _shown(path) -> str:
-    return "<stdout>" if str(path) == "-" else str(path)
 
 
 def _names_column(path, fmt: str, names, written_ids: int):
@@ -136,12 +132,12 @@ def _names_column(path, fmt: str, names, written_ids: int):
             names.tolist() if isinstance(names, np.ndarray) and names.dtype == object
             else names)
     except (pa.ArrowException, OverflowError, TypeError, ValueError) as exc:
-        raise OutputError(f"{_shown(path)}: the vertex labels are not one column {fmt} holds "
+        raise OutputError(f"{shown_output(path)}: the vertex labels are not one column {fmt} holds "
                           f"({exc}); pass names= with a string for each vertex") from None
     if fmt == "tsv" and pa.types.is_nested(column.type):
-        raise OutputError(f"{_shown(path)}: the vertex labels are {column.type} values, which a "
-                          "TSV line cannot hold; write .parquet, or pass names= with a string "
-                          "for each vertex")
+        raise OutputError(f"{shown_output(path)}: the vertex labels are {column.type} "
+                          "values, which a TSV line cannot hold; write .parquet, or pass "
+                          "names= with a string for each vertex")
     return column
 
 

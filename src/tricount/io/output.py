@@ -139,16 +139,17 @@ def check_distinct_outputs(outputs) -> None:
         keys = [out] if out == STDOUT else [os.path.realpath(out), _identity(out)]
         for key in keys:
             if key is not None and key in seen:
-                same = "" if seen[key] == out else f" (the same file as {_shown_out(seen[key])})"
-                raise OutputError(f"{_shown_out(out)}: named twice as an output{same}; give "
+                same = "" if seen[key] == out else f" (the same file as {shown_output(seen[key])})"
+                raise OutputError(f"{shown_output(out)}: named twice as an output{same}; give "
                                   "each table its own file")
         for key in keys:
             if key is not None:
                 seen[key] = out
 
 
-def _shown_out(path: str) -> str:
-    return "<stdout>" if path == STDOUT else path
+def shown_output(path) -> str:
+    """An output path as messages name it: ``<stdout>`` for ``-``."""
+    return "<stdout>" if str(path) == STDOUT else str(path)
 
 
 def _shown(path: str) -> str:
