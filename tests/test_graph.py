@@ -83,7 +83,7 @@ def test_whole_floats_are_ids():
         ([float("nan")], [1.0], "NaN or infinite"),
         ([2**64], [1], "not vertex ids in 0 .. 2\\*\\*64-1"),
         ([-1, 2**63], [1, 2], "not vertex ids in 0 .. 2\\*\\*64-1"),
-        ([2.0**63], [1.0], "floating-point vertex id of 2\\*\\*63 or more"),
+        ([2.0**63], [1.0], "floating-point vertex id of 2\\*\\*53 or more"),
         (["a"], ["b"], "integer vertex ids"),
         ([True], [False], "integer vertex ids"),
         (np.array([0.5, 1], dtype=object), [1, 2], "fractional vertex id \\(0.5\\)"),

@@ -292,6 +292,30 @@ class TestExactIds:
         per = tricount.triangles(holding(2**64 - 1), output="dict", backend="cpu")
         assert per == {0: 1, 1: 1, 2**64 - 1: 1}
 
+    @pytest.mark.parametrize("holding", [
+        lambda e: e,
+        lambda e: (np.array([u for u, _ in e], dtype=object), [v for _, v in e]),
+        lambda e: {"src": [u for u, _ in e], "dst": [v for _, v in e]},
+        lambda e: ([u for u, _ in e], [v for _, v in e]),
+        lambda e: [(u, v, 1.5) for u, v in e],
+    ])
+    def test_a_whole_float_among_ids_past_2_53(self, holding):
+        """float64 rounds 2**53 + 1 to 2**53: a list holding a float (3.0) beside them was
+        read as float64, and the triangle {2**53, 2**53 + 1, 7} lost a vertex."""
+        a, b = 2**53, 2**53 + 1
+        edges = [(a, b), (b, 7), (7, a), (3.0, 7)]
+        per = tricount.triangles(holding(edges), output="dict", backend="cpu")
+        assert per == {3: 0, 7: 1, a: 1, b: 1}
+
+    @pytest.mark.parametrize("dtype, power", [(np.float16, 11), (np.float32, 24),
+                                              (np.float64, 53)])
+    def test_float_ids_where_floats_skip_integers_are_refused(self, dtype, power):
+        ids = np.array([2.0**power, 1.0], dtype=dtype)
+        with pytest.raises(tricount.InvalidEdgesError, match=rf"2\*\*{power} or more"):
+            tricount.count_triangles((ids, ids[::-1]), backend="cpu")
+        below = np.array([2.0**power - 1, 1.0], dtype=dtype)
+        assert tricount.count_triangles((below, below[::-1]), backend="cpu") == 0
+
     def test_float16_ids_warn_nothing(self):
         import warnings
 

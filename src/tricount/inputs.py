@@ -345,12 +345,16 @@ def _unmasked(a):
 
 def _int_list(values):
     """A list of Python integers as a NumPy array that keeps them exact: NumPy reads
-    ``[2**63 + 5, 0]`` as float64; an object array keeps the integers for validation."""
+    ``[2**63 + 5, 0]``, or ``[2**53 + 1, 3.0]``, as float64; an object array keeps the
+    integers for validation."""
     a = np.asarray(values)
-    if a.dtype.kind == "f" and len(values) and all(
-            isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-            for x in (np.asarray(values, dtype=object).reshape(-1).tolist())):
-        return np.asarray(values, dtype=object)
+    if a.dtype.kind == "f" and len(values):
+        items = np.asarray(values, dtype=object).reshape(-1).tolist()
+        ints = [isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in items]
+        # All integers, or one past 2**53 among floats (3.0 beside 2**53 + 1): float64 would
+        # round it, and two vertices would be one.
+        if all(ints) or any(i and abs(int(x)) >= 2**53 for i, x in zip(ints, items)):
+            return np.asarray(values, dtype=object)
     return a
 
 

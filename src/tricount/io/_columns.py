@@ -16,6 +16,7 @@ sits in the file, checked as any id column is.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 import numpy as np
 
@@ -174,11 +175,15 @@ def _numeric_names(path, names) -> np.ndarray | None:
         return None
     if all(_INTEGER.fullmatch(c) for c in cells):
         values = [int(c) for c in cells]
-        if max(values) > 2**63 - 1:
-            raise GraphFormatError(path, f"holds the vertex id {max(values)}; a file's ids are "
-                                         f"at most 2**63-1 = {2**63 - 1}")
-        return np.array(values, dtype=np.int64)
-    return np.array([float(c) for c in cells], dtype=np.float64)
+    else:  # exact: float("9007199254740993.0") is 2**53, another vertex's id
+        exact = [Fraction(c) for c in cells]
+        if any(x.denominator != 1 for x in exact):
+            return np.array([float(c) for c in cells], dtype=np.float64)  # refused by _ids
+        values = [int(x) for x in exact]
+    if max(values) > 2**63 - 1:
+        raise GraphFormatError(path, f"holds the vertex id {max(values)}; a file's ids are "
+                                     f"at most 2**63-1 = {2**63 - 1}")
+    return np.array(values, dtype=np.int64)
 
 
 def _shown(value) -> str:
@@ -188,6 +193,8 @@ def _shown(value) -> str:
 
 def _ids(path, column, what: str) -> np.ndarray:
     """An integer column as int64 ids; negatives, fractions and gaps refused."""
+    if len(column) == 0:  # a header alone: a reader may type the empty column as null
+        return np.zeros(0, dtype=np.int64)
     if _is_polars(column):
         if column.null_count():
             raise GraphFormatError(path, f"the {what} column has {column.null_count()} empty "
@@ -219,6 +226,14 @@ def _ids(path, column, what: str) -> np.ndarray:
         raise GraphFormatError(path, f"the {what} column's data row {at + 1} holds a vertex "
                                      f"id of 2**63 or more ({_shown(column[at])}); a file's ids "
                                      f"are at most 2**63-1 = {2**63 - 1}")
+    if column.dtype.kind == "f" and column.shape[0] and column.max() >= 2**53:
+        # A reader that took the column for floats (a cell such as 3.0 among integers) has
+        # rounded any id past 2**53: 2**53 + 1 and 2**53 would be one vertex.
+        at = int(np.argmax(column >= 2**53))
+        raise GraphFormatError(path, f"the {what} column's data row {at + 1} holds a vertex "
+                                     f"id of 2**53 or more ({_shown(column[at])}) in a column read "
+                                     "as decimals, which cannot hold it exactly; write every "
+                                     "id as an integer")
     if column.dtype.kind == "f":
         column = column.astype(np.int64)
     if column.dtype.kind not in "iuf":

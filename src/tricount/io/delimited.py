@@ -8,7 +8,7 @@ the first content line, else blanks (a tab, or spaces). A header is a first row 
 cells are not both integers and one of whose cells names a column
 (``source``, ``target``, ``src``, ``dst``, ``u``, ``v``, ``from``, ``to``,
 ...), or, in a comma- or semicolon-separated file, any such first row above
-rows of integer ids. The edge columns are the named pair, else the first two; the cells of
+rows of numbers (``3.0`` among integer ids is one). The edge columns are the named pair, else the first two; the cells of
 the others (a weight, a timestamp) are ignored. Cells that are not integers
 are vertex names (``alice,bob``): mapped to ids by sorted rank and kept as the
 graph's ``vertex_ids``. In a file separated by blanks and without a header,
@@ -123,13 +123,15 @@ def sniff(head: bytes, *, named: bool = False) -> Dialect | None:
     delimiter = next((d for d in DELIMITERS if d in content[0]), None)
     rows = [_cells(line, delimiter) for line in content]
     first = [c.strip().strip('"') for c in rows[0]]
-    ids_below = len(rows) > 1 and all(len(r) >= 2 and _is_id(r[0]) and _is_id(r[1])
-                                      for r in rows[1:])
+    # Rows of numbers below (3.0 among integer ids is a number): a first row of words
+    # above them is a header, not two vertex names (which made 3 and 3.0 two names too).
+    numbers_below = len(rows) > 1 and all(
+        len(r) >= 2 and looks_numeric(r[0]) and looks_numeric(r[1]) for r in rows[1:])
     known = bool({c.lower() for c in first} & HEADER_WORDS)
     # A first row of two numbers is data, whatever they are (1.0, -4, 3.5): read as numbers
     # wherever they sit, refused where they are not ids, never dropped as a header.
     header = len(first) >= 2 and not (looks_numeric(first[0]) and looks_numeric(first[1])) \
-        and (known or (ids_below and delimiter is not None))
+        and (known or (numbers_below and delimiter is not None))
     at = (0, 1)
     if header:
         picked = pick_columns(first)

@@ -107,20 +107,44 @@ def _as_numpy(a, name):
 
 def _exact_ids(values: list, name):
     """An array of Python values: int64 or uint64 when every value is an integer, else
-    NumPy's own reading (floats are checked for fractions by :func:`_to_ids`)."""
+    NumPy's own reading (floats are checked for fractions by :func:`_to_ids`); a list
+    mixing floats with integers past 2**53 converted value by value (:func:`_whole`)."""
+    original = values
     if any(isinstance(v, (bool, np.bool_)) for v in values):
         raise InvalidEdgesError(f"{name} must hold integer vertex ids, got a boolean")
-    if all(isinstance(v, (int, np.integer)) for v in values):
+    if not all(isinstance(v, (int, np.integer)) for v in values):
+        # Whole floats among integers are ids too, converted one by one: NumPy's reading of
+        # the list is float64, which rounds an integer past 2**53 (2**53 + 1 became 2**53:
+        # two vertices one).
+        if not any(isinstance(v, (int, np.integer)) and abs(int(v)) >= 2**53 for v in values):
+            values = None
+        else:
+            values = [_whole(v, name) for v in values]
+    if values is not None:
         for dtype in (np.int64, np.uint64):
             try:
                 return np.array(values, dtype=dtype)
             except OverflowError:
                 continue
         raise InvalidEdgesError(f"{name} holds values that are not vertex ids in 0 .. 2**64-1")
-    arr = np.asarray(values)
+    arr = np.asarray(original)
     if arr.dtype.kind not in "if":
         raise InvalidEdgesError(f"{name} holds values that are not vertex ids in 0 .. 2**64-1")
     return arr
+
+
+def _whole(value, name) -> int:
+    """A list's value as an exact integer id: an integer as is, a whole float converted."""
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if not isinstance(value, (float, np.floating)):
+        raise InvalidEdgesError(f"{name} holds values that are not vertex ids in 0 .. 2**64-1")
+    if not np.isfinite(value):
+        raise InvalidEdgesError(f"{name} holds NaN or infinite values; expected integer ids")
+    if value != np.floor(value):
+        raise InvalidEdgesError(
+            f"{name} holds a fractional vertex id ({float(value)}); expected whole numbers")
+    return int(value)
 
 
 def _to_ids(a, name, xp):
@@ -142,10 +166,14 @@ def _to_ids(a, name, xp):
             )
         if bool((a < 0).any()):
             raise InvalidEdgesError(f"{name} holds a negative vertex id ({float(a.min())})")
-        if a.dtype.itemsize > 2 and bool((a >= 2.0**63).any()):  # float16 ends at 65504
+        # Past 2**(mantissa bits + 1) a float skips integers: an id there may be another
+        # id rounded (float64(2**53 + 1) is 2**53), so two vertices would count as one.
+        exact = 2 ** (int(np.finfo(a.dtype).nmant) + 1)
+        if bool((a >= exact).any()):
             raise InvalidEdgesError(
-                f"{name} holds a floating-point vertex id of 2**63 or more; pass larger ids "
-                "as integers (uint64)")
+                f"{name} holds a floating-point vertex id of 2**{exact.bit_length() - 1} or "
+                f"more ({float(a.max()):.17g}), where {a.dtype} cannot tell neighbouring "
+                "integers apart; pass the ids as integers (int64 or uint64)")
         return a.astype(xp.int64)
     if kind == "u":
         if a.dtype.itemsize == 8 and int(a.max()) > MAX_INT64:
