@@ -23,7 +23,16 @@ import numpy as np
 
 from tricount.errors import InvalidEdgesError
 
-__all__ = ["host_column", "table_columns", "module_of"]
+__all__ = ["host_column", "table_columns", "module_of", "COLUMN_PAIRS"]
+
+#: Column names read as an edge's two ends (compared lowercased), in order of preference,
+#: for tables in memory and in files alike; each pair is (source, target): an arc runs
+#: from its tail to its head. Any of these words also makes a CSV's first row a header.
+COLUMN_PAIRS = (
+    ("source", "target"), ("src", "dst"), ("u", "v"), ("from", "to"), ("node1", "node2"),
+    ("node_1", "node_2"), ("tail", "head"), ("start", "end"), ("id1", "id2"),
+    ("source_id", "target_id"), ("from_id", "to_id"), ("vertex1", "vertex2"),
+    ("from_node", "to_node"))
 
 
 def module_of(obj) -> str:

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tricount._frame_columns import host_column, module_of as _module_of, table_columns
+from tricount._frame_columns import (COLUMN_PAIRS, host_column, module_of as _module_of,
+                                     table_columns)
 from tricount.errors import (InvalidArgumentError, InvalidEdgesError, UnsupportedGraphError,
                              check_choice)
 from tricount.graph import CSRGraph
@@ -57,8 +58,6 @@ ACCEPTED = ("a tricount.Graph; a file path; a NetworkX or igraph graph; a SciPy 
 #: The vertex conventions of an edge list: the ids that occur in an edge, or every id
 #: ``0 .. max id`` (igraph's and graph-tool's reading of an edge list).
 VERTICES = ("edges", "range")
-#: Column names read as an edge's two ends, in order of preference (compared lowercased).
-COLUMN_PAIRS = (("source", "target"), ("src", "dst"), ("u", "v"))
 #: DLPack device types CuPy can view: kDLCUDA, kDLCUDAManaged.
 _DLPACK_CUDA = (2, 13)
 

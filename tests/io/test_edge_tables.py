@@ -412,3 +412,34 @@ def test_blanks_in_parquet_names_are_data(tmp_path):
                    tmp_path / "g.parquet")
     g = tricount.load_graph(tmp_path / "g.parquet")
     assert (g.n_vertices, tricount.count_triangles(g, backend="cpu")) == (4, 0)
+
+
+@pytest.mark.parametrize("pair", tricount._frame_columns.COLUMN_PAIRS, ids="/".join)
+@pytest.mark.parametrize("where", ["csv", "parquet", "pandas"])
+def test_every_named_pair_is_the_edge_whatever_column_comes_first(pair, where, tmp_path):
+    """``weight,from,to`` took the weight and ``from`` for the edge (the header word made the
+    row a header, but only three pairs named columns): the bowtie counted 0, no error."""
+    source, target = pair[0].upper(), pair[1].capitalize()  # names are compared lowercased
+    edges = [(IDS[a], IDS[b]) for a, b in PAIRS]
+    columns = {"weight": [9] * len(edges), target: [b for _, b in edges],
+               source: [a for a, _ in edges]}
+    if where == "csv":
+        path = tmp_path / "g.csv"
+        rows = zip(*columns.values())
+        path.write_text(",".join(columns) + "\n" + "".join(",".join(map(str, r)) + "\n"
+                                                           for r in rows))
+        graph = str(path)
+    else:
+        pd = pytest.importorskip("pandas")
+        graph = pd.DataFrame(columns)
+        if where == "parquet":
+            pytest.importorskip("pyarrow")
+            graph.to_parquet(tmp_path / "g.parquet")
+            graph = str(tmp_path / "g.parquet")
+    assert tricount.triangles(graph, output="dict", backend="cpu") == PER_ID
+    arcs = tricount.directed_triangle_counts(graph)
+    # Every arc runs from the pair's first column to its second (a < b in every row): each
+    # triangle is transitive, its lowest id the source (read the other way, the sink).
+    assert (arcs.n_cycles, arcs.n_transitive) == (0, 2)
+    sources = dict(zip(arcs.vertex_ids.tolist(), arcs.sources.tolist()))
+    assert sources[IDS["alice"]] == 1 and sources[IDS["erin"]] == 0

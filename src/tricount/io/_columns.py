@@ -20,12 +20,11 @@ from fractions import Fraction
 
 import numpy as np
 
+from tricount._frame_columns import COLUMN_PAIRS
 from tricount.errors import GraphFormatError
 
 __all__ = ["COLUMN_PAIRS", "pick_columns", "add_edge_columns", "looks_numeric"]
 
-#: Column names read as an edge's two ends, in order of preference (compared lowercased).
-COLUMN_PAIRS = (("source", "target"), ("src", "dst"), ("u", "v"))
 #: Tables of names up to this many rows take NumPy's ``unique`` even from pyarrow: the first
 #: ``pyarrow.compute`` call of a process imports pandas (0.17 s on the 2-core machine,
 #: 2026-11-26), which is most of a small file's read.

@@ -41,18 +41,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from tricount.errors import GraphFormatError
-from tricount.io._columns import add_edge_columns, looks_numeric, pick_columns
+from tricount.io._columns import COLUMN_PAIRS, add_edge_columns, looks_numeric, pick_columns
 
 __all__ = ["Dialect", "sniff", "read", "HEADER_WORDS"]
 
 #: Delimiters looked for on the first content line, in order (blanks, tabs included,
 #: otherwise).
 DELIMITERS = (",", ";")
-#: First-row cells that make it a header even when the rows below hold names.
-HEADER_WORDS = frozenset({
-    "source", "target", "src", "dst", "u", "v", "from", "to", "node1", "node2", "node_1",
-    "node_2", "head", "tail", "start", "end", "id1", "id2", "source_id", "target_id",
-    "from_id", "to_id", "vertex1", "vertex2", "from_node", "to_node"})
+#: First-row cells that make it a header even when the rows below hold names: the words of
+#: the column pairs, so that every header word also names its column.
+HEADER_WORDS = frozenset(word for pair in COLUMN_PAIRS for word in pair)
 #: Content lines of the head the sniffer looks at.
 SNIFF_LINES = 50
 _COMMENTS = ("#", "%")
