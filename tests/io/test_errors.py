@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tricount import Graph, count_triangles
 from tricount.cli import main
 from tricount.errors import GraphFormatError, InvalidArgumentError
 from tricount.io import load_graph, write_graph
@@ -375,3 +376,20 @@ def test_a_compressed_tcsr_name_is_refused(tmp_path, capsys, suffix):
     target = tmp_path / f"k3{suffix}"
     code, out, err = run_cli(["convert", str(src), str(target)], capsys)
     assert code == 2 and "a .tcsr is written uncompressed" in err and not target.exists()
+
+
+@pytest.mark.parametrize("name", ["g.tcsr", "g.txt", "g.txt.gz"])
+def test_an_id_past_what_a_file_holds_is_not_written(name, tmp_path):
+    """A graph in memory holds ids up to 2**64 - 1; a .tcsr stored 2**64 - 1 as the int64 -1
+    (read back as vertex -1), and SNAP text called it negative. Both are refused, nothing
+    is written; 2**63 - 1, the largest id a file holds, round-trips."""
+    big = np.array([0, 1, 2**64 - 1], dtype=np.uint64)
+    g = Graph.from_edges(big, np.roll(big, 1))
+    with pytest.raises(GraphFormatError, match=r"18446744073709551615 is past 2\*\*63-1"):
+        write_graph(tmp_path / name, g)
+    assert not (tmp_path / name).exists()
+    ids = np.array([0, 1, 2**63 - 1], dtype=np.uint64)
+    write_graph(tmp_path / name, Graph.from_edges(ids, np.roll(ids, 1)))
+    back = load_graph(tmp_path / name)
+    assert back.vertex_ids.tolist() == [0, 1, 2**63 - 1]
+    assert count_triangles(back, backend="cpu") == 1

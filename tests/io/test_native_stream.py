@@ -14,6 +14,7 @@ import pytest
 
 import tricount
 from tricount.cli import main
+from tricount.errors import GraphFormatError
 from tricount.generate import rmat, rmat_chunks, rmat_name
 from tricount.graph import CSRGraph
 from tricount.io import load_graph, write_native, write_native_edges
@@ -47,11 +48,19 @@ def test_generated_file_is_byte_identical_to_the_in_memory_one(tmp_path, scale, 
 
 
 def test_ids_with_gaps_uint64_and_declared_vertices_round_trip(tmp_path):
-    src = np.array([2**64 - 1, 5, 5, 9, 9], dtype=np.uint64)
+    src = np.array([2**63 - 1, 5, 5, 9, 9], dtype=np.uint64)  # the largest id a file holds
     dst = np.array([5, 9, 9, 5, 9], dtype=np.uint64)
     write_native_edges(tmp_path / "a.tcsr", ArrayChunks(src, dst, 2), plan=PLANS[2])
     write_native(tmp_path / "b.tcsr", CSRGraph.from_edges(src, dst))
     assert (tmp_path / "a.tcsr").read_bytes() == (tmp_path / "b.tcsr").read_bytes()
+    assert load_graph(tmp_path / "a.tcsr").vertex_ids.tolist() == [5, 9, 2**63 - 1]
+    src[0] = 2**64 - 1  # stored as the int64 -1 before: refused by both writers
+    for write in (lambda: write_native_edges(tmp_path / "c.tcsr", ArrayChunks(src, dst, 2),
+                                             plan=PLANS[2]),
+                  lambda: write_native(tmp_path / "c.tcsr", CSRGraph.from_edges(src, dst))):
+        with pytest.raises(GraphFormatError, match="past 2\\*\\*63-1"):
+            write()
+        assert not (tmp_path / "c.tcsr").exists()
     s, d = np.array([1, 2]), np.array([2, 3])
     write_native_edges(tmp_path / "c.tcsr", [(s, d)], n_vertices=6, plan=PLANS[1])
     g = load_graph(tmp_path / "c.tcsr")

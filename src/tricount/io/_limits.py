@@ -12,6 +12,10 @@ from __future__ import annotations
 from tricount.errors import GraphFormatError, TricountError
 from tricount.prep.outofcore import available_memory
 
+#: The largest vertex id a file holds, read or written (every reader refuses a larger one;
+#: graphs in memory hold ids up to 2**64 - 1).
+MAX_FILE_ID = 2**63 - 1
+
 #: Bytes the builder allocates per declared vertex (row counts per thread, row
 #: offsets, degrees, indptr, vertex ids; prep/build.py), rounded up.
 BYTES_PER_VERTEX = 48
@@ -49,3 +53,14 @@ def out_of_memory(path) -> TricountError:
         f"{path}: out of memory while reading the graph; free memory, convert the file once "
         "to native binary on a larger machine ('tricount convert IN OUT.tcsr'), or use a "
         "machine with more memory")
+
+
+def check_file_ids(path, ids) -> None:
+    """Refuse to write integer ``ids`` (host array) that a file cannot hold: past
+    :data:`MAX_FILE_ID` (uint64 ids of a graph in memory), which no reader would read back
+    (and a ``.tcsr`` would have stored as negative int64)."""
+    if ids.dtype.kind == "u" and ids.dtype.itemsize == 8 and ids.shape[0] \
+            and int(ids.max()) > MAX_FILE_ID:
+        raise GraphFormatError(path, f"vertex id {int(ids.max())} is past 2**63-1 = "
+                                     f"{MAX_FILE_ID}, the largest id a file holds (every "
+                                     "reader refuses more); map the ids below 2**63 first")

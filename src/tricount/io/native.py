@@ -51,7 +51,7 @@ import numpy as np
 from tricount._threads import thread_count
 from tricount.errors import GraphFormatError
 from tricount.graph import CSRGraph
-from tricount.io._limits import available_memory
+from tricount.io._limits import available_memory, check_file_ids
 from tricount.io.output import atomic_output, check_outputs
 from tricount.prep.xp import index_dtype, to_host
 
@@ -185,6 +185,7 @@ def _stored_ids(path, ids, n: int):
     if ids.dtype == object or ids.dtype.kind not in "iu":
         raise GraphFormatError(path, "the graph's vertex labels are not integers; the "
                                      "native format stores integer ids only")
+    check_file_ids(path, ids)  # stored as int64
     ids = np.ascontiguousarray(ids, dtype=np.int64)
     return ids, not np.array_equal(ids, np.arange(n, dtype=np.int64))
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from tricount.errors import GraphFormatError, InvalidEdgesError
 from tricount.io import text_numpy
+from tricount.io._limits import check_file_ids
 from tricount.io.output import atomic_output, check_outputs
 
 #: Edges formatted per call when writing; bounds the text buffer to 40 MiB.
@@ -74,6 +75,8 @@ def write_snap(path, src, dst, *, comments=(), inputs=()) -> None:
     if np.asarray(src).dtype.kind not in "iu":  # vertex names
         _write_names(path, src, dst, comments)
         return
+    check_file_ids(path, np.asarray(src))
+    check_file_ids(path, np.asarray(dst))
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
     if src.shape[0] and min(int(src.min()), int(dst.min())) < 0:
