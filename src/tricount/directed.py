@@ -156,7 +156,8 @@ def directed_graph(edges, *, vertices: str = "edges", name=None) -> DirectedGrap
 
     ``edges``: a NetworkX ``DiGraph``, a directed igraph graph, ``(src, dst)``,
     a table of arcs (``source`` -> ``target``), an ``(m, 2)`` array, a list
-    of pairs, a matrix (row -> column), a path (its lines as written); see
+    of pairs, a matrix (row -> column), a path (its lines as written, a symmetric Matrix
+    Market file's entries both ways, in the vertex set the file declares); see
     :mod:`tricount.inputs`. The vertices are the ids that occur, or every id
     ``0 .. max`` with ``vertices="range"`` (every node of a graph object); a
     graph object must be directed.

@@ -501,13 +501,31 @@ def as_graph(graph, *, device: str = "cpu", vertices: str = "edges",
     return g, {"load_s": 0.0, "build_s": time.perf_counter() - t0}
 
 
+def _file_arcs(path, weight) -> Arcs:
+    """The :class:`Arcs` of a file (:func:`tricount.io.read_file_arcs`): in the vertex set
+    it declares when it declares one (a Matrix Market file's ``1 .. N``, isolated ones
+    included, as :func:`as_graph` reads it), else by its ids or names."""
+    from tricount.io import read_file_arcs
+
+    if weight is not None:
+        raise InvalidArgumentError(
+            f"weight={weight!r}: a file is read as its edges, without weights; pass the "
+            "edges with their weights: (src, dst, weights), a table with a weight column, or "
+            "a graph object")
+    src, dst, ids = read_file_arcs(path)
+    if ids is None:
+        return read_arcs((src, dst))
+    return Arcs(np.searchsorted(ids, src), np.searchsorted(ids, dst), n_vertices=len(ids),
+                labels=ids)
+
+
 def graph_and_arcs(edges, *, weight=None, vertices: str = "edges", name=None):
     """``(graph, src, dst, weights, directed)``: the undirected graph of an input's arcs,
     the arcs in its compact ids (self-loops kept), one weight per arc (None without
     ``weight``), and whether the input says it is directed.
 
-    Takes what :func:`read_arcs` takes, a path (its lines as written, by
-    :func:`tricount.io.read_edges`), and a :class:`CSRGraph` with ``weight``
+    Takes what :func:`read_arcs` takes, a path (its lines as written, in the vertex set
+    it declares: :func:`_file_arcs`), and a :class:`CSRGraph` with ``weight``
     an array of one weight per edge of ``graph.edges()`` (its edges as arcs
     lo -> hi). ``vertices`` as for :func:`as_graph`.
     """
@@ -522,10 +540,9 @@ def graph_and_arcs(edges, *, weight=None, vertices: str = "edges", name=None):
         lo, hi = (to_host(a) for a in edges.edges())
         edges = (ids[lo], ids[hi])
     if isinstance(edges, (str, os.PathLike)):
-        from tricount.io import read_edges
-
-        edges = read_edges(edges)
-    arcs = read_arcs(edges, weight=weight)
+        arcs = _file_arcs(edges, weight)
+    else:
+        arcs = read_arcs(edges, weight=weight)
     g = _graph_of(arcs, vertices=vertices, name=name)
     src, dst = arcs.src, arcs.dst
     xp = g.xp

@@ -29,7 +29,8 @@ from tricount.directed import (
     triad_name,
     triadic_census,
 )
-from tricount.errors import UnsupportedGraphError
+from tricount.errors import InvalidArgumentError, UnsupportedGraphError
+from tricount.local import average_clustering, clustering
 from tricount.prep.edge_ids import oriented_mask
 from tricount.prep.orient import OrientedCSR
 
@@ -185,3 +186,43 @@ def test_edge_arrays_equal_networkx_input(graph):
     assert from_arrays.vertex_ids.tolist() == (keep * 5 + 3).tolist()
     for role in ROLES:
         assert np.array_equal(getattr(from_arrays, role), getattr(from_nx, role)[keep])
+
+
+MATRIX_MARKET = {
+    # symmetric: the stored lower triangle stands for both arcs of every pair
+    "symmetric": "%%MatrixMarket matrix coordinate pattern symmetric\n4 4 4\n"
+                 "2 1\n3 1\n3 2\n4 3\n",
+    "skew": "%%MatrixMarket matrix coordinate real skew-symmetric\n4 4 4\n"
+            "2 1 1.5\n3 1 -2\n3 2 1\n4 3 4\n",
+    # general, with vertices 5 and 6 in no entry: they are vertices all the same
+    "isolated": "%%MatrixMarket matrix coordinate pattern general\n6 6 5\n"
+                "2 1\n3 1\n3 2\n1 3\n4 3\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(MATRIX_MARKET))
+def test_a_matrix_market_file_is_the_matrix_it_declares(name, tmp_path):
+    """A symmetric file was read as its stored triangle's arcs only, and a file's declared
+    vertices in no entry were dropped: directed clustering, its average and the triad
+    census differed from the same file read by SciPy (and from NetworkX on it)."""
+    import scipy.io
+
+    path = tmp_path / f"{name}.mtx"
+    path.write_text(MATRIX_MARKET[name])
+    matrix = scipy.io.mmread(path)
+    digraph = nx.relabel_nodes(nx.from_scipy_sparse_array(matrix, create_using=nx.DiGraph),
+                               lambda i: i + 1)  # the file's ids are 1 .. N
+    assert clustering(path, directed=True, output="dict") == pytest.approx(
+        nx.clustering(digraph))
+    assert average_clustering(path, directed=True) == pytest.approx(
+        nx.average_clustering(digraph))
+    assert triadic_census(path) == nx.triadic_census(digraph)
+    counts = directed_triangle_counts(path)
+    assert counts.vertex_ids.tolist() == list(range(1, matrix.shape[0] + 1))
+
+
+def test_a_file_gives_no_weights(tmp_path):
+    path = tmp_path / "g.txt"
+    path.write_text("0 1\n1 2\n2 0\n")
+    with pytest.raises(InvalidArgumentError, match="a file is read as its edges, without"):
+        clustering(path, weight="weight")

@@ -48,9 +48,9 @@ from tricount.io.detect import FORMATS, format_to_read, resolve_format, strip_co
 from tricount.io.snap import write_snap
 from tricount.io.source import open_source
 
-__all__ = ["load_graph", "read_graph", "read_edges", "write_graph", "write_snap",
-           "write_native", "write_native_edges", "graph_name", "output_format", "FORMATS",
-           "OUTPUT_FORMATS",
+__all__ = ["load_graph", "read_graph", "read_edges", "read_file_arcs", "write_graph",
+           "write_snap", "write_native", "write_native_edges", "graph_name", "output_format",
+           "FORMATS", "OUTPUT_FORMATS",
            "LoadedGraph", "PARSERS", "NUMPY_PARSE_FORMATS", "NUMPY_PARSE_MAX_BYTES",
            "STREAMED_FORMATS", "streams_to_device"]
 
@@ -383,15 +383,32 @@ def read_edges(path, *, format: str = "auto", parser: str = "auto"):
     included); a native file gives each canonical edge once. ``parser`` as for
     :func:`load_graph`.
     """
+    src, dst, _ids = _edges_of_file(path, format, parser, arcs=False)
+    return src, dst
+
+
+def read_file_arcs(path, *, format: str = "auto", parser: str = "auto"):
+    """``(src, dst, vertex_ids)``: a file's arcs for the directed and weighted functions.
+
+    The edges of :func:`read_edges`, except that each stored entry of a symmetric or
+    skew-symmetric Matrix Market file also gives its mirror (the matrix holds both); and
+    ``vertex_ids``, the vertices the file declares (sorted int64 ids: Matrix Market's
+    ``1 .. N``, METIS's ``1 .. n``, a ``.tcsr``'s kept ids, isolated ones included), or
+    None when it declares none (edge lists, tables).
+    """
+    return _edges_of_file(path, format, parser, arcs=True)
+
+
+def _edges_of_file(path, format, parser, *, arcs: bool):
     _check_parser(parser)
     with open_source(path) as source:
         try:
-            return _read_edges(source, format, parser)
+            return _read_edges(source, format, parser, arcs=arcs)
         except MemoryError:
             raise out_of_memory(source.path) from None
 
 
-def _read_edges(source, format, parser):
+def _read_edges(source, format, parser, *, arcs: bool):
     from tricount.io._parse import EdgeText
     from tricount.prep.canonical import concatenate
 
@@ -401,14 +418,22 @@ def _read_edges(source, format, parser):
 
         g = read_native(source)
         lo, hi = g.edges()
-        ids = np.asarray(g.vertex_ids)
-        return ids[lo].astype(np.int64), ids[hi].astype(np.int64)
+        ids = np.asarray(g.vertex_ids).astype(np.int64)
+        return ids[lo], ids[hi], ids
     sink = EdgeText(merge_repeats=False)  # the lines as written, repeats included
     declared = parse_into(source, fmt, sink, parser=resolve_parser(parser, fmt, source))
     src, dst = concatenate(sink.chunks)
     if declared.names is not None:  # the names themselves, as written
-        return declared.names[src], declared.names[dst]
-    return src, dst
+        return declared.names[src], declared.names[dst], None
+    src, dst = src.astype(np.int64, copy=False), dst.astype(np.int64, copy=False)
+    if arcs and declared.mirrored:
+        off = src != dst  # a diagonal entry is its own mirror
+        src, dst = np.concatenate((src, dst[off])), np.concatenate((dst, src[off]))
+    ids = None
+    if declared.n_vertices is not None:
+        ids = np.arange(declared.id_base, declared.id_base + declared.n_vertices,
+                        dtype=np.int64)
+    return src, dst, ids
 
 
 def output_format(path, requested=None) -> str:

@@ -42,6 +42,8 @@ class Declared:
     id_base: int = 0
     symmetric: bool = False  # lists every edge at both ends (METIS): checked once built
     names: object = None  # vertex names (CSV, Parquet): the ids are their sorted ranks
+    mirrored: bool = False  # each stored entry (i, j) stands for (j, i) too (a symmetric or
+    #                         skew-symmetric Matrix Market file stores one triangle)
 
 
 def check_symmetric(path, graph, n_entries: int) -> None:

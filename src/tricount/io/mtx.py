@@ -141,7 +141,8 @@ def read_header(source) -> MatrixMarketHeader:
 def read(source, out, *, progress=None) -> Declared:
     """Parse a coordinate Matrix Market input into ``out`` (an ``EdgeText``; ids 1 .. N).
 
-    Declares N vertices, ids from 1.
+    Declares N vertices, ids from 1, and (a symmetric or skew-symmetric file) that each
+    stored entry stands for its mirror too, which only arcs need (directed functions).
     """
     head = read_header(source)
     parse_edge_text(
@@ -159,4 +160,4 @@ def read(source, out, *, progress=None) -> Declared:
             source.path, f"found {out.n_entries} entries but the size line (line "
                          f"{head.size_line}) declares {head.nnz}; is the file truncated?",
             line=max(out.n_lines, head.size_line))
-    return Declared(head.n_rows, 1)
+    return Declared(head.n_rows, 1, mirrored=head.symmetry != "general")
