@@ -454,8 +454,10 @@ def output_format(path, requested=None) -> str:
             raise GraphFormatError(path, "a .tcsr is written uncompressed (its blocks are "
                                          "checksummed and read in place); name it *.tcsr")
         return "native"
-    if name.endswith(_TEXT_SUFFIXES) or os.fspath(path) == "-":
-        return "snap"
+    from tricount.io.output import is_stream
+
+    if name.endswith(_TEXT_SUFFIXES) or os.fspath(path) == "-" or is_stream(os.fspath(path)):
+        return "snap"  # a target that is not a regular file (/dev/null, a pipe) is a stream
     raise GraphFormatError(path, "cannot tell the output format from the name; use .tcsr "
                                  "(native binary) or .txt/.tsv/.el (SNAP text), or pass --to")
 

@@ -15,7 +15,10 @@ target); the target is still whole.
 not a regular file (``/dev/null``, a named pipe, a shell's ``>(...)``, a
 terminal) is a stream too: both are written directly, since a stream cannot
 be renamed over (and a device node must never be replaced by a file), and a
-failed write (``/dev/full``: no space) is an error, not a success. A target
+failed write (``/dev/full``: no space) is an error, not a success. Every byte
+reaches the stream (:class:`_WholeWrites`): an unbuffered standard output
+(``python -u``) or a non-blocking pipe may take part of a write, which the
+writer then finishes, or a closed reader ends it as a broken pipe. A target
 that is a symbolic link is written through: the file it points to is
 replaced.
 
@@ -29,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import select
 import shutil
 import stat
 import sys
@@ -247,6 +251,8 @@ def atomic_output(path, *, suffix_hint: bool = True, seekable: bool = False):
     """
     path = os.fspath(path)
     if path == STDOUT:
+        if sys.stdout is None:  # started with its standard output closed (>&-)
+            raise OutputError("<stdout>: standard output is closed; name an output file")
         with _to_stream(contextlib.nullcontext(sys.stdout.buffer), "<stdout>", seekable) as out:
             yield out
         return
@@ -303,7 +309,8 @@ def _to_stream(stream, name: str, seekable: bool):
     unnamed temporary file copied into it once the writer is done. An OS error is an
     :class:`OutputError` naming ``name``; a closed pipe stays a ``BrokenPipeError``."""
     try:
-        with stream as out:
+        with stream as opened:
+            out = _WholeWrites(opened)
             if seekable and not out.seekable():
                 with tempfile.TemporaryFile() as spool:
                     yield spool, None
@@ -316,6 +323,50 @@ def _to_stream(stream, name: str, seekable: bool):
         raise
     except OSError as exc:
         raise write_error(name, exc) from None
+
+
+class _WholeWrites:
+    """A binary stream whose ``write`` writes every byte (and returns their number).
+
+    A raw stream (standard output under ``python -u`` or ``PYTHONUNBUFFERED``) may write
+    part of a buffer and say so only in its return value, which ``shutil.copyfileobj``
+    and the compressors ignore: 64 KiB of a 1 MB ``.tcsr`` reached a pipe, and the command
+    said it wrote the whole. A non-blocking pipe takes nothing while it is full (None, or
+    ``BlockingIOError`` from a buffered stream): the writer waits until it can write. A
+    reader that left gives ``BrokenPipeError`` on the next write, as for any stream.
+    """
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, data) -> int:
+        view = memoryview(data).cast("B")
+        total = len(view)
+        while len(view):
+            try:
+                n = self._stream.write(view)
+            except BlockingIOError as exc:  # a buffered stream on a full non-blocking pipe
+                n = exc.characters_written
+                self._wait()
+            if n is None:  # a raw stream on a full non-blocking pipe
+                self._wait()
+                continue
+            view = view[n:]
+        return total
+
+    def flush(self) -> None:
+        while True:
+            try:
+                self._stream.flush()
+                return
+            except BlockingIOError:
+                self._wait()
+
+    def _wait(self) -> None:
+        select.select([], [self._stream.fileno()], [])
+
+    def __getattr__(self, name):  # seekable, fileno, closed, ... of the stream itself
+        return getattr(self._stream, name)
 
 
 def write_bytes(path, data) -> None:

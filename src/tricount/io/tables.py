@@ -18,17 +18,20 @@ import os
 import numpy as np
 
 from tricount.errors import TricountError
-from tricount.io.output import atomic_output
+from tricount.io.output import atomic_output, is_stream
 
 TABLE_SUFFIXES = (".csv", ".parquet")
 
 
 def table_format(path) -> str:
-    """``.csv`` or ``.parquet`` for a table path (``-``: CSV on standard output)."""
+    """``.csv`` or ``.parquet`` for a table path (``-``: CSV on standard output; a target
+    that is not a regular file, such as ``/dev/null`` or a pipe, is a stream like it)."""
     path = os.fspath(path)
     if path == "-":
         return ".csv"
     suffix = os.path.splitext(path)[1].lower()
+    if suffix not in TABLE_SUFFIXES and is_stream(path):
+        return ".csv"
     if suffix not in TABLE_SUFFIXES:
         raise TricountError(
             f"{path}: cannot tell the table format from {suffix or 'no extension'!r}; "
