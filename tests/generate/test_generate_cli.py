@@ -103,6 +103,14 @@ def test_bad_rmat_arguments_to_a_tcsr_exit_2(capsys, tmp_path, argv, message):
     assert code == 2 and err == f"tricount: error: {message}\n" and not target.exists()
 
 
+@pytest.mark.parametrize("chunk", ["1000", "0"])
+def test_chunk_edges_with_text_output_is_refused(capsys, tmp_path, chunk):
+    """--chunk-edges (even 0) was ignored for text: the option asked for did nothing."""
+    target = tmp_path / "x.txt"
+    assert main(["generate", "rmat", "--scale", "4", "--chunk-edges", chunk, str(target)]) == 2
+    assert "--chunk-edges builds a .tcsr" in capsys.readouterr().err and not target.exists()
+
+
 def test_rmat_permutation_past_memory_is_a_clear_error(capsys, tmp_path, monkeypatch):
     rmat = importlib.import_module("tricount.generate.rmat")  # the module, not the function
 
@@ -127,8 +135,22 @@ def test_missing_required_option_is_a_usage_error(tmp_path):
 
 
 def test_out_of_memory_names_what_was_asked(capsys, tmp_path):
-    # K_99999999 has 5e15 edges: NumPy refuses the 35.5 PiB at once and says how much
-    code = main(["generate", "complete", "--n", "99999999", "-o", str(tmp_path / "x.txt")])
+    # K_5000000 has 1.25e13 edges: NumPy refuses the 91 TiB at once and says how much
+    code = main(["generate", "complete", "--n", "5000000", "-o", str(tmp_path / "x.txt")])
     err = capsys.readouterr().err
-    assert code == 2 and "out of memory (Unable to allocate" in err and "PiB" in err
+    assert code == 2 and "out of memory (Unable to allocate" in err and "TiB" in err
     assert not (tmp_path / "x.txt").exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["complete", "--n", "3000000000"],
+    ["er", "--n", "3037000499", "--m", "1000000000000000000"],
+    ["ba", "--n", "3000000000", "--m", "1500000000"],
+    ["ws", "--n", "3000000000", "--k", "2999999998", "--p", "0"],
+])
+def test_past_the_most_edges_a_generator_makes(argv, capsys, tmp_path):
+    """Sizes past what NumPy can address raised ValueError('array is too big'): a
+    traceback, exit 1. They are refused with the size asked for."""
+    assert main(["generate", *argv, str(tmp_path / "x.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "a generator makes at most 2**44" in err and "Traceback" not in err

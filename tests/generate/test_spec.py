@@ -69,3 +69,11 @@ class TestGenerateSpec:
     def test_every_generator_has_help_and_a_title(self):
         for g in GENERATORS.values():
             assert g.summary and g.title and all(p.help for p in g.params)
+
+
+def test_a_power_of_ten_is_read_exactly():
+    """float('1e23') is 99999999999999991611392: the seed a spec named was not its own."""
+    assert parse_spec("rmat:scale=4,seed=1e23")[1]["seed"] == 10**23
+    assert parse_spec("er:n=2.5e3,m=1e3")[1]["n"] == 2500
+    with pytest.raises(InvalidArgumentError, match="is not a valid int"):
+        parse_spec("rmat:scale=4,seed=1.5")

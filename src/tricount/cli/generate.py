@@ -110,6 +110,11 @@ def run(args) -> int:
     args.file = _output(args)
     # An unknown suffix is refused before generating.
     native = format_of(args.file, args.to) == "native"
+    if getattr(args, "chunk_edges", None) is not None and not native:
+        from tricount.errors import InvalidArgumentError
+
+        raise InvalidArgumentError("--chunk-edges builds a .tcsr in bounded memory; SNAP text "
+                                   "is written as generated (drop the option, or write .tcsr)")
     kwargs = {p.name: getattr(args, p.name) for p in generator.params}
     if native and generator.name == "rmat" and _stream_rmat(kwargs, args.chunk_edges):
         if args.device == "auto":  # a large graph: generated and sorted on the GPU if any

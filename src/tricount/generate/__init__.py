@@ -14,7 +14,8 @@ bit-identical arrays on both. Graph construction then drops loops and repeats.
 - ``watts_strogatz``: rewired ring lattice (``ws:n=1000,k=10,p=0.1``);
 - ``complete``: K_n, C(n, 3) triangles (``complete:n=100``);
 - ``star``: a hub and leaves, no triangle (``star:n=1000``);
-- ``grid``: 2-D grid or torus, no triangle (``grid:rows=30,cols=40``).
+- ``grid``: 2-D grid or torus, no triangle (a torus with a side of 3 closes that
+  side's rings into triangles) (``grid:rows=30,cols=40``).
 
 Specs (:mod:`tricount.generate.spec`) name a generated graph in one string, for
 ``tricount bench`` and ``tricount generate``.

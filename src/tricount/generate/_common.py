@@ -22,6 +22,21 @@ def check_int(name: str, value, *, low: int | None = 0, high: int | None = None)
     return value
 
 
+#: The most edge lines any generator makes: 2**44, graph500's largest class (R-MAT scale
+#: 40, edge factor 16); 256 TiB as int64 pairs. A request past it is refused with its size
+#: (NumPy's own refusal of an array past 2**63 bytes was a traceback).
+MAX_LINES = 1 << 44
+
+
+def check_lines(lines: int, what: str) -> int:
+    """``lines`` (edges a generator is asked for), or :class:`~tricount.InvalidArgumentError`
+    saying that ``what`` asks for more than :data:`MAX_LINES`."""
+    if lines > MAX_LINES:
+        raise InvalidArgumentError(f"{what} has {lines:,} edges; a generator makes at most "
+                                   f"2**44 = {MAX_LINES:,} (graph500's largest class)")
+    return lines
+
+
 def check_probability(name: str, value) -> float:
     """``value`` as a float in ``[0, 1]``, or :class:`~tricount.InvalidArgumentError` naming it."""
     try:

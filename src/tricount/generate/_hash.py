@@ -24,8 +24,13 @@ def splitmix64_scalar(x: int) -> int:
 
 
 def stream_key(seed: int, stream: int) -> int:
-    """A 64-bit key for an independent stream ``stream`` of ``seed``."""
-    return splitmix64_scalar(splitmix64_scalar(seed & _MASK64) ^ (stream * _GOLDEN & _MASK64))
+    """A 64-bit key for an independent stream ``stream`` of ``seed`` (``0 .. 2**64 - 1``:
+    any other int wrapped onto one of those, -1 giving 2**64 - 1's graph under another
+    name, so every generator's seed is checked here)."""
+    from tricount.generate._common import check_int
+
+    seed = check_int("seed", seed, high=_MASK64)
+    return splitmix64_scalar(splitmix64_scalar(seed) ^ (stream * _GOLDEN & _MASK64))
 
 
 def splitmix64(counter, key: int, xp=np):
@@ -45,8 +50,10 @@ def below(counter, key: int, bound, xp=np):
     """Integers in ``[0, bound)`` (uint64), as ``splitmix64 % bound``.
 
     Integer-only, so NumPy and CuPy agree. The modulo bias is below
-    ``bound / 2**64`` (under 1e-9 for every bound below 2**34), far under any
-    statistic a benchmark graph is judged by.
+    ``bound / 2**64`` (under 1e-9 for every bound below 2**34: Barabási–Albert's
+    and Watts–Strogatz's bounds are vertex counts), far under any statistic a
+    benchmark graph is judged by; G(n, m)'s bound, C(n, 2), nears 2**62, and it
+    skips the uneven tail instead (:func:`~tricount.generate.erdos_renyi.first_distinct`).
     """
     return splitmix64(counter, key, xp) % bound
 

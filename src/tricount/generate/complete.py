@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.generate._common import check_int, check_xp, n_pairs, unrank_pairs
+from tricount.generate._common import check_int, check_lines, check_xp, n_pairs, unrank_pairs
 from tricount.prep.canonical import MAX_VERTICES
 
 
@@ -38,4 +38,5 @@ def complete(n: int, *, xp=np):
     """
     xp = check_xp(xp)
     n = check_int("n", n, high=MAX_VERTICES)
+    check_lines(n_pairs(n), f"the complete graph on {n} vertices")
     return unrank_pairs(xp.arange(n_pairs(n), dtype=xp.uint64), xp)

@@ -2,10 +2,11 @@
 
 Every unordered pair of distinct vertices has a rank in ``0 .. C(n, 2) - 1``
 (colex order, :func:`~tricount.generate._common.unrank_pairs`). The generator
-reads an endless stream of ranks, draw i being ``splitmix64(key + i) % C(n, 2)``,
-and keeps the first ``m`` *distinct* ones, in draw order: that is sequential
-sampling without replacement, so every m-subset of pairs is equally likely (up
-to the modulo bias of :func:`~tricount.generate._hash.below`). The stream is
+reads an endless stream of ranks, draw i being ``splitmix64(key + i) % C(n, 2)``
+(a draw at or past the largest multiple of C(n, 2) below 2**64 skipped, so that
+every rank is equally likely), and keeps the first ``m`` *distinct* ones, in
+draw order: that is sequential sampling without replacement, so every m-subset
+of pairs is equally likely. The stream is
 read in parallel: draw a block, sort (rank, draw index) pairs, keep each rank's
 first draw, and draw a longer block if fewer than ``m`` ranks were distinct. The
 answer depends only on the stream, not on the block size.
@@ -24,8 +25,8 @@ import math
 import numpy as np
 
 from tricount.errors import InvalidArgumentError
-from tricount.generate._common import check_int, check_xp, n_pairs, unrank_pairs
-from tricount.generate._hash import below, stream_key
+from tricount.generate._common import check_int, check_lines, check_xp, n_pairs, unrank_pairs
+from tricount.generate._hash import splitmix64, stream_key
 from tricount.prep.canonical import MAX_VERTICES
 
 _RANK_STREAM = 11
@@ -67,6 +68,8 @@ def erdos_renyi(n: int, m: int, *, seed: int = 1, xp=np):
         raise InvalidArgumentError(
             f"G(n, m) with n = {n} has at most {pairs} edges, got m = {m}; lower m or raise n"
         )
+    # The sparse case draws about m ranks; the dense one marks every pair.
+    check_lines(m if 2 * m <= pairs else pairs, f"G(n={n}, m={m})")
     key = stream_key(seed, _RANK_STREAM)
     if 2 * m <= pairs:
         ranks = first_distinct(m, pairs, key, xp)
@@ -79,7 +82,8 @@ def erdos_renyi(n: int, m: int, *, seed: int = 1, xp=np):
 
 
 def first_distinct(k: int, bound: int, key: int, xp=np):
-    """The first ``k`` distinct values of the stream ``below(i, key, bound)``, in draw order.
+    """The first ``k`` distinct values of the stream ``splitmix64(i, key) % bound``, in
+    draw order, the draws in the modulo's uneven tail skipped.
 
     ``k`` must be at most ``bound / 2`` (the expected number of draws is then
     at most ``k * 2 ln 2``). Returns uint64.
@@ -88,15 +92,23 @@ def first_distinct(k: int, bound: int, key: int, xp=np):
         return xp.zeros(0, dtype=xp.uint64)
     expected = bound * math.log(bound / (bound - k)) if k < bound else 2.0 * k
     draws = max(int(expected * DRAW_SLACK) + 64, k)
+    # Draws at or past the largest multiple of ``bound`` that 64 bits hold are skipped: the
+    # rest take every value equally often. (``splitmix64 % bound`` alone drew the first
+    # 2**64 mod bound values 5/4 as often as the others when C(n, 2) neared 2**62: the
+    # vertices above 2.35e9 of G(2.8e9, m) had 17 % fewer edges.)
+    limit = (2**64 // bound) * bound  # 2**64 when bound divides it: nothing skipped
     while True:
         index = xp.arange(draws, dtype=xp.uint64)
-        value = below(index, key, xp.uint64(bound), xp)
+        raw = splitmix64(index, key, xp)
+        value = raw % xp.uint64(bound)
+        if limit < 2**64:
+            value[raw >= xp.uint64(limit)] = bound  # after every value: never first
         # (value, index) pairs are all distinct, so this order is unique: no
         # reliance on sort stability, which NumPy and CuPy need not share.
         order = xp.lexsort(xp.stack([index, value]))
         sorted_value = value[order]
-        first = xp.ones(draws, dtype=xp.bool_)
-        first[1:] = sorted_value[1:] != sorted_value[:-1]
+        first = sorted_value < xp.uint64(bound)
+        first[1:] &= sorted_value[1:] != sorted_value[:-1]
         first_index = xp.sort(index[order][first])
         if first_index.shape[0] >= k:
             return value[first_index[:k].astype(xp.int64)]

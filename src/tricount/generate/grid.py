@@ -48,6 +48,8 @@ def grid(rows: int, cols: int, *, periodic: bool = False, xp=np):
     xp = check_xp(xp)
     rows = check_int("rows", rows)
     cols = check_int("cols", cols)
+    if not isinstance(periodic, (bool, np.bool_)):  # "no" is truthy: a torus nobody asked for
+        raise InvalidArgumentError(f"periodic must be True or False, got {periodic!r}")
     if rows * cols > MAX_VERTICES:
         raise InvalidArgumentError(f"a {rows} x {cols} grid has more than {MAX_VERTICES} vertices")
     if periodic and min(rows, cols) < 3:

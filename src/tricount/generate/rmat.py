@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tricount.errors import InvalidArgumentError, TricountError
-from tricount.generate._common import check_int, check_probability, check_xp
+from tricount.generate._common import MAX_LINES, check_int, check_probability, check_xp
 from tricount.generate._hash import splitmix64, stream_key, uniform
 
 #: graph500 initiator probabilities.
@@ -36,7 +36,6 @@ def rmat_name(scale: int, edge_factor: int, seed: int) -> str:
 #: Edges drawn at most (edge factor × 2**scale): graph500's largest class, scale 40 with edge
 #: factor 16. Past it an edge's number times the scale overflows no counter yet, but no disk
 #: holds the result; a request for 10**20 edges ran on without a word (a bounded build).
-MAX_LINES = 1 << 44
 
 
 def _checked(scale, edge_factor, seed, a, b, c):
@@ -48,9 +47,10 @@ def _checked(scale, edge_factor, seed, a, b, c):
             f"edge_factor {edge_factor} at scale {scale} asks for {edge_factor << scale:,} "
             f"edges; R-MAT draws at most 2**44 = {MAX_LINES:,} (graph500's largest class, "
             "scale 40 with edge factor 16)")
-    seed = check_int("seed", seed, low=None)
+    seed = check_int("seed", seed, high=2**64 - 1)
     a, b, c = (check_probability(name, p) for name, p in (("a", a), ("b", b), ("c", c)))
-    if a + b + c > 1:
+    # d = 1 - a - b - c may be 0: 0.33 + 0.56 + 0.11 is 1.0000000000000002 in floats.
+    if a + b + c > 1 + 1e-12:
         raise InvalidArgumentError(f"a + b + c must be at most 1, got {a} + {b} + {c}")
     return scale, edge_factor, seed, a, b, c
 
@@ -126,7 +126,7 @@ class RmatChunks:
             scale, edge_factor, seed, a, b, c)
         self.permute = bool(permute)
         self.chunk_edges = check_int("chunk_edges", chunk_edges, low=1)
-        self.xp = xp
+        self.xp = check_xp(xp)
         self.n_lines = self.edge_factor << self.scale
         self.max_id = (1 << self.scale) - 1
 

@@ -20,6 +20,8 @@ deterministic).
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import inspect
 from dataclasses import dataclass, field
 from typing import Callable
@@ -119,7 +121,7 @@ def _rmat_name(scale, edge_factor, seed, a, b, c, permute):
 GENERATORS = {
     g.name: g
     for g in (
-        Generator("rmat", rmat, "R-MAT / Kronecker with graph500 parameters (a=.57, b=c=.19)",
+        Generator("rmat", rmat, "R-MAT / Kronecker (graph500's a=.57, b=c=.19 by default)",
                   "R-MAT", {"scale": "2**SCALE vertex ids",
                             "edge_factor": "edges drawn per vertex id",
                             "a": "top-left quadrant probability",
@@ -143,7 +145,8 @@ GENERATORS = {
                   {"n": "vertices"}),
         Generator("star", star, "star: a hub and n leaves, no triangle", "star",
                   {"n_leaves": "leaves (the hub is vertex 0)"}, short={"n_leaves": "n"}),
-        Generator("grid", grid, "2-D grid (or torus): no triangle", "grid",
+        Generator("grid", grid, "2-D grid (or torus): no triangle (a torus side of 3: one a ring)",
+                  "grid",
                   {"rows": "grid rows", "cols": "grid columns", "periodic": "wrap into a torus"},
                   namer=grid_name),
     )
@@ -171,9 +174,9 @@ def _to_int(text: str) -> int:
     try:
         return int(text, 0)  # 42, 0x2a, 0b101010
     except ValueError:
-        value = float(text)  # 1e6, 018
-        if not value.is_integer():
-            raise
+        value = Fraction(text)  # 1e6, 018, 2.5e3: exactly (float(1e23) is not 10**23)
+        if value.denominator != 1:
+            raise ValueError(text) from None
         return int(value)
 
 

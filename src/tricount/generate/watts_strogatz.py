@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from tricount.errors import InvalidArgumentError
-from tricount.generate._common import check_int, check_probability, check_xp
+from tricount.generate._common import check_int, check_lines, check_probability, check_xp
 from tricount.generate._hash import below, bernoulli, stream_key
 from tricount.prep.canonical import MAX_VERTICES
 
@@ -64,6 +64,7 @@ def watts_strogatz(n: int, k: int, p: float, *, seed: int = 1, xp=np):
     if k % 2 or (k and k >= n):
         raise InvalidArgumentError(f"k must be even and below n = {n}, got k = {k}")
     half = k // 2
+    check_lines(n * half, f"WS(n={n}, k={k})")
     edge = xp.arange(n * half, dtype=xp.int64)
     src = edge // max(half, 1)
     dst = (src + edge % max(half, 1) + 1) % max(n, 1)
