@@ -154,11 +154,12 @@ def _rows(engine, g, labels, names, chunk_size):
 
 def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHUNK_ROWS,
                     format: str | None = None, names=None,
-                    compression: str = PARQUET_COMPRESSION, inputs=(), progress=None) -> int:
+                    compression: str | None = None, inputs=(), progress=None) -> int:
     """Write every triangle once to a Parquet or TSV file; return the number written.
 
     Parquet (through pyarrow): columns ``u``, ``v``, ``w``, one row group per
-    chunk. TSV: one ``u<TAB>v<TAB>w`` line per triangle, no header. The file
+    chunk. TSV: one ``u<TAB>v<TAB>w`` line per triangle, no header, compressed
+    when the name ends in ``.gz``, ``.bz2``, ``.xz`` or ``.zst``. The file
     is written whole or not at all (:func:`tricount.io.output.atomic_output`:
     a temporary beside the target, fsynced, renamed into place), never over
     the graph's own file or one of ``inputs``. ``path`` ``"-"`` writes TSV to
@@ -172,7 +173,8 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
         As for :func:`list_triangles`.
     format : {"parquet", "tsv"}, optional
         By default from the suffix: ``.parquet`` / ``.pq`` is Parquet, anything
-        else TSV.
+        else TSV (a compression suffix after ``.parquet`` is refused: Parquet
+        compresses inside, by ``compression``).
     names : array_like, optional
         ``names[i]`` is written for vertex id ``i``, the id as the rows
         hold it (the original id of a graph with integer ids: one entry up
@@ -180,8 +182,9 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
         Parquet string columns; nothing nested in TSV). A graph whose
         ``vertex_ids`` are not integers (NetworkX nodes, string names) writes
         its labels this way by default. Checked before any work.
-    compression : str
-        Parquet's codec: "snappy" (the default), "none", "lz4", "zstd", ...
+    compression : str, optional
+        Parquet's codec: "snappy" (the default), "none", "lz4", "zstd", ...;
+        refused for TSV, which its name compresses.
     inputs : sequence of paths
         Files the output must not be (checked before any work).
     progress : callable, optional
@@ -204,7 +207,11 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
     if str(path) == "-" and fmt != "tsv":
         raise InvalidArgumentError(f"standard output takes TSV, not {fmt}; pass a file path")
     if fmt == "parquet":
+        compression = PARQUET_COMPRESSION if compression is None else compression
         _check_codec(compression)  # before any work: refuse early, not after the count
+    elif compression is not None:
+        raise InvalidArgumentError(f"compression={compression!r} is a Parquet codec; a TSV "
+                                   "file is compressed by its name (.gz, .bz2, .xz, .zst)")
     read_from = [graph] if isinstance(graph, (str, os.PathLike)) else []
     check_outputs([path], list(inputs) + read_from)
     g, engine, chunk_size = _prepare(graph, backend, chunk_size)
@@ -222,7 +229,10 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
     with atomic_output(path) as (f, tmp):
         if fmt == "parquet":
             return _write_parquet(columns, f if tmp is None else tmp, names, compression)
-        return _write_tsv(columns, f, names)
+        from tricount.io.snap import compressed_writer
+
+        with compressed_writer(f, os.fspath(path)) as out:  # by the name: .gz, .xz, ...
+            return _write_tsv(columns, out, names)
 
 
 def _reporting(columns, n_triangles, progress):
@@ -269,9 +279,15 @@ def _labels(g):
 
 
 def _format_of(path, format) -> str:
+    from tricount.io.detect import strip_compression
+
+    name = os.path.basename(os.fspath(path)).lower()
+    plain = strip_compression(name)
     if format is None:
-        suffix = os.path.splitext(str(path))[1].lower()
-        format = "parquet" if suffix in (".parquet", ".pq") else "tsv"
+        format = "parquet" if plain.endswith((".parquet", ".pq")) else "tsv"
+    if format == "parquet" and plain != name:
+        raise TricountError(f"{path}: a Parquet file compresses inside (its codec: "
+                            "compression=, --compression); name it without .gz, .xz, ...")
     if format not in FORMATS:
         raise TricountError(f"unknown triangle file format {format!r}; choose one of "
                             f"{', '.join(FORMATS)}")

@@ -531,6 +531,31 @@ class TestWriters:
         write_triangles(graph, tmp_path / "t.parquet", backend="cpu", compression=codec)
         assert pq.read_table(tmp_path / "t.parquet").num_rows == listed(graph).shape[0]
 
+    @pytest.mark.parametrize("suffix, opener", [(".gz", "gzip"), (".bz2", "bz2"),
+                                                (".xz", "lzma")])
+    def test_tsv_compressed_by_its_name(self, graph, tmp_path, suffix, opener):
+        """tri.tsv.gz held plain text under a .gz name."""
+        import importlib
+
+        path = tmp_path / f"t.tsv{suffix}"
+        names = np.array([f"v{i}" for i in range(int(graph.vertex_ids.max()) + 1)],
+                         dtype=object)
+        for kept in (None, names):
+            write_triangles(graph, path, backend="cpu", chunk_size=64, names=kept)
+            with importlib.import_module(opener).open(path, "rt") as f:
+                text = f.read()
+            rows = listed(graph).tolist()
+            label = (lambda i: str(i)) if kept is None else (lambda i: f"v{i}")
+            assert text == "".join("\t".join(map(label, row)) + "\n" for row in rows)
+
+    def test_a_codec_for_tsv_and_a_compressed_parquet_name_are_refused(self, graph, tmp_path):
+        """--compression zstd with a TSV output did nothing (exit 0, plain text)."""
+        with pytest.raises(tricount.InvalidArgumentError, match="is a Parquet codec; a TSV"):
+            write_triangles(graph, tmp_path / "t.tsv", backend="cpu", compression="zstd")
+        with pytest.raises(TricountError, match="a Parquet file compresses inside"):
+            write_triangles(graph, tmp_path / "t.parquet.gz", backend="cpu")
+        assert os.listdir(tmp_path) == []
+
     def test_tsv_text(self, graph, tmp_path):
         path = tmp_path / "t.tsv"
         write_triangles(graph, path, backend="cpu", chunk_size=64)

@@ -22,7 +22,8 @@ from tricount.cli import options
 
 HELP = "write every triangle (u, v, w) to Parquet, TSV or standard output"
 DESCRIPTION = ("List every triangle of a graph once, as rows u, v, w of the input's own ids, to "
-               "a Parquet file (.parquet, needs pyarrow), a TSV file (any other name) or "
+               "a Parquet file (.parquet, needs pyarrow), a TSV file (any other name; .gz, "
+               ".bz2, .xz, .zst compress it) or "
                "standard output (-). Written whole or not at all.")
 
 
@@ -37,9 +38,9 @@ def add_arguments(listing) -> None:
                          help="output format (default: from OUT's suffix)")
     listing.add_argument("--chunk-size", type=int, default=CHUNK_ROWS, metavar="ROWS",
                          help=f"rows per chunk (a Parquet row group); default {CHUNK_ROWS}")
-    listing.add_argument("--compression", default=PARQUET_COMPRESSION, metavar="CODEC",
+    listing.add_argument("--compression", default=None, metavar="CODEC",
                          help=f"Parquet codec (default {PARQUET_COMPRESSION}; none, zstd, lz4, "
-                              "...)")
+                              "...); a TSV is compressed by its name (OUT.tsv.gz, .xz, .zst)")
     options.add_backend(listing)
     options.add_json(listing)
 
