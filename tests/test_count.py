@@ -196,3 +196,15 @@ def test_path_input(tmp_path):
     path.write_text("# K4\n0 1\n0 2\n0 3\n1 2\n1 3\n2 3\n")
     assert tricount.count_triangles(path, backend="cpu") == 4
     assert tricount.count_triangles(str(path), backend="cpu") == 4
+
+
+def test_a_gpu_orientation_with_auto_counts_on_the_cpu_and_says_so(monkeypatch):
+    """count(g, orientation='id') raised 'the CPU backend takes no method options' where
+    auto took the CPU (a machine without a GPU): a script tuned for a GPU could not run."""
+    monkeypatch.setattr(tricount.gpu, "probe", lambda: (False, "no GPU here"))
+    k4 = ([0, 0, 0, 1, 1, 2], [1, 2, 3, 2, 3, 3])
+    result = tricount.count(k4, orientation="id")
+    assert (result.n_triangles, result.backend) == (4, "cpu")
+    assert "orientation='id' is the GPU engine's, not used on the cpu" in result.backend_reason
+    with pytest.raises(tricount.UnknownMethodError, match="takes no method options"):
+        tricount.count(k4, orientation="id", backend="cpu")  # asked for both: a conflict

@@ -25,9 +25,9 @@ import time
 import numpy as np
 
 from tricount import inputs
-from tricount.backends import select
+from tricount.backends import BACKENDS, select
 from tricount.errors import InvalidArgumentError, UnknownMethodError, UnsupportedGraphError, \
-    check_text
+    check_choice, check_text
 from tricount.graph import CSRGraph
 from tricount.io import load_graph
 from tricount.partition import check_partition_args, count_partitioned
@@ -79,7 +79,9 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
     client : distributed.Client, optional
         The Dask cluster for ``backend="dask"`` (default: the current client).
     orientation : {"auto", "rank", "degree", "id"}
-        The GPU engine's orientation; partitioned counts use ``rank``.
+        The GPU engine's orientation; partitioned counts use ``rank``. Where
+        ``backend="auto"`` takes the CPU, it is not used (``backend_reason``
+        says so); ``backend="cpu"`` refuses it.
     **options
         Other options of the backend's engine. A backend rejects options it
         does not know.
@@ -113,6 +115,7 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
     >>> result.n_triangles, result.partition["subproblems"]
     (4, 3)
     """
+    check_choice(backend, "backend", (*BACKENDS, "dask"))
     check_text(method, "method")
     check_text(orientation, "orientation")
     parts = dict(zip(("partitions", "devices", "max_memory"),
@@ -143,6 +146,12 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
         g, steps = _loaded(graph, engine.name, chosen.parser)
     else:
         g = graph
+    if orientation != "auto" and engine.name != "gpu" and backend == "auto":
+        # The GPU engine's option, where auto chose another engine: dropped, and said so
+        # (a script tuned for a GPU still counts on a machine without one).
+        backend_reason = (f"{backend_reason}; orientation={orientation!r} is the GPU "
+                          f"engine's, not used on the {engine.name}")
+        orientation = "auto"
     why = _does_not_fit(engine.name, g, method, orientation, max_memory, options)
     if why is None:
         if orientation != "auto":
@@ -168,7 +177,6 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
     for extra in ("kernel_s", "gpu_s"):
         if extra in out.timings:
             timings[extra] = out.timings[extra]
-    backend_reason = chosen.reason
     if chosen.route is not None and backend == "auto":
         backend_reason += f"; measured {total:.3f} s"
     # The oracle takes far longer than a pass over the degrees: its report gives the largest.
@@ -319,7 +327,7 @@ def count_triangles(graph, *, backend: str = "auto", method: str = "auto", **opt
 
     Takes what :func:`count` takes (a graph, a graph file or a ``(src, dst)``
     tuple; ``backend``; ``method``: ``auto`` or a method of the backend, on the
-    CPU ``merge``, ``bitmap`` or ``spgemm``; ``partitions``, ``devices``,
+    CPU ``merge``, ``bitmap``, ``spgemm`` or ``numpy``; ``partitions``, ``devices``,
     ``max_memory``, ``client`` and the rest of its options) and returns its
     ``n_triangles``.
 

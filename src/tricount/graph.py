@@ -20,7 +20,10 @@ class CSRGraph:
     """An undirected simple graph with compact vertex ids ``0 .. n_vertices-1``.
 
     Self-loops and repeated edges of the input are removed and counted in
-    ``self_loops_dropped`` and ``duplicates_dropped``. Each undirected edge
+    ``self_loops_dropped`` and ``duplicates_dropped``: a pair given twice as
+    written, ``(u, v)`` and ``(u, v)``, is a duplicate; ``(v, u)`` after
+    ``(u, v)`` is the same edge listed at its other end (as symmetric inputs
+    list every edge) and is not counted. Each undirected edge
     ``{u, v}`` is stored once, in the row of its smaller id: ``indptr`` (int64,
     length ``n_vertices + 1``) and ``indices`` (int32 while ids fit, else int64)
     form the strictly upper-triangular CSR, rows sorted. ``adjacency()`` gives

@@ -103,7 +103,9 @@ def triangles(graph, *, nodes=None, weight=None, vertices: str = "edges",
     output : {"array", "dict", "frame"}
         The shape of the result (see the module doc).
     backend : {"auto", "cpu", "gpu", "reference"}
-        ``auto`` uses the GPU when one is usable, else the CPU.
+        ``auto``: the CPU for a graph small enough that the CPU answers first
+        (starting the GPU costs more than the work), else the GPU when one is
+        usable, else the CPU (:func:`tricount.backends.backend_for`).
 
     Examples
     --------

@@ -495,15 +495,19 @@ class TestWriters:
         src, dst = rmat(7, 8, seed=9)
         return tricount.Graph.from_edges(src * 3 + 1, dst * 3 + 1)  # ids not compact
 
-    def test_parquet_one_row_group_per_chunk(self, graph, tmp_path):
+    @pytest.mark.parametrize("least, group", [(100, 100), (250, 300)])
+    def test_parquet_row_groups_of_chunks(self, graph, tmp_path, monkeypatch, least, group):
+        """A row group a chunk, chunks smaller than PARQUET_MIN_ROW_GROUP gathered: chunks of
+        7 rows made K_400's listing 1.5 M row groups, a footer pyarrow refused to read."""
         pq = pytest.importorskip("pyarrow.parquet")
+        monkeypatch.setattr(listing_module, "PARQUET_MIN_ROW_GROUP", least)
         path = tmp_path / "t.parquet"
         n = write_triangles(graph, path, backend="cpu", chunk_size=100)
         whole = listed(graph)
         assert n == whole.shape[0]
         f = pq.ParquetFile(path)
-        assert f.num_row_groups == -(-n // 100)
-        assert f.metadata.row_group(0).num_rows == 100
+        assert f.num_row_groups == -(-n // group)
+        assert f.metadata.row_group(0).num_rows == group
         table = f.read()
         assert table.column_names == ["u", "v", "w"]
         got = np.stack([table[c].to_numpy() for c in ("u", "v", "w")], axis=1)

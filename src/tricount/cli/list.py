@@ -37,7 +37,9 @@ def add_arguments(listing) -> None:
     listing.add_argument("--to", choices=FORMATS, default=None,
                          help="output format (default: from OUT's suffix)")
     listing.add_argument("--chunk-size", type=int, default=CHUNK_ROWS, metavar="ROWS",
-                         help=f"rows per chunk (a Parquet row group); default {CHUNK_ROWS}")
+                         help=f"rows per chunk (a Parquet row group; smaller chunks are "
+                              f"gathered into groups of at least 65,536 rows); default "
+                              f"{CHUNK_ROWS}")
     listing.add_argument("--compression", default=None, metavar="CODEC",
                          help=f"Parquet codec (default {PARQUET_COMPRESSION}; none, zstd, lz4, "
                               "...); a TSV is compressed by its name (OUT.tsv.gz, .xz, .zst)")

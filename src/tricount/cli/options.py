@@ -53,8 +53,9 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 EXIT_TERMINATED = 143
 
-INPUT_HELP = ("graph file: SNAP/TSV edge list, GraphChallenge _adj.tsv/.mmio, Matrix Market, "
-              "METIS, .npy/.npz or .tcsr; plain or .gz/.bz2/.xz/.zst; - for standard input")
+INPUT_HELP = ("graph file: SNAP/TSV edge list, CSV (a header, names), Parquet, Arrow, "
+              "GraphChallenge _adj.tsv/.mmio, Matrix Market, METIS, .npy/.npz or .tcsr; plain "
+              "or .gz/.bz2/.xz/.zst; - for standard input")
 
 
 def add_input(parser, *, optional: bool = False, help: str = INPUT_HELP) -> None:
@@ -67,7 +68,8 @@ def add_input(parser, *, optional: bool = False, help: str = INPUT_HELP) -> None
 
 def add_backend(parser) -> None:
     parser.add_argument("--backend", choices=BACKENDS, default="auto",
-                        help="where to compute: auto (the GPU when usable), cpu, gpu or "
+                        help="where to compute: auto (the route predicted to answer first: "
+                             "small graphs on the CPU, others on a usable GPU), cpu, gpu or "
                              "reference (default auto)")
 
 

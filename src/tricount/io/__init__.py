@@ -320,7 +320,9 @@ def load_graph(path, *, format: str = "auto", progress=None, device: str = "cpu"
         (edge list: ``#``/``%`` comments, two ids per line, extra columns
         ignored), ``"graphchallenge"`` (``*_adj.tsv``), ``"matrix-market"``
         (``.mtx``, ``.mmio``), ``"metis"`` (``.graph``), ``"numpy"`` (``.npy``,
-        ``.npz``) or ``"native"`` (``.tcsr`` from ``tricount convert``).
+        ``.npz``), ``"csv"`` (a table with a header, any delimiter, names),
+        ``"parquet"``, ``"arrow"`` (edge tables: ``source``/``target`` columns
+        or the first two) or ``"native"`` (``.tcsr`` from ``tricount convert``).
     progress : bool or None
         Show progress bars on stderr (reading, then building). ``None``: only
         on a terminal (and unless :func:`tricount._progress.configure` turned
