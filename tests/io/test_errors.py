@@ -369,12 +369,14 @@ def test_matrix_market_with_zero_entries(tmp_path):
     assert (g.n_vertices, g.n_edges) == (4, 0)
 
 
-@pytest.mark.parametrize("suffix", [".tcsr.gz", ".tcsr.zst"])
-def test_a_compressed_tcsr_name_is_refused(tmp_path, capsys, suffix):
+@pytest.mark.parametrize("suffix, to", [(".tcsr.gz", []), (".tcsr.zst", []),
+                                        (".bin.gz", ["--to", "native"])])
+def test_a_compressed_tcsr_name_is_refused(tmp_path, capsys, suffix, to):
+    """--to native under a .gz name wrote uncompressed bytes there."""
     src = tmp_path / "k3.txt"
     src.write_text("0 1\n1 2\n2 0\n")
     target = tmp_path / f"k3{suffix}"
-    code, out, err = run_cli(["convert", str(src), str(target)], capsys)
+    code, out, err = run_cli(["convert", str(src), str(target), *to], capsys)
     assert code == 2 and "a .tcsr is written uncompressed" in err and not target.exists()
 
 

@@ -450,6 +450,10 @@ def output_format(path, requested=None) -> str:
             # A .tcsr name is read as native binary: text there reads back as no graph.
             raise GraphFormatError(path, f"--to {requested} writes text, which a .tcsr name "
                                          "would not read back as; name it .txt")
+        if requested == "native" and name != base:  # nat.bin.gz: uncompressed bytes
+            raise GraphFormatError(path, "a .tcsr is written uncompressed (its blocks are "
+                                         "checksummed and read in place); drop the "
+                                         "compression suffix")
         return requested
     if name.endswith(".tcsr"):
         if name != base:  # the reader checks every block's CRC itself; it reads no archive
