@@ -106,31 +106,32 @@ def _as_numpy(a, name):
 
 
 def _exact_ids(values: list, name):
-    """An array of Python values: int64 or uint64 when every value is an integer, else
-    NumPy's own reading (floats are checked for fractions by :func:`_to_ids`); a list
-    mixing floats with integers past 2**53 converted value by value (:func:`_whole`)."""
-    original = values
+    """An array of Python values: int64 or uint64 when every value is an integer (or a
+    whole float beside an integer past 2**53: converted value by value, :func:`_whole`),
+    else NumPy's own reading (floats are checked for fractions by :func:`_to_ids`)."""
     if any(isinstance(v, (bool, np.bool_)) for v in values):
         raise InvalidEdgesError(f"{name} must hold integer vertex ids, got a boolean")
-    if not all(isinstance(v, (int, np.integer)) for v in values):
-        # Whole floats among integers are ids too, converted one by one: NumPy's reading of
-        # the list is float64, which rounds an integer past 2**53 (2**53 + 1 became 2**53:
-        # two vertices one).
-        if not any(isinstance(v, (int, np.integer)) and abs(int(v)) >= 2**53 for v in values):
-            values = None
-        else:
-            values = [_whole(v, name) for v in values]
-    if values is not None:
-        for dtype in (np.int64, np.uint64):
-            try:
-                return np.array(values, dtype=dtype)
-            except OverflowError:
-                continue
-        raise InvalidEdgesError(f"{name} holds values that are not vertex ids in 0 .. 2**64-1")
-    arr = np.asarray(original)
+    ints = [isinstance(v, (int, np.integer)) for v in values]
+    if all(ints):
+        return _integer_array(values, name)
+    # NumPy reads a list of numbers holding a float as float64, which rounds an integer
+    # past 2**53 (2**53 + 1 became 2**53: two vertices one).
+    if any(i and abs(int(v)) >= 2**53 for i, v in zip(ints, values)):
+        return _integer_array([_whole(v, name) for v in values], name)
+    arr = np.asarray(values)
     if arr.dtype.kind not in "if":
         raise InvalidEdgesError(f"{name} holds values that are not vertex ids in 0 .. 2**64-1")
     return arr
+
+
+def _integer_array(values: list, name):
+    """Python integers as int64, else uint64 (ids past 2**63 - 1), else refused."""
+    for dtype in (np.int64, np.uint64):
+        try:
+            return np.array(values, dtype=dtype)
+        except OverflowError:
+            continue
+    raise InvalidEdgesError(f"{name} holds values that are not vertex ids in 0 .. 2**64-1")
 
 
 def _whole(value, name) -> int:
