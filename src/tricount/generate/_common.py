@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.errors import BackendUnavailableError, InvalidArgumentError, check_count
+from tricount.errors import (BackendUnavailableError, InvalidArgumentError,
+                             UnsupportedGraphError, check_count)
 
 
 def check_int(name: str, value, *, low: int | None = 0, high: int | None = None) -> int:
@@ -28,12 +29,24 @@ def check_int(name: str, value, *, low: int | None = 0, high: int | None = None)
 MAX_LINES = 1 << 44
 
 
-def check_lines(lines: int, what: str) -> int:
-    """``lines`` (edges a generator is asked for), or :class:`~tricount.InvalidArgumentError`
-    saying that ``what`` asks for more than :data:`MAX_LINES`."""
+def check_lines(lines: int, what: str, xp=np) -> int:
+    """``lines`` (edges a generator is asked for), or an error before anything is allocated:
+    :class:`~tricount.InvalidArgumentError` past :data:`MAX_LINES`, and
+    :class:`~tricount.UnsupportedGraphError` when the host's available memory cannot hold
+    the edge arrays themselves (16 bytes a line). A host that overcommits memory let NumPy
+    allocate 91 TiB and would have been killed filling it; CuPy's pool refuses at once."""
     if lines > MAX_LINES:
         raise InvalidArgumentError(f"{what} has {lines:,} edges; a generator makes at most "
                                    f"2**44 = {MAX_LINES:,} (graph500's largest class)")
+    if xp is np:
+        from tricount.prep.outofcore.memory import available_memory, gib
+
+        avail = available_memory()
+        if avail is not None and 16 * lines > avail:
+            raise UnsupportedGraphError(
+                f"out of memory: {what} has {lines:,} edges, whose arrays alone need "
+                f"{gib(16 * lines)} and {gib(avail)} is available; generate a smaller graph "
+                "(R-MAT to a .tcsr is built in bounded memory)")
     return lines
 
 

@@ -62,7 +62,7 @@ def barabasi_albert(n: int, m: int, *, seed: int = 1, xp=np):
     xp = check_xp(xp)
     m = check_int("m", m, low=1)
     n = check_int("n", n, low=m + 1, high=MAX_VERTICES)
-    n_edges = check_lines(m * (n - m), f"BA(n={n}, m={m})")
+    n_edges = check_lines(m * (n - m), f"BA(n={n}, m={m})", xp)
     edge = xp.arange(n_edges, dtype=xp.int64)
     # Edges 0 .. m-1 are the star (i + 1, 0); edge e >= m belongs to vertex
     # v = m + 1 + (e - m) // m, which may copy any position below 2 * first(v).

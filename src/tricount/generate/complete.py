@@ -38,5 +38,5 @@ def complete(n: int, *, xp=np):
     """
     xp = check_xp(xp)
     n = check_int("n", n, high=MAX_VERTICES)
-    check_lines(n_pairs(n), f"the complete graph on {n} vertices")
+    check_lines(n_pairs(n), f"the complete graph on {n} vertices", xp)
     return unrank_pairs(xp.arange(n_pairs(n), dtype=xp.uint64), xp)

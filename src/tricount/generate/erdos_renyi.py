@@ -68,8 +68,8 @@ def erdos_renyi(n: int, m: int, *, seed: int = 1, xp=np):
         raise InvalidArgumentError(
             f"G(n, m) with n = {n} has at most {pairs} edges, got m = {m}; lower m or raise n"
         )
-    # The sparse case draws about m ranks; the dense one marks every pair.
-    check_lines(m if 2 * m <= pairs else pairs, f"G(n={n}, m={m})")
+    # 16 bytes a kept edge bound the dense case's byte a pair too (pairs < 2 m there).
+    check_lines(m, f"G(n={n}, m={m})", xp)
     key = stream_key(seed, _RANK_STREAM)
     if 2 * m <= pairs:
         ranks = first_distinct(m, pairs, key, xp)

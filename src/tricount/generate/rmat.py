@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from tricount.errors import InvalidArgumentError, TricountError
-from tricount.generate._common import MAX_LINES, check_int, check_probability, check_xp
+from tricount.generate._common import (MAX_LINES, check_int, check_lines, check_probability,
+                                       check_xp)
 from tricount.generate._hash import splitmix64, stream_key, uniform
 
 #: graph500 initiator probabilities.
@@ -96,7 +97,8 @@ def rmat(scale: int, edge_factor: int = 16, *, seed: int = 1, a: float = GRAPH50
     """
     xp = check_xp(xp)
     scale, edge_factor, seed, a, b, c = _checked(scale, edge_factor, seed, a, b, c)
-    n_edges = edge_factor << scale
+    n_edges = check_lines(edge_factor << scale, f"R-MAT scale {scale}, edge factor "
+                                                f"{edge_factor}", xp)
     src = xp.empty(n_edges, dtype=xp.int64)
     dst = xp.empty(n_edges, dtype=xp.int64)
     key = stream_key(seed, _EDGE_STREAM)

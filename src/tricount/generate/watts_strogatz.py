@@ -64,7 +64,7 @@ def watts_strogatz(n: int, k: int, p: float, *, seed: int = 1, xp=np):
     if k % 2 or (k and k >= n):
         raise InvalidArgumentError(f"k must be even and below n = {n}, got k = {k}")
     half = k // 2
-    check_lines(n * half, f"WS(n={n}, k={k})")
+    check_lines(n * half, f"WS(n={n}, k={k})", xp)
     edge = xp.arange(n * half, dtype=xp.int64)
     src = edge // max(half, 1)
     dst = (src + edge % max(half, 1) + 1) % max(n, 1)
