@@ -249,8 +249,11 @@ def _plan(config: BenchConfig) -> _Plan:
 def _load(text: str, kind: str, generate_on: str):
     """``(src, dst, name)`` as host int64 arrays, from a file or a generator spec."""
     if kind == "file":
-        src, dst = read_edges(text)
-        return np.asarray(src), np.asarray(dst), graph_name(text)
+        src, dst = (np.asarray(a) for a in read_edges(text))
+        if src.dtype.kind not in "iu":  # vertex names: ids by sorted rank, as tricount reads
+            _names, ids = np.unique(np.concatenate((src, dst)), return_inverse=True)
+            src, dst = ids[:src.shape[0]].astype(np.int64), ids[src.shape[0]:].astype(np.int64)
+        return src, dst, graph_name(text)
     if generate_on == "gpu":
         src, dst, name = generate_spec(text, xp=cupy())
         return to_host(src), to_host(dst), name

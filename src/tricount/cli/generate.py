@@ -142,8 +142,13 @@ def run(args) -> int:
         # Edges on standard output: the report goes to stderr, as for convert.
         print(json.dumps(report), file=sys.stderr if args.file == "-" else sys.stdout)
         return options.EXIT_OK
-    dropped = "" if written == src.shape[0] else \
-        f" ({src.shape[0]} generated lines; loops and repeats dropped)"
+    lines = int(src.shape[0])
+    if format_of(args.file, args.to) == "snap":  # the lines as generated
+        kept = "" if written == lines else f" ({written} edges; loops and repeats kept)"
+        options.say(args, f"wrote {lines} edge lines{kept} to {args.file}")
+        return options.EXIT_OK
+    dropped = "" if written == lines else \
+        f" ({lines} generated lines; loops and repeats dropped)"
     options.say(args, f"wrote {written} edges{dropped} to {args.file}")
     return options.EXIT_OK
 
@@ -261,6 +266,22 @@ def format_of(path, requested=None) -> str:
     return output_format(path)  # .tcsr, or GraphFormatError naming the file
 
 
+def distinct_edges(src, dst) -> int:
+    """The distinct undirected edges of host edge arrays, loops left out (what a graph
+    built from them holds: a text file's report counted its lines instead)."""
+    import numpy as np
+
+    lo, hi = np.minimum(src, dst), np.maximum(src, dst)
+    keep = lo != hi
+    lo, hi = lo[keep], hi[keep]
+    if not lo.shape[0]:
+        return 0
+    if int(hi.max()) < 2**32:  # one 64-bit key an edge
+        return int(np.unique((lo.astype(np.uint64) << np.uint64(32)) | hi.astype(np.uint64))
+                   .shape[0])
+    return int(np.unique(np.stack((lo, hi), axis=1), axis=0).shape[0])
+
+
 def write_edges(path, src, dst, *, name=None, comments=(), to=None) -> int:
     """Write host edge arrays to ``path`` in the format its suffix (or ``to``) names.
 
@@ -268,13 +289,13 @@ def write_edges(path, src, dst, *, name=None, comments=(), to=None) -> int:
     included, so reading the file back gives the generator's arrays); any
     other format (``.tcsr``, tricount's native binary) gets the canonical graph
     through :func:`tricount.io.write_graph`, which rejects suffixes it does not know.
-    Returns the number of edges the file holds.
+    Returns the number of distinct edges the file holds (loops and repeats not counted).
     """
     import tricount.io as tio
 
     if format_of(path, to) == "snap":
         tio.write_snap(path, src, dst, comments=comments)
-        return int(src.shape[0])
+        return distinct_edges(src, dst)
     from tricount.graph import CSRGraph
 
     graph = CSRGraph.from_edges(src, dst, name=name)
