@@ -160,8 +160,9 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
     """Write every triangle once to a Parquet or TSV file; return the number written.
 
     Parquet (through pyarrow): columns ``u``, ``v``, ``w``, one row group per
-    chunk (small chunks gathered into row groups of at least 65,536 rows). TSV: one ``u<TAB>v<TAB>w`` line per triangle, no header, compressed
-    when the name ends in ``.gz``, ``.bz2``, ``.xz`` or ``.zst``. The file
+    chunk (small chunks gathered into row groups of at least 65,536 rows). TSV:
+    one ``u<TAB>v<TAB>w`` line per triangle, no header, compressed when the name
+    ends in ``.gz``, ``.bz2``, ``.xz`` or ``.zst``. The file
     is written whole or not at all (:func:`tricount.io.output.atomic_output`:
     a temporary beside the target, fsynced, renamed into place), never over
     the graph's own file or one of ``inputs``. ``path`` ``"-"`` writes TSV to

@@ -131,6 +131,8 @@ AGREEING = {
     "bytes that are not UTF-8": (b"\xff,a\n\xfe,b\na,b\n", "is not UTF-8 text"),
     "an id past 2**63 - 1": (b"1,2\n2,3\n3,9223372036854775808\n", "2**63"),
     "a superscript digit": ((FILL + "\u00b2,1\n").encode(), (0, 63, 61)),
+    "one row of names, no line end": (b"a,b", (0, 2, 1)),
+    "one row of ids, no line end": (b"1;2", (0, 2, 1)),
     "3.0 among ids past 2**53": (b"s,t\n9007199254740992,9007199254740993\n"
                                  b"9007199254740993,7\n7,9007199254740992\n3.0,7\n",
                                  (1, 4, 4)),

@@ -178,3 +178,10 @@ class TestGenerateCommand:
         assert main(["generate", "rmat", "--scale", "4", out, "-o", out]) == 2
         assert main(["generate", "rmat", "--scale", "4"]) == 2
         assert "-o FILE" in capsys.readouterr().err
+
+
+def test_a_long_name_is_cut_at_a_character(tmp_path):
+    """The name is kept to 4096 bytes: cut inside a character it read back ending in U+FFFD."""
+    name = "a" * 4095 + "é"
+    write_native(tmp_path / "g.tcsr", CSRGraph.from_edges([0, 1], [1, 2], name=name))
+    assert load_graph(tmp_path / "g.tcsr").name == "a" * 4095

@@ -227,3 +227,65 @@ def test_shared_graphs_from_their_edge_lines(shared_graphs):
         g = CSRGraph.from_upper_csr(built.indptr, built.indices, built.n_vertices,
                                     vertex_ids=built.vertex_ids)
         assert tricount.count_triangles(g, backend="reference") == row["triangles"]
+
+
+class _Changing:
+    """A source whose second pass is not its first (a callable drawing from a shared RNG)."""
+
+    def __init__(self, change):
+        self.change, self.passes = change, 0
+
+    def __iter__(self):
+        self.passes += 1
+        s = np.arange(100, dtype=np.int64)
+        d = (s * 7 + 1) % 100
+        if self.passes == 1 or self.change == "none":
+            yield s[:50], d[:50]
+            yield s[50:], d[50:]
+        elif self.change == "other lines":
+            yield s[:50], (d[:50] + 1) % 100
+            yield s[50:], d[50:]
+        elif self.change == "more lines":
+            yield s[:50], d[:50]
+            yield s[50:], d[50:]
+            yield s[:5], d[:5]
+        elif self.change == "fewer lines":
+            yield s[:50], d[:50]
+
+
+@pytest.mark.parametrize("spill", [False, True])
+@pytest.mark.parametrize("change", ["other lines", "more lines", "fewer lines"])
+def test_a_source_that_changes_between_its_passes_is_refused(change, spill, tmp_path):
+    """Pass 2 filled the buckets pass 1 had sized: other or more lines overflowed them (a
+    heap corruption: 'corrupted size vs. prev_size', rc 134) and fewer gave a wrong graph
+    (49 edges, 50 duplicates of 100 distinct lines)."""
+    plan = BuildPlan(device="cpu", spill=spill, bucket_keys=7)
+    with pytest.raises(TricountError, match="other lines on its second pass"):
+        build_bounded(_Changing(change), plan=plan)
+    with pytest.raises(TricountError, match="other lines on its second pass"):
+        tricount.io.write_native_edges(tmp_path / "g.tcsr", _Changing(change), plan=plan)
+    assert os.listdir(tmp_path) == []
+    same = build_bounded(_Changing("none"), plan=plan)
+    assert same.n_edges == CSRGraph.from_edges(np.arange(100), (np.arange(100) * 7 + 1) % 100
+                                                ).n_edges
+
+
+def test_a_stream_target_spills_to_the_temporary_folder(monkeypatch, tmp_path, capfdbinary):
+    """Spilled keys went beside the target: for - that was the current folder (read-only
+    there: an error), for /dev/stdout on a pipe /proc/PID/fd."""
+    from tricount.prep.outofcore import build as build_module
+
+    seen = []
+    real = build_module.KeyStore
+
+    def store(counts, spill):
+        seen.append(spill)
+        return real(counts, spill)
+
+    monkeypatch.setattr(build_module, "KeyStore", store)
+    monkeypatch.chdir(tmp_path)
+    s, d = rmat(8, 8, seed=2)
+    tricount.io.write_native_edges("-", ArrayChunks(s, d, 500),
+                                   plan=BuildPlan(device="cpu", spill=True))
+    assert seen and seen[0] not in (str(tmp_path), os.getcwd())
+    assert capfdbinary.readouterr().out[:8] == b"\x89TCSR\r\n\x1a"

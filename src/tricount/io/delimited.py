@@ -8,8 +8,9 @@ the first content line, else blanks (a tab, or spaces). A header is a first row 
 cells are not both integers and one of whose cells names a column
 (``source``, ``target``, ``src``, ``dst``, ``u``, ``v``, ``from``, ``to``,
 ...), or, in a comma- or semicolon-separated file, any such first row above
-rows of numbers (``3.0`` among integer ids is one). The edge columns are the named pair, else the first two; the cells of
-the others (a weight, a timestamp) are ignored. Cells that are not integers
+rows of numbers (``3.0`` among integer ids is one). The edge columns are the
+named pair, else the first two; the cells of the others (a weight, a timestamp)
+are ignored. Cells that are not integers
 are vertex names (``alice,bob``): mapped to ids by sorted rank and kept as the
 graph's ``vertex_ids``. In a file separated by blanks and without a header,
 every row of its head must hold a name (a word after rows of integer ids, or
@@ -180,7 +181,10 @@ def read(source, out, *, progress=None, dialect: Dialect | None = None):
         except ImportError:
             pass
         else:
-            table = _read_arrow(source, raw.data, dialect)
+            data = raw.data
+            if len(raw) and raw.find(b"\n") < 0 and raw.find(b"\r") < 0:
+                data = raw.bytes() + b"\n"  # one line, no line end: pyarrow found no row
+            table = _read_arrow(source, data, dialect)
             if table is None:  # ragged: Python's reader ignores the extra cells, as documented
                 return _read_python(source, _data_lines(source, raw), out, dialect)
             return _add(source, out, table.column_names,

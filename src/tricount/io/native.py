@@ -52,7 +52,7 @@ from tricount._threads import thread_count
 from tricount.errors import GraphFormatError
 from tricount.graph import CSRGraph
 from tricount.io._limits import available_memory, check_file_ids
-from tricount.io.output import atomic_output, check_outputs
+from tricount.io.output import atomic_output, check_outputs, is_stream
 from tricount.prep.xp import index_dtype, to_host
 
 MAGIC = b"\x89TCSR\r\n\x1a"  # PNG-style: catches text-mode and 7-bit transfers
@@ -99,7 +99,9 @@ class NativeWriter:
                                                           has_ids)
         self.n_vertices, self.n_edges, self.has_ids = n_vertices, n_edges, has_ids
         self.index_bytes = index_bytes
-        self.name = (name or "").encode("utf-8")[:4096]
+        # At most 4096 bytes, cut at a character's start ('a' * 4095 + 'é' read back as
+        # ending in U+FFFD when cut inside the é).
+        self.name = (name or "").encode("utf-8")[:4096].decode("utf-8", "ignore").encode()
         self.crcs = np.zeros(-(-self.size // BLOCK_BYTES), dtype="<u4")
         self.header_bytes = HEADER.size + len(self.name) + self.crcs.nbytes
         self.header_bytes += _pad(self.header_bytes)
@@ -251,7 +253,8 @@ def write_native_edges(path, source, *, name=None, n_vertices=None, plan=None, i
     ``(src, dst)``, read twice; e.g. :func:`tricount.generate.rmat_chunks`). The
     rows stream into the temporary beside ``path``, which is renamed over it once
     whole; keys that do not fit in memory spill to an unnamed temporary file in the
-    same folder unless ``plan.spill_dir`` says otherwise. The file is byte for byte
+    same folder (for ``-`` or another stream, the system's temporary folder) unless
+    ``plan.spill_dir`` says otherwise. The file is byte for byte
     what :func:`write_native` writes for ``CSRGraph.from_edges`` of the same edges.
     Returns the :class:`~tricount.prep.outofcore.BoundedBuild` (its arrays None).
     """
@@ -262,7 +265,9 @@ def write_native_edges(path, source, *, name=None, n_vertices=None, plan=None, i
     path = os.fspath(path)
     check_outputs([path], inputs)
     plan = plan or BuildPlan()
-    if plan.spill_dir is None:
+    if plan.spill_dir is None and path != "-" and not is_stream(path):
+        # Beside the target (its file system has room for the graph); a stream's own folder
+        # (/proc/PID/fd for /dev/stdout on a pipe) is none: the system's temporary folder.
         folder = os.path.dirname(os.path.abspath(os.path.realpath(path)))
         plan = dataclasses.replace(plan, spill_dir=folder)
     with atomic_output(path, seekable=True) as (f, _):  # the header is written last

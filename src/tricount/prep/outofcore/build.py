@@ -93,6 +93,24 @@ class BoundedBuild:
 
 # -- the build ------------------------------------------------------------------------------
 
+#: Odd multipliers of a chunk's fingerprint (any two distinct odd 64-bit constants).
+_MIX_SRC, _MIX_DST = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F
+
+
+def _fingerprint(xp, s, d, top) -> tuple:
+    """What pass 2 compares a chunk with: its lines, its largest id and a 64-bit sum of
+    its lines (in any order), ``s`` and ``d`` uint64."""
+    mixed = (s * xp.uint64(_MIX_SRC)) ^ (d * xp.uint64(_MIX_DST))
+    return int(s.shape[0]), int(top), int(mixed.sum(dtype=xp.uint64))
+
+
+def _changed_source(chunk: int) -> TricountError:
+    return TricountError(
+        f"the edge source gave other lines on its second pass than on its first (chunk "
+        f"{chunk + 1}): a bounded build reads its source twice; pass arrays, a list, or a "
+        "callable that returns the same chunks each time")
+
+
 class _Build:
     """One bounded build: the passes of :mod:`tricount.prep.outofcore`, in order."""
 
@@ -147,7 +165,9 @@ class _Build:
     def _survey(self):
         t0 = time.perf_counter()
         surveys = {}
+        self.fingerprints = []  # one a chunk: pass 2 must read the same lines
         for xp, s, d, top in self._chunks():
+            self.fingerprints.append(_fingerprint(xp, s, d, top))
             survey = surveys.get(xp.__name__)
             if survey is None:
                 rows = threads() if xp is np else 1
@@ -213,8 +233,10 @@ class _Build:
                     f"the bounded build of {self.lines:,} edge lines ({self.n:,} vertices) "
                     f"needs {gib(fixed + graph)} of host memory for its tables"
                     f"{'' if self.sink else ' and the graph'}, more than the "
-                    f"{gib(self.host_room)} allowed; write the graph to a .tcsr file "
-                    "(tricount.io.write_native_edges) or use a machine with more memory")
+                    f"{gib(self.host_room)} allowed; "
+                    + ("use a machine with more memory" if self.sink else
+                       "write the graph to a .tcsr file (tricount.io.write_native_edges) or "
+                       "use a machine with more memory"))
             host_sort_room = max(2, spare // (16 * workers))
             load_room = max(2, spare // 16)  # the GPU's one bucket at a time, on the host
         room = host_sort_room
@@ -267,14 +289,22 @@ class _Build:
 
     def _bucket(self):
         t0 = time.perf_counter()
-        done = 0
-        for xp, s, d, _ in self._chunks():
+        done, seen = 0, 0
+        for xp, s, d, top in self._chunks():
+            # Checked before the chunk is placed: a bucket sized by pass 1 would overflow
+            # into its neighbour (a heap corruption) if the source now gave other lines.
+            if seen >= len(self.fingerprints) or \
+                    _fingerprint(xp, s, d, top) != self.fingerprints[seen]:
+                raise _changed_source(seen)
+            seen += 1
             if xp is np:
                 self.bucket_host(s, d)
             else:
                 self.device.bucket_chunk(s, d, self, self.store)
             done += int(s.shape[0])
             self.progress("bucket", done, self.lines)
+        if seen != len(self.fingerprints):
+            raise _changed_source(seen)
         self.seconds["bucket"] = time.perf_counter() - t0
 
     def bucket_host(self, s, d) -> None:

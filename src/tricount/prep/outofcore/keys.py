@@ -131,6 +131,9 @@ class KeyStore:
             with parallel(keys.shape[0]):
                 K.route_buckets(keys, *locate, counts, keys, False)
         per = counts.sum(axis=0)
+        if bool((self.fill + per > self.count).any()):  # never past a bucket's own room
+            raise TricountError("an edge chunk holds more keys for a bucket than the first "
+                                "pass counted: the source changed between the passes")
         cursors = np.cumsum(counts, axis=0) - counts  # lines of earlier threads first
         if self.file is None:
             cursors += self.start[:-1] + self.fill

@@ -71,9 +71,9 @@ class Survey:
         marks = self.present if mark else xp.zeros(1, dtype=xp.uint8)
         self.loops += int(count(s, d, marks, self.hist, np.uint64(self.shift), mark))
         if not self.dense and self.fixed is None:  # sparse ids: keep the distinct ones
-            self.pieces.append(xp.unique(xp.concatenate([s, d])))
+            self.pieces.append(_distinct(xp, xp.concatenate([s, d])))
             if sum(int(p.shape[0]) for p in self.pieces) > 2 * self.merged + (1 << 20):
-                self.pieces = [xp.unique(xp.concatenate(self.pieces))]
+                self.pieces = [_distinct(xp, xp.concatenate(self.pieces))]
                 self.merged = int(self.pieces[0].shape[0])
         self.max_id = max(self.max_id, top)
         self.lines += m
@@ -98,8 +98,21 @@ class Survey:
                 rank = xp.cumsum(present, dtype=xp.int64 if wide else xp.int32) - 1
             self.present = None
             return vertex_ids, rank, False, hist
-        ids = xp.unique(xp.concatenate(self.pieces)) if self.pieces else xp.zeros(0, xp.uint64)
+        ids = _distinct(xp, xp.concatenate(self.pieces)) if self.pieces else xp.zeros(0, xp.uint64)
         self.pieces = []
         if self.max_id <= MAX_INT64:
             ids = ids.astype(xp.int64)
         return ids, None, True, hist
+
+
+def _distinct(xp, a):
+    """The distinct values of ``a``, sorted: a sort and a mask. NumPy 2's ``unique`` hashes
+    uint64 instead, 2.5 s for 2 M sparse ids against 0.17 s (a bounded build of 2 M lines
+    with ids below 2**62 took 11.3 s, 10.2 of them here, against from_edges' 1.1 s)."""
+    a = xp.sort(a)
+    if a.shape[0] < 2:
+        return a
+    keep = xp.empty(a.shape[0], dtype=xp.bool_)
+    keep[0] = True
+    xp.not_equal(a[1:], a[:-1], out=keep[1:])
+    return a[keep]
