@@ -316,6 +316,13 @@ class TestExactIds:
         below = np.array([2.0**power - 1, 1.0], dtype=dtype)
         assert tricount.count_triangles((below, below[::-1]), backend="cpu") == 0
 
+    def test_long_double_ids_past_int64_are_refused(self):
+        """float128's mantissa holds ids up to 2**64: one past 2**63 wrapped in the int64
+        cast (a .npy of such rows read as vertex 0 and a triangle)."""
+        ids = np.array([2.0**63 + 2048, 1, 2], dtype=np.longdouble)
+        with pytest.raises(tricount.InvalidEdgesError, match=r"2\*\*(53|63) or more"):
+            tricount.count_triangles((ids, np.roll(ids, 1)), backend="cpu")
+
     def test_float16_ids_warn_nothing(self):
         import warnings
 

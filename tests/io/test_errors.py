@@ -395,3 +395,68 @@ def test_an_id_past_what_a_file_holds_is_not_written(name, tmp_path):
     back = load_graph(tmp_path / name)
     assert back.vertex_ids.tolist() == [0, 1, 2**63 - 1]
     assert count_triangles(back, backend="cpu") == 1
+
+
+def _npy_bytes(header: str, data: bytes) -> bytes:
+    """A .npy v1.0 file of ``header`` (the dict's text, written as is) and ``data``."""
+    text = header.encode("latin1")
+    pad = 64 - (10 + len(text) + 1) % 64
+    text += b" " * pad + b"\n"
+    return b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + data
+
+
+ROWS = np.array([[1, 2], [2, 3], [3, 1]], dtype="<i8").tobytes()
+BAD_NUMPY = {
+    # np.load refuses it; frombuffer read to the end and reshape inferred the -1: a triangle
+    "a negative dimension": ("{'descr': '<i8', 'fortran_order': False, 'shape': (-1, 2), }",
+                             ROWS, "declares the shape (-1, 2)"),
+    "a dimension past int64": ("{'descr': '<i8', 'fortran_order': False, "
+                               "'shape': (99999999999999999999, 2), }", ROWS,
+                               "more than the file holds"),
+    "more rows than the data": ("{'descr': '<i8', 'fortran_order': False, 'shape': (5, 2), }",
+                                ROWS, "more than the file holds"),
+    "a header that does not parse": ("{'descr': '<i8', 'fortran_order': False, "
+                                     "'shape': (3, 2, }", ROWS, "is not a readable NumPy"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_NUMPY))
+def test_a_malformed_npy_is_refused(case, tmp_path, capsys):
+    """Each was a wrong graph (exit 0) or a traceback (OverflowError, TokenError)."""
+    header, data, fragment = BAD_NUMPY[case]
+    path = tmp_path / "g.npy"
+    path.write_bytes(_npy_bytes(header, data))
+    assert_cli_error(path, fragment, capsys, command="count")
+
+
+@pytest.mark.parametrize("damage", ["an unknown compression method", "corrupt deflate data"])
+def test_a_damaged_npz_is_refused(damage, tmp_path, capsys):
+    """NotImplementedError and zlib.error came out as tracebacks (exit 1)."""
+    path = tmp_path / "g.npz"
+    np.savez_compressed(path, src=np.arange(1000) % 97, dst=np.arange(1000) % 89)
+    data = bytearray(path.read_bytes())
+    if damage == "an unknown compression method":
+        for signature, offset in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):
+            at = data.find(signature)
+            while at >= 0:
+                data[at + offset: at + offset + 2] = (99).to_bytes(2, "little")
+                at = data.find(signature, at + 4)
+    else:
+        start = data.find(b"PK\x03\x04") + 30 + int.from_bytes(data[26:28], "little") \
+            + int.from_bytes(data[28:30], "little")
+        data[start: start + 16] = b"\xff" * 16
+    path.write_bytes(bytes(data))
+    assert_cli_error(path, "cannot read the arrays", capsys, command="count")
+
+
+def test_an_npz_error_names_the_file_once(tmp_path, capsys):
+    path = tmp_path / "g.npz"
+    np.savez(path, src=np.arange(3), dst=np.arange(2))
+    code, out, err = run_cli(["count", str(path)], capsys)
+    assert code == 2 and err.count(os.fspath(path)) == 1 and "same length" in err
+
+
+def test_metis_ncon_0_is_one_weight_a_vertex(tmp_path):
+    """METIS 5 reads ncon 0 as 1; it was read as no weight, the weights as neighbours."""
+    g = load_graph(write_text(tmp_path / "g.graph", "3 3 10 0\n1 2 3\n1 1 3\n1 1 2\n"))
+    assert (g.n_vertices, g.n_edges, count_triangles(g, backend="cpu")) == (3, 3, 1)

@@ -80,7 +80,9 @@ def read_header(source) -> MetisHeader:
                                      "digits 0 or 1 (vertex sizes, vertex weights, edge "
                                      "weights)", line=line)
     fmt = fmt.rjust(3, "0")
-    ncon = int(parts[3]) if len(parts) > 3 else 1
+    # METIS 5 reads ncon 0 as 1 (programs/io.c: ncon == 0 ? 1 : ncon): 0 meant no weight
+    # here, and the weight column was read as neighbours.
+    ncon = max(int(parts[3]), 1) if len(parts) > 3 else 1
     if len(parts) > 3 and fmt[1] != "1":
         raise GraphFormatError(path, "METIS header gives ncon but fmt has no vertex weights",
                                line=line)

@@ -16,7 +16,10 @@ compressed file, a ``.npz``) is read into memory first.
 from __future__ import annotations
 
 import io
+import math
+import tokenize
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -26,7 +29,11 @@ from tricount.prep.canonical import validate_edge_arrays
 NPY_MAGIC = b"\x93NUMPY"
 _PAIRS = (("src", "dst"), ("row", "col"), ("source", "target"), ("u", "v"))
 _SCIPY_KEYS = {"format", "shape"}
-_LOAD_ERRORS = (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile, TypeError)
+#: What NumPy's and zipfile's readers raise on a malformed file (a header's text that does
+#: not parse raises tokenize's error, a member compressed by an unknown method
+#: NotImplementedError, corrupt deflate data zlib's).
+_LOAD_ERRORS = (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile, TypeError,
+                OverflowError, NotImplementedError, tokenize.TokenError, zlib.error)
 
 
 def _npy(data):
@@ -39,7 +46,12 @@ def _npy(data):
         shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
     if dtype.hasobject:
         raise ValueError("object arrays are not edge ids (and would need pickle)")
-    count = int(np.prod(shape, dtype=np.int64))
+    if any(d < 0 for d in shape):  # frombuffer would read to the end, reshape infer a -1
+        raise ValueError(f"its header declares the shape {shape}")
+    count = math.prod(shape)
+    if count * dtype.itemsize > len(data) - f.tell():
+        raise ValueError(f"its header declares {count} values of shape {shape}, more than "
+                         "the file holds (truncated?)")
     arr = np.frombuffer(data, dtype=dtype, count=count, offset=f.tell())
     return arr.reshape(shape, order="F" if fortran else "C")
 
@@ -93,6 +105,8 @@ def read_numpy(source):
                 name = "edges" if "edges" in keys else next(iter(keys))
                 src, dst = _split(path, npz[name], f"array {name!r}")
                 return _checked(path, src, dst), None
+        except GraphFormatError:
+            raise  # names the file already
         except _LOAD_ERRORS as exc:
             raise GraphFormatError(path, f"cannot read the arrays ({exc})") from None
     raise GraphFormatError(path, f"holds arrays {sorted(keys)}; expected 'src' and 'dst' "

@@ -169,12 +169,14 @@ def _to_ids(a, name, xp):
             raise InvalidEdgesError(f"{name} holds a negative vertex id ({float(a.min())})")
         # Past 2**(mantissa bits + 1) a float skips integers: an id there may be another
         # id rounded (float64(2**53 + 1) is 2**53), so two vertices would count as one.
-        exact = 2 ** (int(np.finfo(a.dtype).nmant) + 1)
+        # (float128's 2**64 is past what int64 holds: 2**63 bounds it.)
+        exact = min(2 ** (int(np.finfo(a.dtype).nmant) + 1), 2**63)
         if bool((a >= exact).any()):
             raise InvalidEdgesError(
                 f"{name} holds a floating-point vertex id of 2**{exact.bit_length() - 1} or "
-                f"more ({float(a.max()):.17g}), where {a.dtype} cannot tell neighbouring "
-                "integers apart; pass the ids as integers (int64 or uint64)")
+                f"more ({float(a.max()):.17g}); {a.dtype} ids are read only below it "
+                "(past it floats skip integers, or pass int64's end): pass the ids as "
+                "integers (int64 or uint64)")
         return a.astype(xp.int64)
     if kind == "u":
         if a.dtype.itemsize == 8 and int(a.max()) > MAX_INT64:
