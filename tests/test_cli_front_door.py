@@ -189,3 +189,35 @@ def test_docs_list_every_option_as_the_parser_has_it():
     assert block == option_reference(), "run: python -m tricount.cli.reference, paste it"
     for flag in ("--count-zeros", "--chunk-edges", "--sides", "--peer-max-edges", "--to"):
         assert f"`{flag}" in block or f", {flag}" in block
+
+
+@pytest.mark.parametrize("package", ["numba", "scipy"])
+def test_a_missing_package_is_named_not_a_traceback(package, bowtie, capsys, monkeypatch):
+    """Without Numba (or SciPy, for spgemm) a count printed ModuleNotFoundError's traceback
+    (exit 1): it names the package and how to install it (exit 3, like a missing backend)."""
+    import tricount.cli.count
+
+    def missing(args):
+        raise ModuleNotFoundError(f"No module named '{package}'", name=package)
+
+    monkeypatch.setattr(tricount.cli.count, "run", missing)
+    assert main(["count", str(bowtie), "--backend", "cpu"]) == 3
+    err = capsys.readouterr().err
+    assert f"needs the package '{package}'" in err and f"pip install {package}" in err
+    assert "Traceback" not in err
+
+
+def test_a_parquet_output_without_pyarrow_is_refused_before_the_work(bowtie, capsys, tmp_path,
+                                                                      monkeypatch):
+    """Without pyarrow, ktruss wrote its CSV table, then failed on the Parquet one after the
+    whole computation (seconds on a large graph)."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "pyarrow" else real(name, *a))
+    csv, parquet = tmp_path / "d.csv", tmp_path / "e.parquet"
+    assert main(["ktruss", str(bowtie), "--decomposition", str(csv), "--edges",
+                 str(parquet)]) == 2
+    assert "writing Parquet needs pyarrow" in capsys.readouterr().err
+    assert not csv.exists() and not parquet.exists()

@@ -281,6 +281,22 @@ def test_costs_from_a_json_file(tmp_path, monkeypatch):
     assert costs.load_costs() is COSTS
 
 
+@pytest.mark.parametrize("text, message", [
+    ("garbage", "not JSON"), ("[1, 2]", "expected a JSON object of costs, got list"),
+    ('{"numpy_count_s_per_edge": "x"}', "numpy_count_s_per_edge must be a non-negative"),
+    ('{"gpu_start_s": -1}', "gpu_start_s must be a non-negative"), (None, "cannot read it"),
+])
+def test_a_costs_file_that_is_not_costs_is_named(text, message, tmp_path, monkeypatch):
+    """JSONDecodeError, AttributeError or TypeError came out as tracebacks (exit 1), and a
+    missing file read as if the graph were missing."""
+    path = tmp_path / "costs.json"
+    if text is not None:
+        path.write_text(text)
+    monkeypatch.setenv("TRICOUNT_COSTS", str(path))
+    with pytest.raises(tricount.InvalidArgumentError, match=f"TRICOUNT_COSTS=.*{message}"):
+        costs.load_costs()
+
+
 class TestWorkload:
     def test_graphs_and_edges(self):
         g = tricount.Graph.from_edges([0, 0, 1], [1, 2, 2])

@@ -399,3 +399,20 @@ def test_a_file_of_vertex_names_is_benchmarked(capsys, tmp_path):
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()
             if line.startswith("{")]
     assert rows and all(r["triangles"] == 1 and r["verified"] for r in rows)
+
+
+def test_the_report_reaches_an_ascii_terminal(tmp_path):
+    """Under LC_ALL=C without UTF-8 mode the Markdown's dashes raised UnicodeEncodeError (exit
+    1, no --out files)."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, LC_ALL="C", PYTHONUTF8="0", PYTHONIOENCODING="")
+    env.pop("PYTHONIOENCODING")
+    proc = subprocess.run([sys.executable, "-m", "tricount", "bench", "complete:n=5",
+                           "--trials", "1", "--methods", "bitmap", "--out",
+                           str(tmp_path / "run"), "--no-plot"],
+                          capture_output=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    assert b"complete-n5" in proc.stdout and (tmp_path / "run.md").exists()

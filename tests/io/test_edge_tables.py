@@ -132,6 +132,11 @@ AGREEING = {
     "an id past 2**63 - 1": (b"1,2\n2,3\n3,9223372036854775808\n", "2**63"),
     "a superscript digit": ((FILL + "\u00b2,1\n").encode(), (0, 63, 61)),
     "one row of names, no line end": (b"a,b", (0, 2, 1)),
+    # Only a space or a tab is a blank: Python's reader cut U+00A0 (and U+3000, U+2028, a
+    # form feed ...) too, and counted a triangle the others did not
+    "a no-break space after a name": ("source,target\na,b\nb,c\nc,a\u00a0\n".encode(),
+                                      (0, 4, 3)),
+    "and a blank after it": ("source,target\na,b\nb, c\nc,a\u3000 \n".encode(), (0, 4, 3)),
     "one row of ids, no line end": (b"1;2", (0, 2, 1)),
     "3.0 among ids past 2**53": (b"s,t\n9007199254740992,9007199254740993\n"
                                  b"9007199254740993,7\n7,9007199254740992\n3.0,7\n",

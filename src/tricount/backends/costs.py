@@ -44,6 +44,7 @@ from tricount.cpu import CPU_METHODS
 from tricount.cpu.id_order import likely_in_id_order
 from tricount.cpu.one_region import probes_bound
 from tricount.cpu.wedge_numpy import DENSE_MAX_CELLS, MAX_THREADS as NUMPY_MAX_THREADS
+from tricount.errors import InvalidArgumentError
 from tricount.gpu.plan import fits_short_route
 from tricount.io import NUMBA_FREE_FORMATS, STREAMED_FORMATS, builds_with_numpy
 from tricount.prep.orient import PARALLEL_MIN_EDGES, PARALLEL_STARTED_MIN_EDGES
@@ -234,9 +235,23 @@ def load_costs() -> Costs:
     path = os.environ.get("TRICOUNT_COSTS")
     if not path:
         return COSTS
-    with open(path) as f:
-        fields = json.load(f)
+    what = f"TRICOUNT_COSTS={path!r}"
+    try:
+        with open(path) as f:
+            fields = json.load(f)
+    except OSError as exc:
+        raise InvalidArgumentError(f"{what}: cannot read it ({exc.strerror or exc})") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidArgumentError(f"{what}: not JSON ({exc})") from None
+    if not isinstance(fields, dict):
+        raise InvalidArgumentError(f"{what}: expected a JSON object of costs, got "
+                                   f"{type(fields).__name__}")
     known = {f.name for f in dataclasses.fields(Costs)}
+    bad = [k for k, v in fields.items() if k in known and (
+        isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0)]
+    if bad:
+        raise InvalidArgumentError(f"{what}: {bad[0]} must be a non-negative number of "
+                                   f"seconds, got {fields[bad[0]]!r}")
     return dataclasses.replace(COSTS, **{k: v for k, v in fields.items() if k in known})
 
 

@@ -173,7 +173,11 @@ def run(args) -> int:
         for r in result.records:
             print(json.dumps(r))
     else:
-        sys.stdout.write(report)
+        try:
+            sys.stdout.write(report)
+        except UnicodeEncodeError:  # an ASCII locale (LC_ALL=C without UTF-8 mode): as UTF-8
+            sys.stdout.flush()
+            sys.stdout.buffer.write(report.encode("utf-8"))
     if paths:
         write_outputs(paths, result, report, progress)
     for line in result.mismatches:

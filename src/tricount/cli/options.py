@@ -354,6 +354,15 @@ def _run(args) -> int:
         what = f" ({str(exc)[:200]})" if str(exc) else ""  # NumPy names the size it asked for
         error(f"out of memory{what}; use a machine with more memory, or a smaller graph")
         return EXIT_BAD_INPUT
+    except ModuleNotFoundError as exc:  # an installation without a package the route needs
+        if not exc.name:
+            raise
+        package = exc.name.split(".")[0]
+        hint = " (a dependency of tricount: reinstall it)" if package in ("numba", "numpy") \
+            else ""
+        error(f"this needs the package {package!r}, which is not installed here: pip install "
+              f"{package}{hint}")
+        return EXIT_BACKEND_UNAVAILABLE
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT_BROKEN_PIPE

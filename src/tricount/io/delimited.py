@@ -52,6 +52,9 @@ DELIMITERS = (",", ";")
 #: First-row cells that make it a header even when the rows below hold names: the words of
 #: the column pairs, so that every header word also names its column.
 HEADER_WORDS = frozenset(word for pair in COLUMN_PAIRS for word in pair)
+#: The blanks cut around a cell or a header name: a space or a tab, by every reader alike
+#: (Python's str.strip also cut U+00A0, U+3000, ..., pyarrow's and polars' reading did not).
+BLANKS = " \t"
 #: Content lines of the head the sniffer looks at.
 SNIFF_LINES = 50
 _COMMENTS = ("#", "%")
@@ -313,7 +316,7 @@ def _trimmed(column):
 
     def get(name):
         col = column(name)
-        return pc.utf8_trim_whitespace(col) if pa.types.is_string(col.type) or \
+        return pc.utf8_trim(col, characters=BLANKS) if pa.types.is_string(col.type) or \
             pa.types.is_large_string(col.type) else col
 
     return get
@@ -400,7 +403,7 @@ def _read_polars(source, data, out, dialect: Dialect, trim: bool = False):
     if renamed:
         _check_names(source, frame.columns + [renamed[0].rsplit("_duplicated_", 1)[0]])
     if trim:  # blanks around text cells are not part of the name (``a, b``)
-        frame = frame.with_columns(pl.col(pl.String).str.strip_chars())
+        frame = frame.with_columns(pl.col(pl.String).str.strip_chars(BLANKS))
     return _add(source, out, frame.columns, lambda name: frame[name], dialect)
 
 
@@ -414,7 +417,7 @@ def _read_python(source, lines, out, dialect: Dialect):
             continue
         cells = _cells(text, dialect.delimiter)
         if dialect.header and header is None:
-            header = [c.strip() for c in cells]
+            header = [c.strip(BLANKS) for c in cells]
             continue
         if len(cells) < 2:
             raise GraphFormatError(source.path, "expected two vertex columns (source and "
@@ -435,14 +438,15 @@ def _read_python(source, lines, out, dialect: Dialect):
                                                 f"ids are at most 2**63-1 = {2**63 - 1}")
         return np.array(values, dtype=np.int64)
 
-    get = ids if as_ids else (lambda c: np.array([x.strip() for x in columns[c]], dtype=object))
+    get = ids if as_ids else (lambda c: np.array([x.strip(BLANKS) for x in columns[c]],
+                                                 dtype=object))
     return _add(source, out, [a, b], get, dialect)
 
 
 def _check_names(source, names) -> None:
     """Refuse a header that names two columns alike (which would be read is a guess)."""
     seen = set()
-    for name in (str(n).strip() for n in names):
+    for name in (str(n).strip(BLANKS) for n in names):
         if name in seen:
             raise GraphFormatError(source.path, f"the header names two columns {name!r}; "
                                                 "rename one", line=source.line or None)
@@ -453,7 +457,7 @@ def _add(source, out, names, get, dialect: Dialect):
     if dialect.header:
         _check_names(source, names)
         # Blanks around a header cell are not part of its name (``weight, src, dst``).
-        bare = {str(n).strip(): n for n in names}
+        bare = {str(n).strip(BLANKS): n for n in names}
         picked = pick_columns(list(bare))
         picked = None if picked is None else (bare[picked[0]], bare[picked[1]])
     else:

@@ -12,6 +12,7 @@ comma, a quote or a line end.
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import os
 
@@ -36,6 +37,11 @@ def table_format(path) -> str:
         raise TricountError(
             f"{path}: cannot tell the table format from {suffix or 'no extension'!r}; "
             "name the file *.csv or *.parquet (or - for CSV on standard output)")
+    if suffix == ".parquet" and importlib.util.find_spec("pyarrow") is None:
+        # Asked before the work (the CLI checks its outputs first): a count that ran for
+        # seconds then failed here, its CSV tables written and its Parquet one not.
+        raise TricountError(f"{path}: writing Parquet needs pyarrow (pip install pyarrow), or "
+                            "name the file *.csv")
     return suffix
 
 
