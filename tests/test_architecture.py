@@ -19,7 +19,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "tricount"
 
 #: Unit -> floor, bottom (1) to top (10), as drawn in docs/architecture.md.
 FLOORS = {
-    "errors": 1, "result": 1, "reference": 1, "_threads": 1, "_progress": 1,
+    "errors": 1, "result": 1, "reference": 1, "_threads": 1, "_progress": 1, "_std_streams": 1,
     "_frame_columns": 1.5,  # pandas/polars/pyarrow columns as host arrays, for inputs
     "prep": 2,
     "graph": 3, "generate": 3,

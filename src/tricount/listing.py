@@ -206,6 +206,7 @@ def write_triangles(graph, path, *, backend: str = "auto", chunk_size: int = CHU
     >>> sorted(pathlib.Path(path).read_text().splitlines())
     ['0\\t1\\t2', '0\\t1\\t3', '0\\t2\\t3', '1\\t2\\t3']
     """
+    path = os.fsdecode(path) if isinstance(path, bytes) else path  # as load_graph takes it
     fmt = _format_of(path, format)
     if str(path) == "-" and fmt != "tsv":
         raise InvalidArgumentError(f"standard output takes TSV, not {fmt}; pass a file path")

@@ -416,3 +416,13 @@ def test_the_report_reaches_an_ascii_terminal(tmp_path):
                           capture_output=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")
     assert b"complete-n5" in proc.stdout and (tmp_path / "run.md").exists()
+
+
+def test_a_pipe_is_refused_as_not_a_regular_file(capsys, tmp_path):
+    """A FIFO, /dev/stdin or <(...) was called a directory."""
+    import os
+
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    assert main(["bench", str(fifo), "--trials", "1"]) == 2
+    assert "is not a regular file" in capsys.readouterr().err

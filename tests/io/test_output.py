@@ -480,3 +480,34 @@ def test_a_closed_standard_output_is_a_clear_error(tmp_path):
                           shell=True, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "standard output is closed" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("source", ["/dev/stdin", "-"])
+def test_a_closed_standard_input_is_a_clear_error(source, tmp_path):
+    """With fd 0 closed, tricount's own signal pipe took it: reading /dev/stdin read that
+    pipe (a hang SIGTERM could not end); reading - was an AttributeError."""
+    proc = subprocess.run(f"{sys.executable} -m tricount count {source} <&-", shell=True,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "standard input is closed" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_closed_standard_output_leaves_the_answer_unprinted_quietly(tmp_path, k4):
+    proc = subprocess.run(f"{sys.executable} -m tricount count {k4} >&-", shell=True,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+
+
+def test_an_output_name_of_255_bytes_is_written(tmp_path, k4):
+    """The temporary '.NAME.tricount-XXXXXXXX.tcsr' of a name past 236 bytes was too long."""
+    target = tmp_path / ("b" * 250 + ".tcsr")
+    assert main(["convert", str(k4), str(target)]) == 0
+    assert load_graph(target).n_edges == 7  # K4 and its tail
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, "k4.txt"])
+
+
+def test_writers_take_a_bytes_path_as_load_graph_does(tmp_path, k4):
+    g = load_graph(os.fsencode(k4))
+    write_graph(os.fsencode(tmp_path / "w.tcsr"), g)
+    assert load_graph(tmp_path / "w.tcsr").n_edges == g.n_edges
+    assert tricount.write_triangles(g, os.fsencode(tmp_path / "t.tsv"), backend="cpu") == 4

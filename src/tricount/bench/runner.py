@@ -198,8 +198,11 @@ def _plan(config: BenchConfig) -> _Plan:
         elif is_spec(text):
             parse_spec(text)  # raises on unknown or missing keys
             sources.append((text, "spec"))
-        elif os.path.exists(text):
+        elif os.path.isdir(text):
             raise GraphFormatError(text, "is a directory, expected a graph file")
+        elif os.path.exists(text) or text == "-":  # a pipe, /dev/stdin, <(...)
+            raise GraphFormatError(text, "is not a regular file: bench reads each graph file "
+                                         "once a side, so it needs one it can read again")
         else:
             raise GraphFormatError(
                 text, "no such file, and not a generator spec (name:key=value,... with name one "

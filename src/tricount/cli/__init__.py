@@ -30,6 +30,7 @@ import argparse
 import importlib
 import sys
 
+from tricount import _std_streams
 from tricount.cli import options
 
 __all__ = ["main", "build_parser"]
@@ -60,6 +61,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Run ``tricount`` with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    _std_streams.reserve()  # before any pipe or file is opened (the signal pipe included)
     argv = sys.argv[1:] if argv is None else [*argv]  # (``list`` here is the subcommand)
     # The top-level options take no value: the first other word is the subcommand.
     command = next((word for word in argv if not word.startswith("-")), None)

@@ -342,7 +342,8 @@ def run(args) -> int:
 def _run(args) -> int:
     try:
         code = args.run(args)
-        sys.stdout.flush()
+        if sys.stdout is not None:  # None: started with it closed (>&-), printing nothing
+            sys.stdout.flush()
         return code
     except BackendUnavailableError as exc:
         error(exc)

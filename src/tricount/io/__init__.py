@@ -480,6 +480,7 @@ def write_graph(path, graph: CSRGraph, *, format: str | None = None, comments=()
     from tricount.io.output import OutputError
     from tricount.prep.xp import to_host
 
+    path = os.fsdecode(path) if isinstance(path, bytes) else path  # as load_graph takes it
     fmt = output_format(path, format)
     try:
         if fmt == "native":

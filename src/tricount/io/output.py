@@ -264,7 +264,11 @@ def atomic_output(path, *, suffix_hint: bool = True, seekable: bool = False):
     folder = os.path.dirname(os.path.abspath(target))
     base = os.path.basename(target)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{base}.tricount-", suffix=os.path.splitext(base)[1]
+        # The name's first 100 bytes at most: '.NAME.tricount-XXXXXXXX.ext' of a legal 236- to
+        # 255-byte name was past the file system's 255 ('File name too long').
+        stem = os.fsencode(base)[:100].decode(errors="ignore") if len(os.fsencode(base)) > 100 \
+            else base
+        fd, tmp = tempfile.mkstemp(prefix=f".{stem}.tricount-", suffix=os.path.splitext(base)[1]
                                    if suffix_hint else "", dir=folder)
     except OSError as exc:
         raise write_error(path, exc) from None

@@ -59,6 +59,7 @@ import zlib
 
 import numpy as np
 
+from tricount import _std_streams
 from tricount.errors import GraphFormatError
 
 #: Decompressed bytes per chunk handed to a parser (16 MiB: 8 MiB per core on the
@@ -95,6 +96,8 @@ COMPRESSION_SUFFIXES = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zs
                         ".zstd": "zstd"}
 #: What ``-`` reads and how errors name it.
 STDIN_NAMES = ("-",)
+#: Paths that name standard input itself (refused when the process started without it).
+STDIN_PATHS = ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
 _LF, _CR = 10, 13
 
 
@@ -234,10 +237,17 @@ def _open_raw(path):
     shown = _display(path)
     try:
         if isinstance(path, int) or os.fspath(path) in STDIN_NAMES:
+            if not isinstance(path, int) and (sys.stdin is None
+                                              or _std_streams.was_closed(0)):
+                raise GraphFormatError(shown, "standard input is closed; give a file, or "
+                                              "redirect the graph into it")
             fd = os.dup(path if isinstance(path, int) else sys.stdin.fileno())
             f = open(fd, "rb", buffering=0)
         else:
             path = os.fspath(path)
+            if path in STDIN_PATHS and _std_streams.was_closed(0):
+                raise GraphFormatError(shown, "standard input is closed; give a file, or "
+                                              "redirect the graph into it")
             if os.path.isdir(path):
                 raise GraphFormatError(shown, "is a directory, expected a graph file")
             try:
@@ -565,6 +575,9 @@ class Source:
             while self._pos < size:
                 pos = self._pos
                 end = min(pos + chunk_bytes, size)
+                # Before the map is searched for the chunk's last line end: a file truncated
+                # since then would raise SIGBUS on the first page past its new end.
+                self._check_size()
                 if end < size:
                     cut = line_end(mm, pos, end)
                     if cut < 0:  # one line longer than a chunk: take it whole (bounded)
