@@ -221,3 +221,12 @@ def test_a_parquet_output_without_pyarrow_is_refused_before_the_work(bowtie, cap
                  str(parquet)]) == 2
     assert "writing Parquet needs pyarrow" in capsys.readouterr().err
     assert not csv.exists() and not parquet.exists()
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_numba_threads_below_one_is_named_not_a_traceback(value, bowtie, capsys, monkeypatch):
+    """Numba's import raised 'Number of threads specified must be > 0.' (a traceback, exit
+    1) on any route that loads it."""
+    monkeypatch.setenv("NUMBA_NUM_THREADS", value)
+    assert main(["count", str(bowtie), "--method", "bitmap"]) == 2
+    assert f"NUMBA_NUM_THREADS='{value}'" in capsys.readouterr().err

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from tricount import _std_streams
@@ -62,6 +63,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     """Run ``tricount`` with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     _std_streams.reserve()  # before any pipe or file is opened (the signal pipe included)
+    threads = os.environ.get("NUMBA_NUM_THREADS", "").strip()
+    if threads.lstrip("+-").isdigit() and int(threads) <= 0:  # Numba's import would raise
+        print(f"tricount: error: NUMBA_NUM_THREADS={threads!r}: a number of threads must be "
+              "at least 1 (or leave it unset)", file=sys.stderr)
+        return options.EXIT_BAD_INPUT
     argv = sys.argv[1:] if argv is None else [*argv]  # (``list`` here is the subcommand)
     # The top-level options take no value: the first other word is the subcommand.
     command = next((word for word in argv if not word.startswith("-")), None)
