@@ -347,13 +347,10 @@ def _int_list(values):
     ``[2**63 + 5, 0]``, or ``[2**53 + 1, 3.0]``, as float64; an object array keeps the
     integers for validation."""
     a = np.asarray(values)
-    if a.dtype.kind == "f" and len(values):
-        items = np.asarray(values, dtype=object).reshape(-1).tolist()
-        ints = [isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in items]
-        # All integers, or one past 2**53 among floats (3.0 beside 2**53 + 1): float64 would
-        # round it, and two vertices would be one.
-        if all(ints) or any(i and abs(int(x)) >= 2**53 for i, x in zip(ints, items)):
-            return np.asarray(values, dtype=object)
+    # Below 2**53 float64 holds every integer: only a value there (an integer past 2**63,
+    # or 2**53 + 1 beside a 3.0) needs the object array, whose integers stay exact.
+    if a.dtype.kind == "f" and a.size and np.abs(a[np.isfinite(a)]).max(initial=0) >= 2**53:
+        return np.asarray(values, dtype=object)
     return a
 
 

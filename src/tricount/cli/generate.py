@@ -271,15 +271,11 @@ def distinct_edges(src, dst) -> int:
     built from them holds: a text file's report counted its lines instead)."""
     import numpy as np
 
+    from tricount.io._parse import distinct_pairs
+
     lo, hi = np.minimum(src, dst), np.maximum(src, dst)
     keep = lo != hi
-    lo, hi = lo[keep], hi[keep]
-    if not lo.shape[0]:
-        return 0
-    if int(hi.max()) < 2**32:  # one 64-bit key an edge
-        return int(np.unique((lo.astype(np.uint64) << np.uint64(32)) | hi.astype(np.uint64))
-                   .shape[0])
-    return int(np.unique(np.stack((lo, hi), axis=1), axis=0).shape[0])
+    return int(distinct_pairs(lo[keep], hi[keep])[0].shape[0])
 
 
 def write_edges(path, src, dst, *, name=None, comments=(), to=None) -> int:
