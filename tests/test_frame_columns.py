@@ -66,6 +66,31 @@ class TestPyarrow:
                                    pa.array(["c"]).dictionary_encode()])
         assert count(pa.table({"source": source, "target": ["b", "c", "a"]})) == 1
 
+    def test_nulls_inside_a_dictionary_or_a_run_are_missing_values(self):
+        pa = pytest.importorskip("pyarrow")
+        pc = pytest.importorskip("pyarrow.compute")
+        taken = pa.DictionaryArray.from_arrays(pa.array([1, 0, 2], pa.int32()),
+                                               pa.array([None, 5, 6]))
+        names = pa.DictionaryArray.from_arrays(pa.array([1, 0], pa.int32()),
+                                               pa.array(["a", None]))
+        runs = pc.run_end_encode(pa.array([1, 1, None]))
+        for source, target in ((taken, [5, 6, 7]), (names, ["b", "c"]), (runs, [2, 3, 4])):
+            table = pa.table({"source": source, "target": target})
+            with pytest.raises(tricount.InvalidEdgesError,
+                               match="column 'source' has 1 " + MISSING):
+                count(table)
+
+    def test_a_null_no_index_takes_leaves_ids_exact(self):
+        pa = pytest.importorskip("pyarrow")
+        pc = pytest.importorskip("pyarrow.compute")
+        # The dictionary converted with its null was float64: 2**53 + 1 read as 2**53.
+        big = 2**53
+        source = pa.DictionaryArray.from_arrays(pa.array([1, 2, 1], pa.int32()),
+                                                pa.array([None, big + 1, big]))
+        assert count(pa.table({"source": source, "target": [big, 7, 7]})) == 1
+        assert count((pc.run_end_encode(pa.array([big + 1, big, big + 1])),
+                      pa.array([big, 7, 7]))) == 1
+
     def test_a_column_name_twice(self):
         pa = pytest.importorskip("pyarrow")
         table = pa.Table.from_arrays([pa.array([0, 1, 2]), pa.array([5, 6, 7]),

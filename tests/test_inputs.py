@@ -410,3 +410,108 @@ def test_read_arcs_keeps_device_and_names():
     arcs = read_arcs([("x", "y"), ("y", "z")])
     assert arcs.labels.tolist() == ["x", "y", "z"] and arcs.n_vertices == 3
     assert (arcs.src.tolist(), arcs.dst.tolist()) == ([0, 1], [1, 2])
+
+
+class TestTypedHoldings:
+    """Holdings whose types NumPy would read into another graph, or into a raw error."""
+
+    @pytest.mark.parametrize("holding", [
+        [("a", "b"), (b"b", "c"), ("c", "a")],
+        [("a", "b"), ("b", "c"), ("c", b"a")],
+    ])
+    def test_str_and_bytes_names_in_a_list_are_a_mix(self, holding):
+        # NumPy turns b"b" into "b": the three pairs read as one triangle (NetworkX: 0).
+        pd = pytest.importorskip("pandas")
+        for graph in (holding, pd.Series(holding)):
+            with pytest.raises(tricount.InvalidEdgesError, match="got a mix"):
+                tricount.count_triangles(graph, backend="cpu")
+
+    def test_named_weighted_triples_keep_their_weights(self):
+        # NumPy read the whole list as text, the weights included.
+        G = nx.Graph()
+        G.add_weighted_edges_from([("a", "b", 1.0), ("b", "c", 2.0), ("c", "a", 3.0),
+                                   ("c", "d", 5.0)])
+        got = tricount.clustering([("a", "b", 1.0), ("b", "c", 2.0), ("c", "a", 3.0),
+                                   ("c", "d", 5.0)], weight="w", output="dict", backend="cpu")
+        assert got == pytest.approx(nx.clustering(G, weight="weight"))
+        with pytest.raises(tricount.InvalidEdgesError, match="real numbers, got str"):
+            tricount.clustering([(0, 1, "1.0"), (1, 2, "2"), (2, 0, "3")], weight="w",
+                                backend="cpu")
+        with pytest.raises(tricount.InvalidEdgesError, match="read with weight="):
+            tricount.count_triangles([("a", "b", 1.0), ("b", "c", 2.0)], backend="cpu")
+
+    def test_masked_weights_hide_nothing(self):
+        w = np.ma.masked_array([99.0, 1, 1, 1], mask=[1, 0, 0, 0])
+        with pytest.raises(tricount.InvalidEdgesError, match="masked array of weights"):
+            tricount.clustering(([0, 1, 2, 2], [1, 2, 0, 3], w), weight="w", backend="cpu")
+        with pytest.raises(tricount.InvalidEdgesError, match="masked array of weights"):
+            tricount.clustering(([0, 1, 2, 2], [1, 2, 0, 3]), weight=w, backend="cpu")
+        unmasked = np.ma.masked_array([8.0, 1, 1, 1])
+        assert tricount.clustering(([0, 1, 2, 2], [1, 2, 0, 3], unmasked), weight="w",
+                                   backend="cpu").round(6).tolist() == \
+            [0.25, 0.25, 0.083333, 0.0]
+
+    def test_weights_as_a_column_of_any_frame_library(self):
+        want = [0.25, 0.25, 0.083333, 0.0]
+        columns = [np.array([1.0, 8.0, 1.0, 1.0])]
+        for module, make in (("pandas", lambda m, w: m.Series(w)),
+                             ("polars", lambda m, w: m.Series(w)),
+                             ("pyarrow", lambda m, w: m.array(w))):
+            mod = pytest.importorskip(module)
+            columns.append(make(mod, [1.0, 8.0, 1.0, 1.0]))
+        for w in columns:
+            assert tricount.clustering(([0, 2, 1, 2], [1, 0, 2, 3], w), weight="w",
+                                       backend="cpu").round(6).tolist() == want
+            assert tricount.clustering(([0, 2, 1, 2], [1, 0, 2, 3]), weight=w,
+                                       backend="cpu").round(6).tolist() == want
+
+    def test_a_weight_column_named_by_a_number(self):
+        pd = pytest.importorskip("pandas")
+        frame = pd.DataFrame(np.array([[0, 1, 1.0], [1, 2, 2.0], [2, 0, 3.0], [2, 3, 5.0]]))
+        G = nx.Graph()
+        G.add_weighted_edges_from(frame.itertuples(index=False))
+        assert tricount.clustering(frame, weight=2, output="dict", backend="cpu") == \
+            pytest.approx(nx.clustering(G, weight="weight"))
+        assert tricount.clustering({"u": [0, 1, 2, 2], "v": [1, 2, 0, 3], 2: [1.0, 2, 3, 5]},
+                                   weight=2, output="dict", backend="cpu") == \
+            pytest.approx(nx.clustering(G, weight="weight"))
+
+    def test_structured_arrays_by_their_fields(self):
+        rec = np.array([(5, 0, 1), (1, 1, 2), (1, 2, 0)],
+                       dtype=[("w", "f8"), ("src", "i8"), ("dst", "i8")])
+        assert tricount.count_triangles(rec, backend="cpu") == 1
+        G = nx.Graph()
+        G.add_weighted_edges_from(zip(rec["src"].tolist(), rec["dst"].tolist(),
+                                      rec["w"].tolist()))
+        assert tricount.clustering(rec, weight="w", output="dict", backend="cpu") == \
+            pytest.approx(nx.clustering(G, weight="weight"))
+
+    def test_numpy_variable_width_strings_are_names(self):
+        kind = np.dtypes.StringDType()
+        src, dst = np.array(["a", "b", "c"], dtype=kind), np.array(["b", "c", "a"], dtype=kind)
+        assert tricount.triangles((src, dst), output="dict", backend="cpu") == \
+            {"a": 1, "b": 1, "c": 1}
+
+    def test_a_host_arrow_array_is_not_called_a_device_array(self):
+        pa = pytest.importorskip("pyarrow")
+        with pytest.raises(tricount.InvalidEdgesError, match=r"^an array of edges"):
+            tricount.count_triangles(pa.array([1, 2, 3]), backend="cpu")
+
+
+class TestNodesHoldings:
+    def test_a_frame_library_column_of_nodes(self):
+        pa = pytest.importorskip("pyarrow")
+        graph = [(10, 20), (20, 30), (30, 10), (30, 40)]
+        assert tricount.triangles(graph, nodes=pa.array([10, 40]), backend="cpu").tolist() \
+            == [1, 0]
+        assert tricount.triangles(graph, nodes=pa.chunked_array([[10], [40]]),
+                                  backend="cpu").tolist() == [1, 0]
+
+    def test_a_string_that_is_no_vertex_is_named_whole(self):
+        with pytest.raises(tricount.InvalidArgumentError, match="'10' is not a vertex"):
+            tricount.triangles([(10, 20), (20, 30), (30, 10)], nodes="10", backend="cpu")
+        with pytest.raises(tricount.InvalidArgumentError, match="b'a' is not a vertex"):
+            tricount.triangles([("a", "b"), ("b", "c"), ("c", "a")], nodes=b"a",
+                               backend="cpu")
+        assert tricount.triangles([("ab", "b"), ("b", "c"), ("c", "ab")], nodes="ab",
+                                  backend="cpu") == 1

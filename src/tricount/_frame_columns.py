@@ -70,16 +70,33 @@ def host_column(col, what: str):
 
 def _arrow_column(col, what: str) -> np.ndarray:
     import pyarrow as pa
+    import pyarrow.compute as pc
 
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+    if pa.types.is_run_end_encoded(col.type):  # its nulls are its values' (null_count 0)
+        chunks = [pc.run_end_decode(chunk) for chunk in chunks]
+        col = pa.chunked_array(chunks, type=col.type.value_type)
     if col.null_count:
         raise _missing(what, int(col.null_count))
-    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
     if not pa.types.is_dictionary(col.type):
         return col.to_numpy(zero_copy_only=False) if isinstance(col, pa.Array) else \
             col.to_numpy()
-    # Each chunk through its own dictionary (chunks may hold different ones).
-    parts = [chunk.dictionary.to_numpy(zero_copy_only=False)[
-        chunk.indices.to_numpy(zero_copy_only=False)] for chunk in chunks]
+    # Each chunk through its own dictionary (chunks may hold different ones). A null in a
+    # dictionary is missing where an index takes it (null_count counts the indices' own
+    # nulls only); one no index takes would turn an integer dictionary into floats.
+    parts, missing = [], 0
+    for chunk in chunks:
+        values = chunk.dictionary
+        index = chunk.indices.to_numpy(zero_copy_only=False)
+        if values.null_count:
+            taken = values.is_null().to_numpy(zero_copy_only=False)[index]
+            missing += int(taken.sum())
+            valid = values.filter(values.is_valid())
+            if len(valid):
+                values = pc.fill_null(values, valid[0])
+        parts.append(values.to_numpy(zero_copy_only=False)[index])
+    if missing:
+        raise _missing(what, missing)
     return np.concatenate(parts) if parts else np.zeros(0, dtype=object)
 
 

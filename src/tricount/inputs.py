@@ -210,7 +210,8 @@ def _table(table, weight) -> Arcs:
     a, b = _pick_columns(names, weight, any_two=not isinstance(table, dict))
     weights = None
     if weight is not None:
-        _check_name(weight, "weight column")
+        if not _is_name_in(weight, names):
+            _check_name(weight, "weight column")
         if weight not in names:
             raise InvalidArgumentError(f"weight: no column {weight!r} in the table; it has "
                                        f"{names}")
@@ -246,23 +247,47 @@ def _column(a, what: str):
     return _list_column(a) if isinstance(a, list) else _unmasked(a)
 
 
+def _rows_width(shape, weight, what: str) -> int:
+    """The width of rows of edges of ``shape``: 2, or 3 with weight= (the last the weights);
+    any other shape is refused."""
+    width = 3 if weight is not None and len(shape) == 2 and shape[1] == 3 else 2
+    if len(shape) != 2 or shape[1] != width:
+        raise InvalidEdgesError(f"{what} must have shape (m, 2), one row per edge, got shape "
+                                f"{tuple(shape)}" + (" (an (m, 3) array is read with weight=, "
+                                "its last column the weights)" if weight is None
+                                and len(shape) == 2 and shape[1] == 3 else ""))
+    return width
+
+
 def _matrix_of_pairs(pairs, weight, what: str) -> Arcs:
     """An ``(m, 2)`` array (or ``(m, 3)`` with weights in the last column) as arcs."""
     xp = array_namespace(pairs)
     if pairs.ndim == 1 and pairs.shape[0] == 0:
         pairs = pairs.reshape(0, 2)
-    width = 3 if weight is not None and pairs.ndim == 2 and pairs.shape[1] == 3 else 2
-    if pairs.ndim != 2 or pairs.shape[1] != width:
-        raise InvalidEdgesError(f"{what} must have shape (m, 2), one row per edge, got shape "
-                                f"{pairs.shape}" + (" (an (m, 3) array is read with weight=, "
-                                "its last column the weights)" if weight is None
-                                and pairs.ndim == 2 and pairs.shape[1] == 3 else ""))
+    if pairs.dtype.names and pairs.ndim == 1:  # a structured array: its named fields
+        return _table({name: pairs[name] for name in pairs.dtype.names}, weight)
+    width = _rows_width(pairs.shape, weight, what)
     weights = _real_weights(pairs[:, 2], xp) if width == 3 else None
     return _ids_or_names(pairs[:, 0], pairs[:, 1], weights)
 
 
+def _pairs_by_column(pairs: list, shape, weight) -> Arcs:
+    """A list of pairs (or weighted triples) holding text, read column by column: NumPy
+    read the whole list as text, turning the numbers beside names (a weight, or an id in
+    a mix) into text too."""
+    _rows_width(shape, weight, "a list of edges")
+    src, dst = (_list_column([pair[i] for pair in pairs]) for i in (0, 1))
+    weights = None
+    if weight is not None and shape[1] == 3:
+        weights = _real_weights(np.asarray([pair[2] for pair in pairs], dtype=object))
+    return _ids_or_names(src, dst, weights)
+
+
 def _ids_or_names(src, dst, weights=None) -> Arcs:
     """Arcs of two id columns: raw ids, or (strings) names mapped to compact ids."""
+    # NumPy's variable-width strings (StringDType) are read as Python strings.
+    src, dst = (a.astype(object) if getattr(a, "dtype", None) is not None
+                and a.dtype.kind == "T" else a for a in (src, dst))
     kinds = (_text_kind(_as_array(src)), _text_kind(_as_array(dst)))  # one scan a column
     if kinds != (None, None):  # names
         src, dst = np.asarray(src), np.asarray(dst)
@@ -305,6 +330,24 @@ def _as_array(a):
     return a if hasattr(a, "dtype") and hasattr(a, "shape") else np.asarray(a)
 
 
+def _is_name_in(weight, names) -> bool:
+    """Whether ``weight`` is one of a table's column ``names`` (pandas names columns 0, 1, 2
+    when made from an array)."""
+    try:
+        return np.ndim(weight) == 0 and weight in names
+    except (TypeError, ValueError):
+        return False
+
+
+def _names_a_column(obj, weight) -> bool:
+    """Whether ``weight``, not a string, names a column of the table ``obj``."""
+    if isinstance(obj, dict):
+        return _is_name_in(weight, list(obj))
+    if _module_of(obj) == "pandas" and hasattr(obj, "columns"):
+        return _is_name_in(weight, list(obj.columns))
+    return False
+
+
 def _check_name(weight, what):
     if not isinstance(weight, str):
         raise InvalidArgumentError(f"weight must name the {what}, got {type(weight).__name__}")
@@ -314,7 +357,9 @@ def _real_weights(values, xp=np):
     """One float64 weight per edge: real numbers (booleans and integers included), else
     :class:`InvalidEdgesError` naming what was found (NumPy would turn ``"2"`` into 2.0 and
     drop the imaginary part of ``1+2j``)."""
-    w = values if hasattr(values, "dtype") else np.asarray(values)
+    column = host_column(values, "the weights")  # a pandas, polars or pyarrow column
+    w = column if column is not None else _unmasked(values, "weights")
+    w = w if hasattr(w, "dtype") else np.asarray(w)
     kind = w.dtype.kind
     if kind == "O":
         odd = [x for x in w.tolist() if not isinstance(x, numbers.Real)][:1]
@@ -331,11 +376,15 @@ def _real_weights(values, xp=np):
                                 "scale the weights down first") from None
 
 
-def _unmasked(a):
+def _unmasked(a, what: str = "edges"):
     """``a`` without its mask: a masked array whose mask hides entries is refused (its
-    hidden edges would be counted)."""
+    hidden edges would be counted, its hidden weights used)."""
     if isinstance(a, np.ma.MaskedArray):
         if np.ma.getmaskarray(a).any():
+            if what == "weights":
+                raise InvalidEdgesError("a masked array of weights hides some: their values "
+                                        "would be used; fill them (w.filled(value)) or drop "
+                                        "their edges")
             raise InvalidEdgesError("a masked array's hidden entries would be counted as "
                                     "edges; pass a.compressed() (or the rows to keep)")
         return a.data
@@ -362,7 +411,8 @@ def read_arcs(obj, *, weight=None) -> Arcs:
     tuple or ``(m, 3)`` rows: any name takes the third), or is an array of one
     weight per input edge; None reads no weights.
     """
-    per_edge = weight is not None and not isinstance(weight, str)
+    per_edge = weight is not None and not isinstance(weight, str) and \
+        not _names_a_column(obj, weight)
     arcs = _read(obj, None if per_edge else weight)
     if per_edge:
         xp = array_namespace(arcs.src)
@@ -400,7 +450,9 @@ def _read(obj, weight) -> Arcs:
         return _ids_or_names(src, dst, weights)
     device = _device_array(obj)
     if device is not None:
-        return _matrix_of_pairs(device, weight, "a device array of edges")
+        on_host = isinstance(device, np.ndarray)
+        return _matrix_of_pairs(device, weight, "an array of edges" if on_host
+                                else "a device array of edges")
     if isinstance(obj, memoryview):
         obj = np.asarray(obj)
     if isinstance(obj, np.ndarray):
@@ -413,10 +465,8 @@ def _read(obj, weight) -> Arcs:
         except ValueError:
             raise InvalidEdgesError("a list of edges must hold pairs (u, v), all of one "
                                     "length") from None
-        if rows.dtype.kind in "US" and not all(isinstance(x, (str, bytes)) for pair in pairs
-                                               for x in pair[:2]):
-            raise InvalidEdgesError("vertex names must be all strings or all integers, got "
-                                    "a mix")  # NumPy would have turned the numbers into text
+        if rows.dtype.kind in "US":  # names, or numbers NumPy turned into text beside them
+            return _pairs_by_column(pairs, rows.shape, weight)
         if rows.dtype == object and rows.ndim == 2:  # Python ints past 2**63, or a mix
             return _ids_or_names(list(rows[:, 0]), list(rows[:, 1]), None if rows.shape[1] < 3
                                  or weight is None else _real_weights(rows[:, 2]))

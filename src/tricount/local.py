@@ -40,6 +40,7 @@ import numpy as np
 
 from tricount import directed as _directed
 from tricount import weighted as _weighted
+from tricount._frame_columns import host_column
 from tricount.api import as_graph, count
 from tricount.backends import backend_for
 from tricount.errors import InvalidArgumentError, check_choice, check_count
@@ -423,6 +424,9 @@ def _node_positions(g, nodes):
                 raise _not_a_vertex(w, numeric, ids)
         return np.array([index[w] for w in wanted], dtype=np.int64)
 
+    column = host_column(nodes, "nodes")  # a pandas, polars or pyarrow column
+    if column is not None:
+        nodes = column  # NumPy values, not pyarrow's scalars
     try:
         hash(nodes)
         single = not isinstance(nodes, (list, set, frozenset, range)) and \
@@ -431,6 +435,8 @@ def _node_positions(g, nodes):
         single = False
     if single:
         return True, int(positions([nodes])[0])
+    if isinstance(nodes, (str, bytes)):  # a name, not a sequence of one-letter names
+        raise _not_a_vertex(nodes, numeric, ids)
     try:
         wanted = list(nodes)
     except TypeError:  # one id, not a vertex (NetworkX: "not a node or a sequence")
