@@ -77,6 +77,16 @@ def test_degree_rank_matches_the_portable_one():
     assert degree_rank(deg).tolist() == orient.degree_rank(deg, 7, np.int32).tolist()
 
 
+def test_degree_rank_past_one_keys_reach(monkeypatch):
+    # Past 3,037,000,499 vertices degree * n + id passes int64 (a star of 3.04e9 leaves
+    # ranked its hub first); the stable sort of the degrees gives the same order.
+    deg = np.random.default_rng(3).integers(0, 9, size=500).astype(np.int64)
+    keyed = orient.degree_rank(deg, 500, np.int32)
+    monkeypatch.setattr(orient, "KEY_MAX_VERTICES", 499)
+    assert orient.degree_rank(deg, 500, np.int32).tolist() == keyed.tolist()
+    assert 3_037_000_499**2 < 2**63 < 3_037_000_500**2  # the bound itself
+
+
 def test_bitmap_counts_a_literal_rank_csr():
     # The bowtie ranked: vertex 4 is the shared corner (degree 4), the others degree 2.
     #   row 0: 1 4        0 - 1      2 - 3

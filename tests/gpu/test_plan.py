@@ -234,6 +234,17 @@ class TestWedgeShape:
         assert make_plan(stats(n, m, 30, free=1 << 45),
                          tuned("wedge", layout="csr")).shape.edge32
 
+    def test_a_batch_of_wedges_past_2_31_is_64_bit(self):
+        # A warp's 32 edges can reach 32 lists of the longest: 2**28 wedges of a hub in id
+        # order wrapped a 32-bit running sum to 0 (an H100, 2026-11-28: 0 triangles of 32).
+        n, m = (1 << 28) + 100, (1 << 28) + 64
+        hub = make_plan(stats(n, m, 1 << 28, free=1 << 45), tuned("wedge", layout="csr"),
+                        orientation="id").shape
+        assert not hub.edge32
+        below = make_plan(stats(n, m, (1 << 26) - 64, free=1 << 45),
+                          tuned("wedge", layout="csr"), orientation="id").shape
+        assert below.edge32
+
     def test_shared_bytes(self):
         fp = WedgeShape(layout="fingerprint", unroll=3, min_blocks=6)
         assert fp.shared_bytes(4) == 8 * (512 + 2 * 32 * 4 + 8 * 2048 // 8)

@@ -472,13 +472,17 @@ class WedgeShape:
         min_blocks = self.min_blocks or (WEDGE_EDGE_LANES_MIN_BLOCKS
                                          if fingerprint and self.lanes == "edges"
                                          else WEDGE_MIN_BLOCKS)
-        # Positions in cols and in the (padded) fingerprints: 32-bit when all fit.
+        # Positions in cols and in the (padded) fingerprints: 32-bit when all fit, and the
+        # wedges of a warp's batch too (edge_t holds their running sum: up to 32 lists of
+        # the longest, plus a round of look-ahead; 2**28 wedges of a hub in id order
+        # wrapped to 0 and the batch's triangles were lost).
         positions = m + n * self.align if fingerprint else m
+        unroll = self.unroll or (WEDGE_FP_UNROLL if fingerprint else WEDGE_UNROLL)
+        batch_wedges = 32 * (stats.max_out_degree + unroll)
         return dataclasses.replace(
-            self, layout=layout,
-            unroll=self.unroll or (WEDGE_FP_UNROLL if fingerprint else WEDGE_UNROLL),
+            self, layout=layout, unroll=unroll,
             min_blocks=_cap_min_blocks(min_blocks, self.block_size),
-            edge32=self.edge32 and positions + self.chunk < 2**31)
+            edge32=self.edge32 and positions + self.chunk < 2**31 and batch_wedges < 2**31)
 
     def shared_bytes(self, index_bytes: int) -> int:
         """Shared memory per block of a resolved shape: per warp the anchors' span

@@ -71,11 +71,19 @@ def row_starts(rows, n_vertices: int):
     return xp.searchsorted(rows, boundaries).astype(xp.int64)
 
 
+#: The most vertices whose (degree, id) order one int64 key ``degree * n + id`` holds
+#: (a simple graph's degrees are below n, so the key is below n * n <= 2**63 - 1).
+KEY_MAX_VERTICES = 3_037_000_499
+
+
 def degree_rank(deg, n_vertices: int, dtype):
     """``rank[v]``: the position of v in the order (degree, id), as ``dtype``."""
     xp = array_namespace(deg)
     n = n_vertices
-    order = xp.argsort(deg * n + xp.arange(n, dtype=xp.int64))
+    if n <= KEY_MAX_VERTICES:  # degree * n + id < n * n fits int64: one key
+        order = xp.argsort(deg * n + xp.arange(n, dtype=xp.int64))
+    else:  # a stable sort of the degrees keeps equal degrees in id order
+        order = xp.argsort(deg, kind="stable")
     rank = xp.empty(n, dtype=dtype)
     rank[order] = xp.arange(n, dtype=dtype)
     return rank
