@@ -357,7 +357,7 @@ def _real_weights(values, xp=np):
     """One float64 weight per edge: real numbers (booleans and integers included), else
     :class:`InvalidEdgesError` naming what was found (NumPy would turn ``"2"`` into 2.0 and
     drop the imaginary part of ``1+2j``)."""
-    column = host_column(values, "the weights")  # a pandas, polars or pyarrow column
+    column = host_column(values, "the weight column")  # a pandas, polars or pyarrow column
     w = column if column is not None else _unmasked(values, "weights")
     w = w if hasattr(w, "dtype") else np.asarray(w)
     kind = w.dtype.kind
