@@ -207,6 +207,46 @@ def test_a_missing_package_is_named_not_a_traceback(package, bowtie, capsys, mon
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("failure, code, words", [
+    (ImportError("libfoo.so: failed to map segment from shared object", name="numba.core"),
+     3, "cannot load numba.core: libfoo.so: failed to map segment"),
+    (RuntimeError("can't start new thread"), 2, "cannot start a thread"),
+])
+def test_a_process_out_of_memory_or_threads_is_named_not_a_traceback(failure, code, words,
+                                                                      bowtie, capsys,
+                                                                      monkeypatch):
+    """Under a memory or thread limit (ulimit -v, ulimit -u) a library that could not be
+    mapped, or a thread that could not start, printed a traceback (exit 1)."""
+    import tricount.cli.count
+
+    def fails(args):
+        raise failure
+
+    monkeypatch.setattr(tricount.cli.count, "run", fails)
+    assert main(["count", str(bowtie)]) == code
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+
+
+def test_no_thread_for_the_signal_watcher_still_runs_the_command(bowtie, capsys,
+                                                                  monkeypatch):
+    import signal
+    import threading
+
+    real_start = threading.Thread.start
+
+    def no_watcher(self):
+        if self.name == "tricount-signals":
+            raise RuntimeError("can't start new thread")
+        return real_start(self)
+
+    before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(threading.Thread, "start", no_watcher)
+    assert main(["count", str(bowtie), "--backend", "cpu"]) == 0
+    assert capsys.readouterr().out.split()[0] == "2"
+    assert signal.getsignal(signal.SIGTERM) is before  # the handlers given back
+
+
 def test_a_parquet_output_without_pyarrow_is_refused_before_the_work(bowtie, capsys, tmp_path,
                                                                       monkeypatch):
     """Without pyarrow, ktruss wrote its CSV table, then failed on the Parquet one after the

@@ -139,7 +139,9 @@ def test_missing_required_option_is_a_usage_error(tmp_path):
 
 
 @pytest.mark.parametrize("argv", [["complete", "--n", "5000000"],
-                                  ["rmat", "--scale", "40", "--ef", "16"]])
+                                  ["rmat", "--scale", "40", "--ef", "16"],
+                                  ["star", "--n", "3037000498"],
+                                  ["grid", "--rows", "50000", "--cols", "50000"]])
 def test_out_of_memory_names_what_was_asked(argv, capsys, tmp_path):
     """K_5000000 has 1.25e13 edges: NumPy asked for 91 TiB, refused on one machine and granted
     on another that overcommits (which would be killed filling it). Refused before."""

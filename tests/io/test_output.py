@@ -182,6 +182,69 @@ class TestAtomicOutput:
         assert leftovers(tmp_path) == []
 
 
+class TestCommittedTogether:
+    """A command of several outputs replaces the old ones together or not at all."""
+
+    @pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
+    def test_a_failure_after_the_first_output_keeps_both_old_files(self, tmp_path, error):
+        first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+        first.write_bytes(b"old a")
+        second.write_bytes(b"old b")
+        with pytest.raises(error):
+            with output.committed_together():
+                with atomic_output(first) as (f, _):
+                    f.write(b"new a")
+                assert first.read_bytes() == b"old a"  # waits for the others
+                with atomic_output(second) as (f, _):
+                    f.write(b"new b")
+                raise error()
+        assert (first.read_bytes(), second.read_bytes()) == (b"old a", b"old b")
+        assert leftovers(tmp_path) == [] and not output._LIVE
+
+    def test_success_renames_every_output(self, tmp_path):
+        first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+        first.write_bytes(b"old a")
+        with output.committed_together():
+            for target, text in ((first, b"new a"), (second, b"new b")):
+                with atomic_output(target) as (f, _):
+                    f.write(text)
+            with output.committed_together():  # nested: the outer block commits
+                with atomic_output(tmp_path / "c.csv") as (f, _):
+                    f.write(b"new c")
+            assert not (tmp_path / "c.csv").exists()
+        assert [p.read_bytes() for p in (first, second, tmp_path / "c.csv")] == [
+            b"new a", b"new b", b"new c"]
+        assert leftovers(tmp_path) == [] and not output._LIVE
+
+    def test_a_command_failing_on_its_second_output_keeps_its_first(self, tmp_path, k4,
+                                                                     capsys, monkeypatch):
+        from tricount.io import tables
+
+        per_vertex, per_edge = tmp_path / "v.csv", tmp_path / "e.csv"
+        per_vertex.write_text("old\n")
+        real = tables.write_table
+
+        def second_fails(path, columns, **kw):
+            if os.fspath(path) == os.fspath(per_edge):
+                raise OutputError(f"{path}: cannot write: No space left on device")
+            return real(path, columns, **kw)
+
+        monkeypatch.setattr(tables, "write_table", second_fails)
+        code, _out, err = run_cli(capsys, "count", k4, "--per-vertex", per_vertex,
+                                  "--per-edge", per_edge)
+        assert code == 2 and "No space left" in err
+        assert per_vertex.read_text() == "old\n" and not per_edge.exists()
+        assert leftovers(tmp_path) == []
+
+    def test_an_output_in_a_missing_folder_keeps_the_first(self, tmp_path, k4, capsys):
+        per_vertex = tmp_path / "v.csv"
+        per_vertex.write_text("old\n")
+        code, _out, err = run_cli(capsys, "count", k4, "--per-vertex", per_vertex,
+                                  "--per-edge", tmp_path / "missing" / "e.csv")
+        assert code == 2 and "the folder does not exist" in err
+        assert per_vertex.read_text() == "old\n"
+
+
 class TestNeverOverTheInput:
     """The nine ways of issue 23, refused before any work with exit 2, input untouched."""
 

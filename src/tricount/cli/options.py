@@ -302,8 +302,13 @@ class signals_end_the_process:
         # A signal ignored when the command started (SIGHUP under nohup) stays ignored.
         self.previous = {s: signal.signal(s, _ignore) for s in SIGNAL_EXITS
                          if signal.getsignal(s) is not signal.SIG_IGN}
-        threading.Thread(target=_watch, args=(self.read_fd,), name="tricount-signals",
-                         daemon=True).start()
+        try:
+            threading.Thread(target=_watch, args=(self.read_fd,), name="tricount-signals",
+                             daemon=True).start()
+        except RuntimeError:  # no thread to be had (memory, ulimit -u): Python's own handling
+            self.__exit__()
+            os.close(self.read_fd)
+            self.active = False
         return self
 
     def __exit__(self, *exc):
@@ -340,8 +345,11 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
+    from tricount.io.output import committed_together
+
     try:
-        code = args.run(args)
+        with committed_together():  # a command's outputs replace the old ones only together
+            code = args.run(args)
         if sys.stdout is not None:  # None: started with it closed (>&-), printing nothing
             sys.stdout.flush()
         return code
@@ -364,6 +372,17 @@ def _run(args) -> int:
         error(f"this needs the package {package!r}, which is not installed here: pip install "
               f"{package}{hint}")
         return EXIT_BACKEND_UNAVAILABLE
+    except ImportError as exc:  # a library that is there but cannot be loaded (no memory
+        # left to map it under a memory limit, a damaged file): its own words
+        error(f"cannot load {exc.name or 'a library'}: {str(exc)[:300]}; with little memory "
+              "left (ulimit -v) raise the limit, else reinstall it")
+        return EXIT_BACKEND_UNAVAILABLE
+    except RuntimeError as exc:
+        if "can't start new thread" not in str(exc):
+            raise
+        error("cannot start a thread: out of memory, or past the limit of processes and "
+              "threads (ulimit -u); raise the limit or set NUMBA_NUM_THREADS lower")
+        return EXIT_BAD_INPUT
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT_BROKEN_PIPE

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from tricount.errors import InvalidArgumentError
-from tricount.generate._common import check_int, check_xp
+from tricount.generate._common import check_int, check_lines, check_xp
 from tricount.prep.canonical import MAX_VERTICES
 
 
@@ -57,6 +57,8 @@ def grid(rows: int, cols: int, *, periodic: bool = False, xp=np):
             f"a periodic grid needs both sides >= 3 (smaller sides repeat edges), "
             f"got {rows} x {cols}"
         )
+    lines = 2 * rows * cols if periodic else rows * (cols - 1) + cols * (rows - 1)
+    check_lines(lines, f"the {rows} x {cols} grid", xp)
     vertex = xp.arange(rows * cols, dtype=xp.int64).reshape(rows, cols)
     if periodic:
         right = xp.roll(vertex, -1, axis=1)

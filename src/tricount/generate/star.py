@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tricount.generate._common import check_int, check_xp
+from tricount.generate._common import check_int, check_lines, check_xp
 from tricount.prep.canonical import MAX_VERTICES
 
 
@@ -32,4 +32,5 @@ def star(n_leaves: int, *, xp=np):
     """
     xp = check_xp(xp)
     n_leaves = check_int("n_leaves", n_leaves, high=MAX_VERTICES - 1)
+    check_lines(n_leaves, f"the star of {n_leaves} leaves", xp)
     return xp.zeros(n_leaves, dtype=xp.int64), xp.arange(1, n_leaves + 1, dtype=xp.int64)

@@ -7,9 +7,15 @@ system), flushes it, ``fsync``\\ s it, renames it over the target and
 :class:`Terminated` (SIGTERM, see :func:`terminate_on_sigterm`) included,
 the temporary is removed and the target is left as it was. A reader of the
 target therefore sees the old file or the new one, never a mix, and two
-writers of one path leave the one that renamed last. Only SIGKILL or a power
-cut can leave a temporary behind (named ``.NAME.tricount-*``, beside the
-target); the target is still whole.
+writers of one path leave the one that renamed last. Only SIGKILL, a crash of
+the process itself (a segfault or an abort in native code, seen when the memory
+runs out under ``ulimit -v``) or a power cut can leave a temporary behind (named
+``.NAME.tricount-*``, beside the target); the target is still whole.
+
+Within :func:`committed_together` (the CLI runs every command inside it) the
+renames wait until the whole command has succeeded: a command of several
+outputs (``--per-vertex`` and ``--per-edge``, a benchmark's report and plot) that
+fails on its second leaves its first as it was too.
 
 ``-`` as a target means standard output, and a target that exists and is
 not a regular file (``/dev/null``, a named pipe, a shell's ``>(...)``, a
@@ -51,6 +57,48 @@ class OutputError(TricountError):
 #: Temporaries being written, removed by :func:`remove_temporaries` on a signal.
 _LIVE: set = set()
 _LIVE_LOCK = threading.Lock()
+#: Per thread: the outputs written whole inside :func:`committed_together`, waiting for
+#: their renames (None outside it).
+_GROUP = threading.local()
+
+
+@contextlib.contextmanager
+def committed_together():
+    """Outputs written inside are renamed into place together, when the block ends without
+    an exception; on one, every temporary is removed and every target keeps its old content.
+    """
+    outer = getattr(_GROUP, "pending", None)
+    if outer is not None:  # nested: the outer block commits
+        yield
+        return
+    _GROUP.pending = pending = []
+    try:
+        yield
+    except BaseException:
+        _GROUP.pending = None
+        for tmp, _target, _folder, _path in pending:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            _forget(tmp)
+        raise
+    _GROUP.pending = None
+    try:
+        for tmp, target, folder, path in pending:
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:
+                raise write_error(path, exc) from None
+            _fsync_folder(folder)
+    finally:
+        for tmp, _target, _folder, _path in pending:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)  # a rename that failed, or those after it
+            _forget(tmp)
+
+
+def _forget(tmp: str) -> None:
+    with _LIVE_LOCK:
+        _LIVE.discard(tmp)
 
 
 def remove_temporaries() -> None:
@@ -285,16 +333,19 @@ def atomic_output(path, *, suffix_hint: bool = True, seekable: bool = False):
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(tmp, 0o666 & ~umask)
+        pending = getattr(_GROUP, "pending", None)
+        if pending is not None:  # renamed with the others (committed_together)
+            pending.append((tmp, target, folder, path))
+            return
         os.replace(tmp, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        _forget(tmp)
         if isinstance(exc, OSError):
             raise write_error(path, exc) from None
         raise
-    finally:
-        with _LIVE_LOCK:
-            _LIVE.discard(tmp)
+    _forget(tmp)
     _fsync_folder(folder)
 
 
