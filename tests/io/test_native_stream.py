@@ -185,3 +185,17 @@ def test_a_long_name_is_cut_at_a_character(tmp_path):
     name = "a" * 4095 + "é"
     write_native(tmp_path / "g.tcsr", CSRGraph.from_edges([0, 1], [1, 2], name=name))
     assert load_graph(tmp_path / "g.tcsr").name == "a" * 4095
+
+
+def test_blocks_smaller_than_the_last_padding_are_written(tmp_path, monkeypatch):
+    # The padding that ends the payload went to the CRC pool after it was shut down
+    # (RuntimeError: cannot schedule new futures after shutdown) for blocks under 64 bytes.
+    import tricount
+    from tricount.io import load_graph, native, write_native
+
+    g = tricount.Graph.from_edges([0, 1, 2, 2], [1, 2, 0, 3])
+    for size in (1, 3, 16, 32):
+        monkeypatch.setattr(native, "BLOCK_BYTES", size)
+        path = tmp_path / f"b{size}.tcsr"
+        write_native(str(path), g)
+        assert tricount.count_triangles(load_graph(str(path)), backend="cpu") == 1

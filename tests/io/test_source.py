@@ -99,6 +99,18 @@ def test_a_line_past_the_limit_is_an_error(name, tmp_path, monkeypatch):
         chunks_of(path, 1024)
 
 
+def test_a_line_past_the_limit_is_named_by_its_number(tmp_path, monkeypatch):
+    # Chunks are parsed without counting lines: the error said "line 1" for line 4.
+    from tricount.io import load_graph
+
+    monkeypatch.setattr(_source, "MAX_LINE_BYTES", 16)
+    path = write_text(tmp_path / "g.txt", "1 2\n2 3\n3 1\n" + "4" * 30 + " 5\n")
+    monkeypatch.setattr(_source, "CHUNK_BYTES", 8)
+    monkeypatch.setattr(_source, "FIRST_CHUNK_BYTES", 8)
+    with pytest.raises(GraphFormatError, match=r"line 4: a line is longer than 16 bytes"):
+        load_graph(str(path))
+
+
 def test_a_long_line_under_the_limit_is_one_chunk(tmp_path):
     long_line = "3 " + "4" * 5000 + "\n"
     chunks = chunks_of(write_text(tmp_path / "g.txt", "1 2\n" + long_line + "5 6\n"), 1024)

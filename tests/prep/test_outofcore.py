@@ -289,3 +289,17 @@ def test_a_stream_target_spills_to_the_temporary_folder(monkeypatch, tmp_path, c
                                    plan=BuildPlan(device="cpu", spill=True))
     assert seen and seen[0] not in (str(tmp_path), os.getcwd())
     assert capfdbinary.readouterr().out[:8] == b"\x89TCSR\r\n\x1a"
+
+
+def test_a_small_graph_is_built_in_one_piece_whatever_the_memory_reads(monkeypatch):
+    # A shared host reported MemAvailable near 0 for a moment: a 17-edge graph took the
+    # bounded build and failed ("needs 0.2 KiB ... more than the 0.0 KiB allowed").
+    import tricount
+    from tricount.prep.outofcore import build, memory
+
+    monkeypatch.setattr(memory, "available_memory", lambda: 0)
+    monkeypatch.setattr(build, "available_memory", lambda: 0)
+    src, dst = np.array([0, 1, 2]), np.array([1, 2, 0])
+    assert memory.needs_bounded_build(src, dst) is None
+    assert tricount.count_triangles((src, dst), backend="cpu") == 1
+    assert memory.needs_bounded_build(src, dst, max_memory=1) is not None  # asked for

@@ -158,9 +158,9 @@ class NativeWriter:
 
     def close(self, max_degree: int) -> None:
         """Finish the payload and write the header (sizes, counts, every block's CRC-32)."""
-        self.pool.shutdown()
         if not self.has_ids:  # the padding after the indices ends the payload
-            self._section(self.size)
+            self._section(self.size)  # (it may hand the pool whole blocks: before shutdown)
+        self.pool.shutdown()
         if self.pos != self.size:
             raise ValueError(f"native file payload is {self.pos} bytes, declared {self.size}")
         if self.pos % BLOCK_BYTES:

@@ -488,10 +488,10 @@ class Source:
         self.line += 1
         return line
 
-    def _long_line(self) -> GraphFormatError:
-        return GraphFormatError(self.path, f"a line is longer than {MAX_LINE_BYTES >> 20} MiB; "
+    def _long_line(self, line: int | None = None) -> GraphFormatError:
+        return GraphFormatError(self.path, f"a line is longer than {_bytes(MAX_LINE_BYTES)}; "
                                            "expected one edge, entry or adjacency list per line",
-                                line=self.line + 1)
+                                line=self.line + 1 if line is None else line)
 
     def read_rest(self):
         """Every decompressed byte from the current position on (consumes the source).
@@ -583,8 +583,8 @@ class Source:
                     if cut < 0:  # one line longer than a chunk: take it whole (bounded)
                         cut = _first_line_end(mm, end)
                         cut = size if cut < 0 else cut
-                        if cut - pos > MAX_LINE_BYTES:
-                            raise self._long_line()
+                        if cut - pos > MAX_LINE_BYTES:  # the line that starts at pos
+                            raise self._long_line(_lines_before(data, pos) + 1)
                     end = cut
                 self._check_size()
                 yield data[pos:end], end
@@ -698,7 +698,7 @@ class Source:
             if cut <= 0:  # no line end yet: grow the carried line (bounded)
                 if n >= MAX_LINE_BYTES:
                     raise GraphFormatError(
-                        self.path, f"a line is longer than {MAX_LINE_BYTES >> 20} MiB; expected "
+                        self.path, f"a line is longer than {_bytes(MAX_LINE_BYTES)}; expected "
                                    "one edge, entry or adjacency list per line")
                 carry = bytes(buf[:n])
                 pool.put(buf)
@@ -718,6 +718,18 @@ def _first_line_end(data, start: int) -> int:
     if cr + 1 == len(data):  # unknown yet whether an LF follows
         return -1 if lf < 0 else cr + 1
     return cr + 1
+
+
+def _bytes(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n} bytes"
+
+
+def _lines_before(data: np.ndarray, pos: int) -> int:
+    """Line ends in ``data[:pos]`` (bytes of a map), counted in pieces: an error's line
+    number, where the chunks are parsed without counting lines."""
+    step = 1 << 26
+    return sum(int(np.count_nonzero(data[a:min(a + step, pos)] == 0x0A))
+               for a in range(0, pos, step))
 
 
 def open_source(path):

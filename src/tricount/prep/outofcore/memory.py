@@ -27,6 +27,10 @@ DEVICE_SHARE = 0.8
 #: measured 51.3 B/line with tracemalloc on R-MAT 16 and 18 (2026-11-26),
 #: rounded up; plus the byte map and compact map per id.
 IN_MEMORY_BYTES_PER_LINE = 56
+#: Edge lines built in one piece whatever the memory reads (a few MiB at most): a 17-edge
+#: graph took the bounded build, and failed, when the host reported MemAvailable near 0 for
+#: a moment (a shared 2-core machine, 2026-11-28).
+SMALL_BUILD_LINES = 1 << 16
 IN_MEMORY_BYTES_PER_ID = 9
 #: The fused GPU build's device bytes per line beyond the input (keys, the sort's
 #: double buffer, flags, positions, decoded ends; gpu/prepare/fused.py), rounded up.
@@ -81,6 +85,8 @@ def needs_bounded_build(src, dst, *, max_memory: int | None = None) -> str | Non
         return None  # sequences, or bad shapes that validation refuses
     m = int(shape[0])
     on_device = xp is not np
+    if max_memory is None and m <= SMALL_BUILD_LINES:
+        return None  # never a reason: a moment's low reading of the memory available is not
     if on_device:
         free_bytes = lookup(xp, "free_bytes")
         room = free_bytes() if free_bytes is not None else None

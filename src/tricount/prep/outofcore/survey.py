@@ -18,7 +18,7 @@ from tricount.prep.xp import to_host
 __all__ = ["Survey", "HIST_BINS"]
 
 #: Bins of the survey's histogram of smaller ends (per thread: 512 KB of int64).
-HIST_BINS = 1 << 16
+HIST_BINS = 1 << 16  # a power of two: coarsening merges pairs of bins
 #: Ids are marked in a byte map while the largest is below this many per input line
 #: (as canonical.DENSE_ID_FACTOR, with both ends per line) or below DENSE_MIN_IDS.
 DENSE_IDS_PER_LINE = 8
