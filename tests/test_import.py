@@ -1,5 +1,6 @@
 """`import tricount` stays light: no CuPy, no Numba, no compilation."""
 
+import re
 import subprocess
 import sys
 
@@ -98,3 +99,31 @@ def test_without_cupy_the_probe_answers_from_one_lookup(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", spy)
     usable, why = tricount.gpu.probe()
     assert not usable and "CuPy is not installed" in why and tried == []
+
+
+@pytest.mark.parametrize("error, said", [
+    (ModuleNotFoundError("No module named 'cupy'", name="cupy"), "CuPy is not installed"),
+    # Installed, but its libraries cannot be mapped (ulimit -v) or are damaged: "pip install"
+    # would not mend it, and the message said it would.
+    (ImportError("libcudart.so.13: failed to map segment from shared object"),
+     "CuPy is installed but cannot be loaded (libcudart.so.13: failed to map segment"),
+])
+def test_a_library_that_cannot_load_is_not_called_missing(monkeypatch, error, said):
+    import builtins
+
+    import tricount
+    from tricount.errors import BackendUnavailableError
+
+    real_import = builtins.__import__
+
+    def failing(name, *args, **kwargs):
+        if name == "cupy":
+            raise error
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", failing)
+    graph = tricount.CSRGraph.from_edges([0, 1, 2], [1, 2, 0])
+    with pytest.raises(BackendUnavailableError, match=re.escape(said)):
+        graph.to_device("gpu")
+    with pytest.raises(BackendUnavailableError, match=re.escape(said)):
+        tricount.generate.complete(4, xp="cupy")

@@ -27,6 +27,7 @@ __all__ = [
     "check_count",
     "check_text",
     "check_choice",
+    "import_failure",
 ]
 
 
@@ -58,6 +59,18 @@ class GraphFormatError(TricountError, ValueError):
         if line is not None:
             where = f"{where}, line {line}"
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self):
+        # Rebuilt from its own arguments: pickling (a Dask worker's error sent to the client,
+        # a process pool's) passes only ``args``, the whole message, which __init__ would
+        # take for the path and then miss its message.
+        return _graph_format_error, (self.path, self.reason, self.line, self.__dict__)
+
+
+def _graph_format_error(path, message, line, state):
+    error = GraphFormatError(path, message, line=line)
+    error.__dict__.update(state)
+    return error
 
 
 class UnsupportedGraphError(TricountError, ValueError):
@@ -109,3 +122,21 @@ def check_choice(value, name: str, choices) -> str:
         raise InvalidArgumentError(
             f"{name} must be one of {', '.join(map(repr, choices))}; got {_shown(value)}")
     return value
+
+
+def import_failure(exc: ImportError, name: str, module: str) -> str:
+    """Why importing ``module`` (shown as ``name``) failed, in words: not installed, or
+    installed but not loadable (a broken install, or too little memory left to map its
+    libraries under ``ulimit -v``), which "pip install" would not mend.
+
+    >>> import_failure(ModuleNotFoundError("No module named 'cupy'", name="cupy"), "CuPy", "cupy")
+    'CuPy is not installed'
+    >>> import_failure(ImportError("libcudart.so.13: cannot map segment"), "CuPy", "cupy")
+    'CuPy is installed but cannot be loaded (libcudart.so.13: cannot map segment)'
+    """
+    missing = isinstance(exc, ModuleNotFoundError) and (exc.name or module).split(".")[0] \
+        == module.split(".")[0]
+    if missing:
+        return f"{name} is not installed"
+    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+    return f"{name} is installed but cannot be loaded ({reason})"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tricount.errors import (BackendUnavailableError, InvalidArgumentError, InvalidEdgesError,
-                             TricountError, check_count, check_text)
+                             TricountError, check_count, check_text, import_failure)
 from tricount.prep.accel import lookup
 from tricount.prep.canonical import canonical_edges, validate_edge_arrays
 from tricount.prep.orient import OrientedCSR, orient_by_id, orient_upper
@@ -417,8 +417,9 @@ def _array_module(name: str):
     if name in ("cupy", "gpu"):
         try:
             import cupy
-        except ImportError:
-            raise BackendUnavailableError("to_device('gpu') needs CuPy (pip install "
+        except ImportError as exc:
+            raise BackendUnavailableError(f"to_device('gpu') needs CuPy: "
+                                          f"{import_failure(exc, 'CuPy', 'cupy')} (pip install "
                                           "'.[cuda13]')") from None
         return cupy
     raise InvalidArgumentError(f"to_device takes numpy or cupy (or 'numpy', 'cpu', 'cupy', "

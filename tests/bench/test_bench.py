@@ -359,6 +359,26 @@ class TestUserTime:
             == [{"auto": 4, "cpu/bitmap": 4}]
         assert (tmp_path / "user.md").read_text().startswith(out.strip()[:20])
 
+    def test_a_peer_that_cannot_run_is_named_not_dropped(self, capsys, monkeypatch, k4_file):
+        # Without python-igraph the igraph column went missing without a word.
+        from tricount.bench import usertime
+
+        real = importlib.util.find_spec
+        monkeypatch.setattr(importlib.util, "find_spec",
+                            lambda name, *a: None if name == "igraph" else real(name, *a))
+        floor = usertime._Cell([{"wall_s": 0.2, "cpu_s": 0.2, "stdout": "", "ok": True}])
+        seen = {}
+
+        def fake(paths, sides, **kwargs):
+            seen["sides"] = [s.label for s in sides]
+            return {"import": floor, "rows": []}
+
+        monkeypatch.setattr(usertime, "user_time", fake)
+        code, out, err = run_cli(capsys, "bench", "--user-time", str(k4_file))
+        assert code == 0 and "igraph" not in seen["sides"]
+        assert "not timed: igraph (igraph not installed" in out
+        assert "note: igraph (igraph not installed" in err
+
     def test_the_table_says_whether_tricounts_bytecode_is_cached(self, monkeypatch, tmp_path):
         import tricount
         from tricount.bench import usertime

@@ -460,3 +460,24 @@ def test_metis_ncon_0_is_one_weight_a_vertex(tmp_path):
     """METIS 5 reads ncon 0 as 1; it was read as no weight, the weights as neighbours."""
     g = load_graph(write_text(tmp_path / "g.graph", "3 3 10 0\n1 2 3\n1 1 3\n1 1 2\n"))
     assert (g.n_vertices, g.n_edges, count_triangles(g, backend="cpu")) == (3, 3, 1)
+
+
+def test_an_error_crosses_processes_whole(tmp_path):
+    # A Dask worker's or a process pool's error reaches the caller pickled. GraphFormatError
+    # could not be unpickled (its message arrived as the path, then the message was missing),
+    # so the caller got "TypeError: __init__() missing 1 required positional argument".
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+
+    error = GraphFormatError(tmp_path / "g.txt", "expected two vertex ids", line=3)
+    error.hint = "kept"
+    again = pickle.loads(pickle.dumps(error))
+    assert (type(again), str(again), again.path, again.line, again.reason, again.hint) == (
+        GraphFormatError, str(error), str(tmp_path / "g.txt"), 3, "expected two vertex ids",
+        "kept")
+    path = tmp_path / "bad.txt"
+    path.write_text("0 1\n1 2\n2 x\n")
+    with ProcessPoolExecutor(1) as pool:
+        with pytest.raises(GraphFormatError) as caught:
+            pool.submit(load_graph, str(path)).result()
+    assert caught.value.path == str(path) and caught.value.line == 3

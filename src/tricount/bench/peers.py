@@ -32,6 +32,8 @@ from typing import Callable
 
 import numpy as np
 
+from tricount.errors import import_failure
+
 __all__ = ["Peer", "PEERS", "find_peer"]
 
 
@@ -130,8 +132,10 @@ class Peer:
         """Whether the library imports here, and why not."""
         try:
             importlib.import_module(self.module)
-        except ImportError:
-            return False, f"{self.name} is not installed (pip install {self.package})"
+        except ImportError as exc:
+            why = import_failure(exc, self.name, self.module)
+            return False, why + (f" (pip install {self.package})"
+                                 if why.endswith("not installed") else "")
         except Exception as exc:  # a broken install fails in many ways
             return False, f"{self.name} failed to import: {exc}"
         return True, "installed"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 from tricount.bench.report import read_jsonl, summarize
+from tricount.errors import import_failure
 from tricount.generate.spec import find_generator
 
 __all__ = ["plot", "matplotlib_available"]
@@ -20,8 +21,11 @@ __all__ = ["plot", "matplotlib_available"]
 def matplotlib_available() -> tuple[bool, str]:
     try:
         import matplotlib  # noqa: F401
-    except ImportError:
-        return False, 'matplotlib is not installed (pip install ".[bench]" from a tricount clone)'
+    except ImportError as exc:
+        why = import_failure(exc, "matplotlib", "matplotlib")
+        if why.endswith("not installed"):
+            why += ' (pip install ".[bench]" from a tricount clone)'
+        return False, why
     return True, "installed"
 
 

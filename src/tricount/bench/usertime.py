@@ -204,8 +204,9 @@ def _cell_text(cell: _Cell | None, best: float | None = None) -> str:
     return f"**{text}**" if best is not None and cell.wall <= best else text
 
 
-def markdown(result: dict, sides, *, command: str = "") -> str:
-    """The table: per file, auto's pick and time, each side's warm (and cold) time."""
+def markdown(result: dict, sides, *, command: str = "", left_out: str = "") -> str:
+    """The table: per file, auto's pick and time, each side's warm (and cold) time;
+    ``left_out`` says which side was not timed and why."""
     floor = result["import"]
     labels = [s.label for s in sides]
     head = [
@@ -223,6 +224,7 @@ def markdown(result: dict, sides, *, command: str = "") -> str:
         "Numba and CuPy caches (the first run after installing). **Bold**: the fastest "
         "side of the row. auto / best: auto's warm time over the fastest other tricount side's "
         "(below 1: auto's pick beat every alternative).",
+        f"- not timed: {left_out}" if left_out else "",
         "",
     ]
     has_cold = any(row["cold"] for row in result["rows"])
@@ -284,8 +286,13 @@ def main(argv=None) -> int:
         gpu = probe()[0]
     import importlib.util
 
-    has_igraph = all(importlib.util.find_spec(name) for name in ("igraph", "pandas"))
-    sides = default_sides(gpu, has_igraph)
+    missing = [name for name in ("igraph", "pandas") if importlib.util.find_spec(name) is None]
+    sides = default_sides(gpu, not missing)
+    left_out = ""
+    if missing and not args.sides:  # the peer's column would vanish without a word
+        left_out = (f"igraph ({' and '.join(missing)} not installed: pip install "
+                    "'tricount[bench]')")
+        print(f"tricount: note: {left_out}", file=sys.stderr)
     if args.sides:
         keep = set(args.sides.split(","))
         known = {s.label for s in default_sides(True, True)}
@@ -300,7 +307,8 @@ def main(argv=None) -> int:
     result = user_time(args.paths, sides, repeat=args.repeat, cold=args.cold,
                        progress=lambda text: print(text, file=sys.stderr, flush=True))
     text = markdown(result, sides, command=" ".join(["tricount bench --user-time",
-                                                     *(argv or sys.argv[1:])]))
+                                                     *(argv or sys.argv[1:])]),
+                    left_out=left_out)
     if paths:
         from tricount.io.output import write_bytes
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tricount.errors import (BackendUnavailableError, InvalidArgumentError,
-                             UnsupportedGraphError, check_count)
+                             UnsupportedGraphError, check_count, import_failure)
 
 
 def check_int(name: str, value, *, low: int | None = 0, high: int | None = None) -> int:
@@ -98,9 +98,10 @@ def check_xp(xp):
             return np
         try:
             import cupy
-        except ImportError:
-            raise BackendUnavailableError("xp='cupy' needs CuPy (pip install \".[cuda13]\" "
-                                          "from a tricount clone)") from None
+        except ImportError as exc:
+            raise BackendUnavailableError(f"xp='cupy' needs CuPy: "
+                                          f"{import_failure(exc, 'CuPy', 'cupy')} (pip install "
+                                          "\".[cuda13]\" from a tricount clone)") from None
         return cupy
     if getattr(xp, "__name__", None) in ("numpy", "cupy"):
         return xp

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tricount.errors import (BackendUnavailableError, GraphFormatError, InvalidArgumentError,
-                             TricountError)
+                             TricountError, import_failure)
 from tricount.graph import CSRGraph
 from tricount.io._grammar import NUMPY_PARSE_MAX_BYTES
 from tricount.io._limits import out_of_memory
@@ -277,8 +277,9 @@ def parse_into(source, fmt: str, sink, *, progress=None, parser: str = "numba"):
 def _to_gpu(graph: CSRGraph) -> CSRGraph:
     try:
         import cupy
-    except ImportError:
-        raise BackendUnavailableError("device 'gpu' is unavailable: CuPy is not installed; "
+    except ImportError as exc:
+        raise BackendUnavailableError(f"device 'gpu' is unavailable: "
+                                      f"{import_failure(exc, 'CuPy', 'cupy')}; "
                                       "load with device='cpu'") from None
     try:
         g = graph.to_device(cupy)

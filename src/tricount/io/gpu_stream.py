@@ -36,7 +36,7 @@ import time
 
 import numpy as np
 
-from tricount.errors import BackendUnavailableError, UnsupportedGraphError
+from tricount.errors import BackendUnavailableError, UnsupportedGraphError, import_failure
 from tricount.io._parse import EdgeText
 
 __all__ = ["DeviceEdges", "read_graph_gpu"]
@@ -54,8 +54,9 @@ PINNED_SLACK = 1.25
 def _cupy():
     try:
         import cupy
-    except ImportError:
-        raise BackendUnavailableError("device 'gpu' is unavailable: CuPy is not installed; "
+    except ImportError as exc:
+        raise BackendUnavailableError(f"device 'gpu' is unavailable: "
+                                      f"{import_failure(exc, 'CuPy', 'cupy')}; "
                                       "load with device='cpu'") from None
     return cupy
 
