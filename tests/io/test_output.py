@@ -235,6 +235,24 @@ class TestCommittedTogether:
         assert code == 2 and "No space left" in err
         assert per_vertex.read_text() == "old\n" and not per_edge.exists()
         assert leftovers(tmp_path) == []
+        assert "wrote" not in err  # it said "wrote triangles at 4 vertices to v.csv"
+
+    def test_wrote_is_said_once_the_outputs_are_in_place(self, tmp_path, k4, capsys):
+        said = []
+        with output.committed_together():
+            with atomic_output(tmp_path / "a.csv") as (f, _):
+                f.write(b"a")
+            output.after_commit(lambda: said.append((tmp_path / "a.csv").read_bytes()))
+            assert said == []
+        assert said == [b"a"]
+        with pytest.raises(RuntimeError), output.committed_together():
+            output.after_commit(lambda: said.append("never"))
+            raise RuntimeError()
+        output.after_commit(lambda: said.append("now"))  # outside a group: at once
+        assert said == [b"a", "now"]
+        code, _out, err = run_cli(capsys, "count", k4, "--per-vertex", tmp_path / "v.csv",
+                                  "--per-edge", tmp_path / "e.csv")
+        assert code == 0 and "wrote triangles at 5 vertices" in err
 
     def test_an_output_in_a_missing_folder_keeps_the_first(self, tmp_path, k4, capsys):
         per_vertex = tmp_path / "v.csv"
@@ -538,6 +556,38 @@ def test_every_byte_reaches_a_non_blocking_pipe(unbuffered, tmp_path):
     assert bytes(got) == expected.read_bytes()
 
 
+@pytest.mark.parametrize("command, code, stdout", [
+    # The context line went into standard output, after the table written there.
+    ("count {k4} --per-vertex - 2>&-", 0, "vertex,triangles\n10,3\n11,3\n12,3\n13,3\n14,0\n"),
+    # The error went into standard output.
+    ("count {missing} 2>&-", 2, ""),
+    ("count {k4} 2>&-", 0, "4\n"),
+])
+def test_a_closed_standard_error_sends_nothing_to_standard_output(k4, tmp_path, command, code,
+                                                                   stdout):
+    # Python leaves sys.stderr None when descriptor 2 is closed at start, and print(...,
+    # file=None) prints to standard output.
+    line = command.format(k4=k4, missing=tmp_path / "missing.txt")
+    proc = subprocess.run(f"{sys.executable} -m tricount {line}", shell=True,
+                          capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout) == (code, stdout)
+
+
+@pytest.mark.parametrize("options", [[], ["--per-vertex", "{v}"]])
+def test_an_answer_for_a_closed_standard_output_is_a_clear_error(k4, tmp_path, options):
+    # It was lost with exit 0 (Python prints nothing to a None sys.stdout), as any answer
+    # printed there; coreutils say "write error: Bad file descriptor" and exit 1.
+    line = " ".join(["count", str(k4), *[o.format(v=tmp_path / "v.csv") for o in options]])
+    proc = subprocess.run(f"{sys.executable} -m tricount {line} >&-", shell=True,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "standard output is closed" in proc.stderr
+    assert "Traceback" not in proc.stderr and "wrote" not in proc.stderr
+    assert not (tmp_path / "v.csv").exists()  # the command failed: no output of it stays
+    proc = subprocess.run(f"{sys.executable} -m tricount convert {k4} {tmp_path / 'k.tcsr'} "
+                          ">&-", shell=True, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and (tmp_path / "k.tcsr").exists()  # nothing to print there
+
+
 def test_a_closed_standard_output_is_a_clear_error(tmp_path):
     proc = subprocess.run(f"{sys.executable} -m tricount generate rmat --scale 6 - >&-",
                           shell=True, capture_output=True, text=True, timeout=120)
@@ -553,12 +603,6 @@ def test_a_closed_standard_input_is_a_clear_error(source, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "standard input is closed" in proc.stderr
     assert "Traceback" not in proc.stderr
-
-
-def test_a_closed_standard_output_leaves_the_answer_unprinted_quietly(tmp_path, k4):
-    proc = subprocess.run(f"{sys.executable} -m tricount count {k4} >&-", shell=True,
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0 and "Traceback" not in proc.stderr
 
 
 def test_an_output_name_of_255_bytes_is_written(tmp_path, k4):

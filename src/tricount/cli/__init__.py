@@ -63,6 +63,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     """Run ``tricount`` with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     _std_streams.reserve()  # before any pipe or file is opened (the signal pipe included)
+    _std_streams.stand_in()  # no message into standard output, no answer lost unsaid
     threads = os.environ.get("NUMBA_NUM_THREADS", "").strip()
     if threads.lstrip("+-").isdigit() and int(threads) <= 0:  # Numba's import would raise
         print(f"tricount: error: NUMBA_NUM_THREADS={threads!r}: a number of threads must be "

@@ -114,7 +114,7 @@ def output_paths(args) -> list:
 
 def write_outputs(paths, result, report, progress) -> None:
     """Write the JSON lines, the report and the plot, each whole or not at all."""
-    from tricount.io.output import atomic_output, write_bytes
+    from tricount.io.output import after_commit, atomic_output, write_bytes
 
     write_bytes(paths[0], "".join(json.dumps(r) + "\n" for r in result.records).encode())
     write_bytes(paths[1], report.encode())
@@ -130,7 +130,7 @@ def write_outputs(paths, result, report, progress) -> None:
             written.append(paths[2])
         else:
             progress.note(f"plot not written: {why}")
-    progress.note("wrote " + ", ".join(str(p) for p in written))
+    after_commit(lambda: progress.note("wrote " + ", ".join(str(p) for p in written)))
 
 
 def run(args) -> int:

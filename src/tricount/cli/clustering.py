@@ -91,5 +91,6 @@ def run(args) -> int:
                       f"{n_triangles} triangles, {n_wedges} wedges; {backend}, "
                       f"total {report['timings']['total_s']:.3f} s")
     if args.per_vertex:
-        options.say(args, f"wrote clustering of {graph.n_vertices} vertices to {args.per_vertex}")
+        options.say_written(args, f"wrote clustering of {graph.n_vertices} vertices to "
+                                  f"{args.per_vertex}")
     return options.EXIT_OK

@@ -55,7 +55,6 @@ def run(args) -> int:
         print(json.dumps(report), file=sys.stderr if args.output == "-" else sys.stdout)
     else:
         empty = " (the graph is empty)" if report["empty"] else ""
-        options.say(args, f"wrote {g.n_vertices} vertices, {g.n_edges} edges{empty} to "
-                          f"{args.output} "
-              f"({fmt})")
+        options.say_written(args, f"wrote {g.n_vertices} vertices, {g.n_edges} edges{empty} "
+                                  f"to {args.output} ({fmt})")
     return options.EXIT_OK

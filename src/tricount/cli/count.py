@@ -324,7 +324,8 @@ def write_tables(args, graph, backend: str) -> dict:
         write_table(args.per_vertex, {"vertex": options.id_column(graph),
                                       "triangles": per_vertex})
         report["per_vertex_file"] = args.per_vertex
-        options.say(args, f"wrote triangles at {graph.n_vertices} vertices to {args.per_vertex}")
+        options.say_written(args, f"wrote triangles at {graph.n_vertices} vertices to "
+                                  f"{args.per_vertex}")
     if args.per_edge:
         support = tricount.edge_support(graph, backend=backend)
         lo, hi = graph.edges()
@@ -332,5 +333,5 @@ def write_tables(args, graph, backend: str) -> dict:
                                     "target": options.id_column(graph, hi),
                                     "triangles": support})
         report["per_edge_file"] = args.per_edge
-        options.say(args, f"wrote triangles on {graph.n_edges} edges to {args.per_edge}")
+        options.say_written(args, f"wrote triangles on {graph.n_edges} edges to {args.per_edge}")
     return report

@@ -145,11 +145,11 @@ def run(args) -> int:
     lines = int(src.shape[0])
     if format_of(args.file, args.to) == "snap":  # the lines as generated
         kept = "" if written == lines else f" ({written} edges; loops and repeats kept)"
-        options.say(args, f"wrote {lines} edge lines{kept} to {args.file}")
+        options.say_written(args, f"wrote {lines} edge lines{kept} to {args.file}")
         return options.EXIT_OK
     dropped = "" if written == lines else \
         f" ({lines} generated lines; loops and repeats dropped)"
-    options.say(args, f"wrote {written} edges{dropped} to {args.file}")
+    options.say_written(args, f"wrote {written} edges{dropped} to {args.file}")
     return options.EXIT_OK
 
 
@@ -191,9 +191,9 @@ def _write_rmat_stream(args, generator, kwargs, xp) -> int:
                                     "device": built.note["device"]}}
         print(json.dumps(report), file=sys.stderr if args.file == "-" else sys.stdout)
         return options.EXIT_OK
-    options.say(args, f"wrote {built.n_edges} edges ({source.n_lines} generated lines; loops "
-                      f"and repeats dropped) to {args.file} (bounded build: "
-                      f"{built.note['buckets']} buckets on the {built.note['device']})")
+    options.say_written(args, f"wrote {built.n_edges} edges ({source.n_lines} generated lines; "
+                              f"loops and repeats dropped) to {args.file} (bounded build: "
+                              f"{built.note['buckets']} buckets on the {built.note['device']})")
     return options.EXIT_OK
 
 

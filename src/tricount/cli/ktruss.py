@@ -79,5 +79,5 @@ def run(args) -> int:
           f"total {report['timings']['total_s']:.3f} s")
     for key in ("decomposition_file", "edges_file"):
         if key in report:
-            options.say(args, f"wrote {report[key]}")
+            options.say_written(args, f"wrote {report[key]}")
     return options.EXIT_OK

@@ -97,7 +97,7 @@ def run(args) -> int:
         # Rows on standard output: the report goes to stderr, as for convert.
         print(json.dumps(report), file=sys.stderr if args.output == "-" else sys.stdout)
         return options.EXIT_OK
-    options.say(args, f"wrote {written} triangles of {graph.name} ({graph.n_vertices} "
-                      f"vertices, {graph.n_edges} edges) to {args.output}; {engine.name}, "
-                      f"total {report['timings']['total_s']:.3f} s")
+    options.say_written(args, f"wrote {written} triangles of {graph.name} ({graph.n_vertices} "
+                              f"vertices, {graph.n_edges} edges) to {args.output}; "
+                              f"{engine.name}, total {report['timings']['total_s']:.3f} s")
     return options.EXIT_OK

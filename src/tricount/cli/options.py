@@ -229,6 +229,13 @@ def say(args, message: str) -> None:
         print(message, file=sys.stderr)
 
 
+def say_written(args, message: str) -> None:
+    """:func:`say` ``message`` ("wrote FILE") once the command's outputs are in place."""
+    from tricount.io.output import after_commit
+
+    after_commit(lambda: say(args, message))
+
+
 def step(label: str):
     """A ticker on stderr while a step runs longer than two seconds (``--quiet``: none)."""
     from tricount._progress import Ticker

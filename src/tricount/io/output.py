@@ -72,16 +72,17 @@ def committed_together():
         yield
         return
     _GROUP.pending = pending = []
+    _GROUP.after = after = []
     try:
         yield
     except BaseException:
-        _GROUP.pending = None
+        _GROUP.pending = _GROUP.after = None
         for tmp, _target, _folder, _path in pending:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             _forget(tmp)
         raise
-    _GROUP.pending = None
+    _GROUP.pending = _GROUP.after = None
     try:
         for tmp, target, folder, path in pending:
             try:
@@ -94,6 +95,19 @@ def committed_together():
             with contextlib.suppress(OSError):
                 os.unlink(tmp)  # a rename that failed, or those after it
             _forget(tmp)
+    for then in after:
+        then()
+
+
+def after_commit(then) -> None:
+    """Call ``then()`` once the outputs of the enclosing :func:`committed_together` are in
+    place (never, if it fails), or now outside one: "wrote FILE" is said only of a file
+    that was written (a command that failed later said it of outputs it then left out)."""
+    after = getattr(_GROUP, "after", None)
+    if after is None:
+        then()
+    else:
+        after.append(then)
 
 
 def _forget(tmp: str) -> None:
@@ -300,7 +314,9 @@ def atomic_output(path, *, suffix_hint: bool = True, seekable: bool = False):
     path = os.fspath(path)
     if path == STDOUT:
         if sys.stdout is None:  # started with its standard output closed (>&-)
-            raise OutputError("<stdout>: standard output is closed; name an output file")
+            from tricount._std_streams import CLOSED_STDOUT
+
+            raise OutputError(CLOSED_STDOUT)
         with _to_stream(contextlib.nullcontext(sys.stdout.buffer), "<stdout>", seekable) as out:
             yield out
         return
