@@ -354,3 +354,24 @@ def test_a_client_that_is_not_the_default(graph, expected, tmp_path):
         for source in (graph, str(path)):
             assert tricount.count(source, backend="dask", client=client,
                                   partitions=2).n_triangles == expected
+
+
+@pytest.mark.parametrize("then", ["replaced", "removed"])
+def test_a_ranked_graph_whose_file_changed_is_counted_as_held(client, graph, expected, tmp_path,
+                                                               then):
+    """The workers were given the path of the file the graph was read from, whatever it held
+    by then: replaced by another graph, the count was the other graph's (a wrong count);
+    removed, a raw FileNotFoundError. The graph in memory is counted (scattered)."""
+    from tricount.partition import ranked_csr
+
+    path = tmp_path / "g.tcsr"
+    prepare_ranked(graph, path)
+    held = ranked_csr(str(path))
+    if then == "replaced":
+        other = tricount.Graph.from_edges(*rmat(11, 4, seed=8))
+        prepare_ranked(other, path)  # the same vertices, other edges
+        assert tricount.count_triangles(other, backend="cpu") != expected
+    else:
+        path.unlink()
+    n, report = count_partitioned(held, partitions=3, executor="dask", client=client)
+    assert n == expected and report.executor == "dask"

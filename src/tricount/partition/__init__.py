@@ -189,11 +189,22 @@ def plan_graph(r: RankedCSR, *, partitions=None, max_memory=None, model=None) ->
 @contextlib.contextmanager
 def _worker_source(r: RankedCSR, graph):
     """What Dask workers get for a graph the driver ranked (a ``.tcsr`` path never comes
-    here: :func:`_count_file_on_cluster`): the ranked file's path when there is one; else a
-    ranked copy written beside the input file (removed afterwards); else the arrays
-    (scattered)."""
+    here: :func:`_count_file_on_cluster`): the ranked file's path when there is one and it
+    still is the file the arrays were read from (``r.file_key``: a file replaced or removed
+    since would give the workers another graph, or none); else a ranked copy written beside
+    the input file (removed afterwards); else the arrays (scattered)."""
+    from tricount.partition.worker_cache import file_key
+
     if r.path is not None and r.rank is None:
-        yield os.path.abspath(r.path)
+        try:
+            same = r.file_key is not None and file_key(r.path) == r.file_key
+        except OSError:
+            same = False
+        if same:
+            yield os.path.abspath(r.path)
+            return
+        log.info("%s is not the file the graph was read from: scattering the graph", r.path)
+        yield replace(r, rank=None, path=None, file_key=None)
         return
     if isinstance(graph, (str, os.PathLike)):
         from tricount.partition.ranked import write_ranked
@@ -308,8 +319,10 @@ def _count_ranked_on_cluster(r: RankedCSR, graph, facts, rank_s, *, partitions, 
     with _worker_source(r, graph) as source, ClusterCount(
             source, client=client, workers=workers, partitions=partitions,
             max_memory=max_memory) as run:
-        # The file the workers read must be the one planned here (the driver's own read).
-        run.file = file_key(source) if isinstance(source, str) else None
+        # The file the workers read must be the one planned here (the driver's own read,
+        # or the ranked copy just written).
+        run.file = (r.file_key if r.path is not None and source == os.path.abspath(r.path)
+                    else file_key(source)) if isinstance(source, str) else None
         planned_file = [{"file": run.file}] if run.file is not None else []
         plan, pieces = HostGraph(r, partitions=partitions, max_memory=max_memory).plan(
             pieces=run.pieces_per_range(r.n_edges))

@@ -58,6 +58,10 @@ class RankedCSR:
     #: What the source graph's report says beyond its sizes (largest degree, loops and
     #: repeats dropped), when the CSR was ranked from a graph in memory or a text file.
     source_facts: dict | None = None
+    #: ``path``'s :func:`~tricount.partition.worker_cache.file_key` when the arrays were read
+    #: from it (None: unknown, the file changed during the read). Workers given the path
+    #: must find this same file there: a file rewritten since holds another graph.
+    file_key: tuple | None = None
 
     @property
     def out_degree(self) -> np.ndarray:
@@ -181,11 +185,21 @@ def open_ranked(path) -> RankedCSR:
     thread's.
     """
     from tricount.io import load_graph
+    from tricount.partition.worker_cache import file_key
 
+    before = _key_or_none(path, file_key)
     with _region():
         g = load_graph(path)
+    key = before if before is not None and _key_or_none(path, file_key) == before else None
     ranked = ranked_from_upper(g.indptr, g.indices, g.n_vertices, path=os.fspath(path))
-    return with_facts(ranked, g)
+    return replace(with_facts(ranked, g), file_key=key)
+
+
+def _key_or_none(path, file_key):
+    try:
+        return file_key(path)
+    except OSError:
+        return None
 
 
 def with_facts(ranked: RankedCSR, graph) -> RankedCSR:
