@@ -67,6 +67,39 @@ print(os.waitstatus_to_exitcode(status))
     assert out.stdout.splitlines() == ["80 [34220]", "0"], out.stderr
 
 
+@needs_fork
+def test_a_child_forked_while_another_thread_holds_the_locks_counts():
+    # A child forked while another thread of the parent held the parallel region (a count
+    # in a thread pool, then a fork) inherited the lock held and waited for it forever at
+    # its first parallel loop. K_200's 19,900 edges take the parallel route. The child also
+    # starts with none of the parent's temporaries to remove.
+    out = run("""
+import tricount._threads as T, tricount.io.output as O, tricount.partition.ranked as R
+import tricount.partition.blocks as B, tricount.backends.costs as C
+import tricount.cpu.walk_numpy as W
+src, dst = np.triu_indices(200, k=1)
+assert count("merge") == 1_313_400
+held, go = threading.Event(), threading.Event()
+def hold():
+    with T._REGION_LOCK, T._START_LOCK, O._LIVE_LOCK, R._LOCK, B._OPEN_LOCK, \\
+            C._CANDIDATES_LOCK, W._lock:
+        held.set()
+        go.wait()
+O._LIVE.add("/nonexistent/.parent-temporary")
+threading.Thread(target=hold).start()
+held.wait()
+pid = os.fork()
+if pid == 0:
+    ok = count("merge") == 1_313_400 and count("bitmap") == 1_313_400 and not O._LIVE
+    os._exit(0 if ok else 1)
+_, status = os.waitpid(pid, 0)
+go.set()
+print(os.waitstatus_to_exitcode(status))
+""")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["0"], out.stderr
+
+
 def test_the_fork_safe_layer_is_requested_unless_the_user_chose(monkeypatch):
     # A stand-in for an already imported Numba, so the real one's layer is never touched.
     numba = SimpleNamespace(config=SimpleNamespace(THREADING_LAYER="default"))

@@ -83,6 +83,17 @@ FORK_SAFE_LAYER = "forksafe"
 _REGION_LOCK = threading.RLock()
 _START_LOCK = threading.Lock()
 _started = False
+
+
+def _fresh_locks_in_child() -> None:
+    # A child forked while another thread of the parent held a lock inherits it held, and
+    # no thread of its own will ever release it: its first parallel loop waited forever
+    # (a count in a thread, then a fork; the fork-safe layer itself was fine).
+    global _REGION_LOCK, _START_LOCK
+    _REGION_LOCK, _START_LOCK = threading.RLock(), threading.Lock()
+
+
+os.register_at_fork(after_in_child=_fresh_locks_in_child)
 #: The module whose import is Numba's BLAS probe (``numba.np.linalg.ensure_blas``).
 _BLAS_PROBE = "scipy.linalg.cython_blas"
 

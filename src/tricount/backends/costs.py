@@ -565,6 +565,14 @@ def candidates(w: Workload, warmth: Warmth, *, backend: str = "auto", method: st
 #: many times, asks the same (65 of karate's 300 us on two cores went into it).
 _CANDIDATES: dict = {}
 _CANDIDATES_LOCK = threading.Lock()
+
+
+def _fresh_lock_in_child() -> None:
+    global _CANDIDATES_LOCK  # held by another thread of the parent at the fork
+    _CANDIDATES_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_fresh_lock_in_child)
 CANDIDATES_MEMO = 256
 
 

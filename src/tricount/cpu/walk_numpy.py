@@ -35,6 +35,7 @@ into the lister's order together).
 
 from __future__ import annotations
 
+import os
 import threading
 
 import numpy as np
@@ -68,6 +69,14 @@ EXTRA_S_PER_CALL = 2.5e-5
 
 _ledger = {"lost_s": 0.0}  # seconds this process has lost by walking without Numba
 _lock = threading.Lock()
+
+
+def _fresh_lock_in_child() -> None:
+    global _lock  # held by another thread of the parent at the fork: never released here
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_fresh_lock_in_child)
 
 
 def takes(oriented, numba_start_s: float) -> bool:

@@ -179,6 +179,16 @@ _COPY_POOL = None
 _COPY_POOL_LOCK = threading.Lock()
 
 
+def _fresh_pool_in_child() -> None:
+    # A forked child has none of the parent's threads: the pool (and a lock another thread
+    # may have held) start anew there.
+    global _COPY_POOL, _COPY_POOL_LOCK
+    _COPY_POOL, _COPY_POOL_LOCK = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_fresh_pool_in_child)
+
+
 def _copy_pool() -> ThreadPoolExecutor:
     global _COPY_POOL
     with _COPY_POOL_LOCK:

@@ -57,6 +57,16 @@ class OutputError(TricountError):
 #: Temporaries being written, removed by :func:`remove_temporaries` on a signal.
 _LIVE: set = set()
 _LIVE_LOCK = threading.Lock()
+
+
+def _fresh_in_child() -> None:
+    # A forked child neither writes the parent's temporaries nor removes them on its own
+    # signal; a lock another thread of the parent held is never released there.
+    global _LIVE, _LIVE_LOCK
+    _LIVE, _LIVE_LOCK = set(), threading.Lock()
+
+
+os.register_at_fork(after_in_child=_fresh_in_child)
 #: Per thread: the outputs written whole inside :func:`committed_together`, waiting for
 #: their renames (None outside it).
 _GROUP = threading.local()

@@ -33,6 +33,14 @@ __all__ = ["ColumnBlock", "column_block", "open_source"]
 _OPEN_LOCK = threading.Lock()
 
 
+def _fresh_lock_in_child() -> None:
+    global _OPEN_LOCK  # held by another thread of the parent at the fork: never released here
+    _OPEN_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_fresh_lock_in_child)
+
+
 @dataclass(frozen=True)
 class ColumnBlock:
     """Rows ``0 .. hi-1`` of the rank-oriented CSR, each cut to its entries in ``[lo, hi)``.

@@ -86,6 +86,14 @@ SERIAL_BELOW = 1 << 16
 _LOCK = threading.RLock()
 
 
+def _fresh_lock_in_child() -> None:
+    global _LOCK  # held by another thread of the parent at the fork: never released here
+    _LOCK = threading.RLock()
+
+
+os.register_at_fork(after_in_child=_fresh_lock_in_child)
+
+
 def _region(chunk: int = 0):
     """One parallel loop at a time per process, with ``chunk`` iterations per dynamic chunk
     (0: Numba's equal split). Also held around code that calls other modules' loops.
