@@ -263,10 +263,22 @@ def test_a_parquet_output_without_pyarrow_is_refused_before_the_work(bowtie, cap
     assert not csv.exists() and not parquet.exists()
 
 
-@pytest.mark.parametrize("value", ["0", "-1"])
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "1.5", ""])
 def test_numba_threads_below_one_is_named_not_a_traceback(value, bowtie, capsys, monkeypatch):
     """Numba's import raised 'Number of threads specified must be > 0.' (a traceback, exit
     1) on any route that loads it."""
     monkeypatch.setenv("NUMBA_NUM_THREADS", value)
     assert main(["count", str(bowtie), "--method", "bitmap"]) == 2
     assert f"NUMBA_NUM_THREADS='{value}'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["", "garbage", "tbb,omp"])
+def test_an_unknown_threading_layer_is_named_not_a_traceback(value, bowtie, capsys,
+                                                             monkeypatch):
+    """Numba raised "The threading layer requested '' is unknown to Numba." at the first
+    parallel loop (ktruss, bitmap: a traceback, exit 1); small counts passed, hiding it."""
+    monkeypatch.setenv("NUMBA_THREADING_LAYER", value)
+    assert main(["count", str(bowtie), "--method", "bitmap"]) == 2
+    assert f"NUMBA_THREADING_LAYER='{value}'" in capsys.readouterr().err
+    monkeypatch.setenv("NUMBA_THREADING_LAYER", "WorkQueue")  # Numba takes any case
+    assert main(["count", str(bowtie), "--method", "bitmap"]) == 0

@@ -166,3 +166,26 @@ class TestPreloadTbb:
         if not sys.platform.startswith("linux"):
             pytest.skip("the TBB preload is for Linux")
         assert _threads._preload_tbb() is None
+
+
+def test_kernels_compile_where_no_cache_place_is_writable(tmp_path):
+    # A read-only install with a read-only home: Numba found no place for its cache and
+    # refused to define a kernel ("cannot cache function ...: no locator available"), a
+    # traceback for every command that used one. Numba's own places are taken away here;
+    # the private folder tricount adds is used, and removed when the process ends.
+    out = run("""
+from numba.core import caching
+from tricount import _threads
+_threads.load_numba()
+places = caching.CacheImpl._locator_classes
+places[:] = [p for p in places if getattr(p, "tricount_private", False)]
+assert len(places) == 1
+src, dst = np.triu_indices(200, k=1)
+print(count("merge") == count("bitmap") == 1_313_400)
+folder = _threads._private_cache[0]
+print(any(name.endswith(".nbi") for _, _, names in os.walk(folder) for name in names))
+print(folder)
+""")
+    assert out.returncode == 0, out.stderr
+    ok, cached, folder = out.stdout.splitlines()
+    assert (ok, cached) == ("True", "True") and not os.path.exists(folder)

@@ -37,14 +37,26 @@ bitmap count in regions on 16 cores 0.33 -> 0.11 ms, 2026-11-27). Numba looks fo
 ``libtbb.so.12`` on the loader's path, which a virtual environment's ``lib`` folder
 is not on, so the pip-installed TBB would go unused; :func:`load_numba` loads it
 first, from where its wheel put it, and Numba's own lookup then finds it.
+
+Numba's disk cache: every kernel is compiled with ``cache=True``, and Numba refuses to
+define one ("cannot cache function ...: no locator available") where it finds no writable
+place for its cache (the package folder, ``NUMBA_CACHE_DIR``, the user's cache folder):
+a read-only install with a read-only home, as containers and cluster nodes have, failed
+every command that used such a kernel. :func:`load_numba` gives Numba one more place,
+tried last: a folder of this process's own under the temporary directory, removed at exit
+(private, so no other user's files are ever loaded as code). Such a process compiles its
+kernels once for itself, seconds, and counts as any other.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.util
 import os
+import shutil
 import sys
+import tempfile
 import threading
 
 __all__ = ["FORK_SAFE_LAYER", "request_fork_safe_layer", "parallel_region", "load_numba",
@@ -82,6 +94,7 @@ FORK_SAFE_LAYER = "forksafe"
 
 _REGION_LOCK = threading.RLock()
 _START_LOCK = threading.Lock()
+_CACHE_LOCK = threading.Lock()
 _started = False
 
 
@@ -89,11 +102,13 @@ def _fresh_locks_in_child() -> None:
     # A child forked while another thread of the parent held a lock inherits it held, and
     # no thread of its own will ever release it: its first parallel loop waited forever
     # (a count in a thread, then a fork; the fork-safe layer itself was fine).
-    global _REGION_LOCK, _START_LOCK
-    _REGION_LOCK, _START_LOCK = threading.RLock(), threading.Lock()
+    global _REGION_LOCK, _START_LOCK, _CACHE_LOCK
+    _REGION_LOCK, _START_LOCK, _CACHE_LOCK = threading.RLock(), threading.Lock(), \
+        threading.Lock()
 
 
 os.register_at_fork(after_in_child=_fresh_locks_in_child)
+
 #: The module whose import is Numba's BLAS probe (``numba.np.linalg.ensure_blas``).
 _BLAS_PROBE = "scipy.linalg.cython_blas"
 
@@ -160,9 +175,56 @@ def load_numba():
     with _START_LOCK:
         if not _started:
             _preload_tbb()
+            _add_last_cache_place()
             _fill_target()
             _started = True
     return numba
+
+
+_private_cache = None  # (folder, the process that made it)
+
+
+def _private_cache_folder() -> str:
+    """This process's own cache folder (made at the first call, removed at its exit; a
+    forked child keeps using it and leaves it to its parent)."""
+    global _private_cache
+    with _CACHE_LOCK:
+        if _private_cache is None:
+            _private_cache = (tempfile.mkdtemp(prefix="tricount-numba-"), os.getpid())
+            atexit.register(_remove_private_cache, *_private_cache)
+    return _private_cache[0]
+
+
+def _remove_private_cache(folder: str, owner: int) -> None:
+    if os.getpid() == owner:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _add_last_cache_place() -> None:
+    """Append a locator of :func:`_private_cache_folder` to Numba's (see the module doc)."""
+    try:
+        from numba.core import caching
+
+        base, places = caching.UserProvidedCacheLocator, caching.CacheImpl._locator_classes
+    except (ImportError, AttributeError):  # another Numba: it caches as it would have
+        return
+    if any(getattr(place, "tricount_private", False) for place in places):
+        return
+
+    class PrivateCacheLocator(base):
+        tricount_private = True
+
+        def __init__(self, py_func, py_file):
+            super().__init__(py_func, py_file)
+            self._cache_path = os.path.join(_private_cache_folder(),
+                                            self.get_suitable_cache_subpath(py_file))
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            # Past UserProvidedCacheLocator's test of NUMBA_CACHE_DIR: the mixin's own.
+            return super(base, cls).from_function(py_func, py_file)
+
+    places.append(PrivateCacheLocator)
 
 
 #: The TBB library Numba's TBB layer opens by name (Linux; Numba needs interface 12060+).

@@ -60,14 +60,38 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: The values Numba takes for NUMBA_THREADING_LAYER.
+NUMBA_LAYERS = ("default", "safe", "forksafe", "threadsafe", "tbb", "omp", "workqueue")
+
+
+def _numba_environment_problem(env) -> str | None:
+    """What is wrong with Numba's variables in ``env``, which Numba would meet with a
+    traceback (a count of 0 at its import; an unknown layer at the first parallel loop) or
+    a warning and its own default (a count that is not a number), or None.
+
+    >>> _numba_environment_problem({"NUMBA_NUM_THREADS": "4", "NUMBA_THREADING_LAYER": "tbb"})
+    >>> _numba_environment_problem({"NUMBA_THREADING_LAYER": ""})[:40]
+    "NUMBA_THREADING_LAYER='': Numba's layers"
+    """
+    threads = env.get("NUMBA_NUM_THREADS")
+    if threads is not None and not (threads.strip().lstrip("+").isdigit()
+                                    and int(threads) >= 1):
+        return (f"NUMBA_NUM_THREADS={threads!r}: a number of threads must be a whole number "
+                "of at least 1 (or leave it unset)")
+    layer = env.get("NUMBA_THREADING_LAYER")
+    if layer is not None and layer.lower() not in NUMBA_LAYERS:  # Numba lowers it
+        return (f"NUMBA_THREADING_LAYER={layer!r}: Numba's layers are "
+                f"{', '.join(NUMBA_LAYERS)} (or leave it unset)")
+    return None
+
+
 def main(argv=None) -> int:
     """Run ``tricount`` with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     _std_streams.reserve()  # before any pipe or file is opened (the signal pipe included)
     _std_streams.stand_in()  # no message into standard output, no answer lost unsaid
-    threads = os.environ.get("NUMBA_NUM_THREADS", "").strip()
-    if threads.lstrip("+-").isdigit() and int(threads) <= 0:  # Numba's import would raise
-        print(f"tricount: error: NUMBA_NUM_THREADS={threads!r}: a number of threads must be "
-              "at least 1 (or leave it unset)", file=sys.stderr)
+    problem = _numba_environment_problem(os.environ)
+    if problem:
+        print(f"tricount: error: {problem}", file=sys.stderr)
         return options.EXIT_BAD_INPUT
     argv = sys.argv[1:] if argv is None else [*argv]  # (``list`` here is the subcommand)
     # The top-level options take no value: the first other word is the subcommand.
