@@ -182,6 +182,44 @@ class TestAtomicOutput:
         assert leftovers(tmp_path) == []
 
 
+class TestReplacedFile:
+    """What a replaced file keeps: its permissions and owner, not set-user-ID; a file the
+    user may not write is refused (the rename would succeed where the shell's > says no)."""
+
+    def test_permissions_are_kept_but_not_set_user_id(self, tmp_path):
+        target = tmp_path / "t.csv"
+        target.write_bytes(b"old")
+        for mode, kept in ((0o640, 0o640), (0o4755, 0o755), (0o2750, 0o750)):
+            os.chmod(target, mode)
+            with atomic_output(target) as (f, _):
+                f.write(b"new")
+            assert stat.S_IMODE(os.stat(target).st_mode) == kept and target.read_bytes() == b"new"
+
+    def test_a_file_the_user_may_not_write_is_refused(self, tmp_path, k4, capsys, monkeypatch):
+        target = tmp_path / "v.csv"
+        target.write_bytes(b"theirs")
+        os.chmod(target, 0o444)
+        real = os.access  # root may write any file: the refusal is taken from os.access
+        monkeypatch.setattr(os, "access", lambda p, mode, **kw: False
+                            if os.fspath(p) == os.fspath(target) else real(p, mode, **kw))
+        with pytest.raises(OutputError, match="permission denied"):
+            with atomic_output(target) as (f, _):
+                f.write(b"mine")
+        code, _out, err = run_cli(capsys, "count", k4, "--per-vertex", target)
+        assert code == 2 and "not writable by this user" in err
+        assert target.read_bytes() == b"theirs" and leftovers(tmp_path) == []
+
+    @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+    def test_root_keeps_the_owner(self, tmp_path):
+        target = tmp_path / "t.csv"
+        target.write_bytes(b"old")
+        os.chown(target, 65534, 65534)  # a user's file, replaced by an admin's job
+        with atomic_output(target) as (f, _):
+            f.write(b"new")
+        info = os.stat(target)
+        assert (info.st_uid, info.st_gid) == (65534, 65534)
+
+
 class TestCommittedTogether:
     """A command of several outputs replaces the old ones together or not at all."""
 

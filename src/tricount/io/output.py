@@ -201,6 +201,16 @@ def check_outputs(outputs, inputs) -> None:
                               "writing it would destroy the input: write to another file")
         if os.path.isdir(out):
             raise OutputError(f"{out}: is a directory; expected a file name to write")
+        _refuse_unwritable(out, _target(out))
+
+
+def _refuse_unwritable(path: str, target: str) -> None:
+    """Refuse to replace a file this process may not write (its mode, or another's file in a
+    folder it may write): the shell's ``>`` refuses it, and replacing it by a rename would
+    succeed where the user was told no (and hand the file to this user)."""
+    if os.path.isfile(target) and not os.access(target, os.W_OK):
+        raise OutputError(f"{path}: permission denied (the file is not writable by this user); "
+                          "change its mode or write elsewhere")
 
 
 def check_distinct_outputs(outputs) -> None:
@@ -335,6 +345,7 @@ def atomic_output(path, *, suffix_hint: bool = True, seekable: bool = False):
             yield out
         return
     target = _target(path)
+    _refuse_unwritable(path, target)
     folder = os.path.dirname(os.path.abspath(target))
     base = os.path.basename(target)
     try:
@@ -353,8 +364,8 @@ def atomic_output(path, *, suffix_hint: bool = True, seekable: bool = False):
             yield f, tmp
             f.flush()
             os.fsync(f.fileno())
-        try:  # keep the mode an existing target had, else the usual one for a new file
-            os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+        try:  # keep the permissions an existing target had, else a new file's usual ones
+            _keep_permissions(tmp, os.stat(target))
         except FileNotFoundError:
             umask = os.umask(0)
             os.umask(umask)
@@ -373,6 +384,20 @@ def atomic_output(path, *, suffix_hint: bool = True, seekable: bool = False):
         raise
     _forget(tmp)
     _fsync_folder(folder)
+
+
+def _keep_permissions(tmp: str, old: os.stat_result) -> None:
+    """Give the replacement the old file's permission bits (not set-user-ID, set-group-ID or
+    sticky, which a write clears) and, where this process may, its owner and group (root
+    replacing a user's file made it root's). Hard links to the old file and its extended
+    attributes stay with the old file (docs/io.md)."""
+    os.chmod(tmp, old.st_mode & 0o777)
+    mine = os.stat(tmp)
+    if (mine.st_uid, mine.st_gid) != (old.st_uid, old.st_gid):
+        with contextlib.suppress(OSError):  # not permitted: the file is this user's now
+            os.chown(tmp, old.st_uid, old.st_gid)
+        with contextlib.suppress(OSError):  # the group alone, where the user is a member
+            os.chown(tmp, -1, old.st_gid)
 
 
 @contextlib.contextmanager
