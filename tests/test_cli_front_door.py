@@ -282,3 +282,11 @@ def test_an_unknown_threading_layer_is_named_not_a_traceback(value, bowtie, caps
     assert f"NUMBA_THREADING_LAYER='{value}'" in capsys.readouterr().err
     monkeypatch.setenv("NUMBA_THREADING_LAYER", "WorkQueue")  # Numba takes any case
     assert main(["count", str(bowtie), "--method", "bitmap"]) == 0
+
+
+def test_generate_takes_the_common_options_before_its_generator(tmp_path, capsys):
+    # "tricount generate -q rmat ..." was "unrecognized arguments: -q" (the docs say every
+    # command takes -q); "generate rmat ... -q" worked.
+    out = tmp_path / "g.txt"
+    assert main(["generate", "-q", "rmat", "--scale", "5", str(out)]) == 0
+    assert capsys.readouterr().err == "" and out.exists()

@@ -398,6 +398,12 @@ class TestUserTime:
         assert usertime.bytecode_state({}).startswith("written by the first run")
 
 
+def test_a_report_of_failed_runs_says_so():
+    # "FAILED, 0 of 0 counts wrong or unverified" when every run had failed.
+    text = markdown([], errors=["karate cpu/merge: FileNotFoundError"])
+    assert "**FAILED**, 0 of 0 counts wrong or unverified; 1 run failed (notes)" in text
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--trials", "99999999999"], "--trials must be 1 .. 10000"),
     (["--trials", "0"], "--trials must be 1 .. 10000"),

@@ -443,6 +443,33 @@ class _Stdout:
         pass
 
 
+def test_a_full_temporary_folder_is_not_called_a_full_stdout(k4, capsys, monkeypatch):
+    # A .tcsr to a pipe is held in a temporary file first (its header is written last);
+    # that file's failure read "<stdout>: cannot write: no space left", the pipe fine.
+    import io
+
+    class Pipe(io.RawIOBase):
+        def writable(self):
+            return True
+
+        def seekable(self):
+            return False
+
+        def write(self, data):
+            return len(data)
+
+    stdout = type("Stdout", (), {"buffer": Pipe(), "flush": lambda self: None})()
+    monkeypatch.setattr(sys, "stdout", stdout)
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(output.tempfile, "TemporaryFile", full)
+    assert main(["convert", str(k4), "-", "--to", "native"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot hold the output in a temporary file in" in err and "TMPDIR" in err
+
+
 def test_closed_stdout_exits_quietly(k4, capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdout", _Stdout(BrokenPipeError(errno.EPIPE, "Broken pipe")))
     assert main(["count", str(k4), "--backend", "cpu"]) == 141
@@ -656,3 +683,13 @@ def test_writers_take_a_bytes_path_as_load_graph_does(tmp_path, k4):
     write_graph(os.fsencode(tmp_path / "w.tcsr"), g)
     assert load_graph(tmp_path / "w.tcsr").n_edges == g.n_edges
     assert tricount.write_triangles(g, os.fsencode(tmp_path / "t.tsv"), backend="cpu") == 4
+
+
+def test_a_removed_current_folder_is_named(tmp_path):
+    # "tricount: error: No such file or directory": no path, no cause.
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    proc = subprocess.run(f"cd {gone} && rmdir {gone} && {sys.executable} -m tricount count "
+                          "k4.txt --per-vertex v.csv", shell=True, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2 and "the current folder no longer exists" in proc.stderr

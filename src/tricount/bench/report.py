@@ -145,7 +145,10 @@ def markdown(records, *, notes=(), errors=(), mismatches=(), title="tricount ben
                      "methods (CPU, or GPU past 2^25 edges; see the graphs table).")
     else:
         bad = sum(not r["verified"] for r in records)
-        lines.append(f"- verification: **FAILED**, {bad} of {n_counts} counts wrong or unverified")
+        failed = f"; {len(errors)} run{'s' if len(errors) != 1 else ''} failed (notes)" \
+            if errors else ""
+        lines.append(f"- verification: **FAILED**, {bad} of {n_counts} counts wrong or "
+                     f"unverified{failed}")
     graphs = {}
     for r in rows:
         graphs.setdefault(r["graph"], r)

@@ -192,10 +192,9 @@ def add_common_everywhere(subparsers) -> None:
     """:func:`add_common` on every subcommand, nested ones (``generate rmat``) included."""
     for parser in set(subparsers.choices.values()):
         nested = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        if nested:
+        if nested:  # on the parent too: ``generate -q rmat`` as ``generate rmat -q``
             add_common_everywhere(nested[0])
-        else:
-            add_common(parser)
+        add_common(parser)
 
 
 def apply_common(args) -> None:
@@ -345,6 +344,14 @@ def error(message) -> None:
     print(f"tricount: error: {message}", file=sys.stderr)
 
 
+def _cwd_exists() -> bool:
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def run(args) -> int:
     """Run the parsed command ``args.run(args)``; map every failure to its exit code."""
     with signals_end_the_process():
@@ -400,5 +407,9 @@ def _run(args) -> int:
         if exc.errno == errno.EPIPE:
             _quiet_stdout()
             return EXIT_BROKEN_PIPE
+        if exc.errno == errno.ENOENT and not exc.filename and not _cwd_exists():
+            error("the current folder no longer exists (removed since the shell entered it): "
+                  "cd to one that does, or give absolute paths")
+            return EXIT_BAD_INPUT
         error(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
         return EXIT_BAD_INPUT

@@ -418,9 +418,16 @@ def _to_stream(stream, name: str, seekable: bool):
         with stream as opened:
             out = _WholeWrites(opened)
             if seekable and not out.seekable():
-                with tempfile.TemporaryFile() as spool:
-                    yield spool, None
-                    spool.seek(0)
+                try:
+                    spool = tempfile.TemporaryFile()
+                except OSError as exc:
+                    raise _spool_error(name, exc) from None
+                with spool:
+                    try:  # the writer writes only into the spool here
+                        yield spool, None
+                        spool.seek(0)
+                    except OSError as exc:
+                        raise _spool_error(name, exc) from None
                     shutil.copyfileobj(spool, out, 1 << 22)
             else:
                 yield out, None
@@ -429,6 +436,14 @@ def _to_stream(stream, name: str, seekable: bool):
         raise
     except OSError as exc:
         raise write_error(name, exc) from None
+
+
+def _spool_error(name: str, exc: OSError) -> OutputError:
+    """The temporary file a seeking writer fills before a stream, not the stream, failed:
+    it was reported as '<stdout>: cannot write: no space left' with the pipe fine."""
+    return OutputError(f"{name}: cannot hold the output in a temporary file in "
+                       f"{tempfile.gettempdir()} first ({exc.strerror or exc}); set TMPDIR to "
+                       "a writable folder with room, or write to a file")
 
 
 class _WholeWrites:
