@@ -84,7 +84,7 @@ class DirectedGraph:
         return DirectedGraph(self.graph.to_device(xp), mask)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: == would be ambiguous
 class DirectedTriangles:
     """Directed triangles per vertex (int64, aligned with ``vertex_ids``) and in total.
 

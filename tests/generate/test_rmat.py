@@ -67,3 +67,18 @@ def test_bad_parameters_raise_naming_the_parameter(kwargs, name):
     args = dict(scale=4, edge_factor=2) | kwargs
     with pytest.raises(InvalidArgumentError, match=f"^{name} must"):
         rmat(args.pop("scale"), args.pop("edge_factor"), **args)
+
+
+def test_the_chunks_cross_processes_and_copies():
+    # RmatChunks held its array module: pickle and deepcopy raised "cannot pickle 'module'".
+    import copy
+    import pickle
+
+    from tricount.generate import RmatChunks
+
+    chunks = RmatChunks(8, 4, seed=3, chunk_edges=100, permute=False)
+    want = [np.concatenate(side) for side in zip(*chunks)]
+    for again in (pickle.loads(pickle.dumps(chunks)), copy.deepcopy(chunks)):
+        assert again.xp is np and vars(again) == vars(chunks)
+        got = [np.concatenate(side) for side in zip(*again)]
+        assert all((a == b).all() for a, b in zip(got, want))

@@ -111,6 +111,11 @@ def rmat(scale: int, edge_factor: int = 16, *, seed: int = 1, a: float = GRAPH50
     return src, dst
 
 
+def _rmat_chunks(scale, edge_factor, seed, a, b, c, permute, chunk_edges, xp_name):
+    return RmatChunks(scale, edge_factor, seed=seed, a=a, b=b, c=c, permute=permute,
+                      chunk_edges=chunk_edges, xp=xp_name)
+
+
 class RmatChunks:
     """The edges of :func:`rmat`, ``chunk_edges`` at a time, generated on demand.
 
@@ -131,6 +136,11 @@ class RmatChunks:
         self.xp = check_xp(xp)
         self.n_lines = self.edge_factor << self.scale
         self.max_id = (1 << self.scale) - 1
+
+    def __reduce__(self):
+        # By the array module's name: a module cannot be pickled (a process pool, deepcopy).
+        return _rmat_chunks, (self.scale, self.edge_factor, self.seed, self.a, self.b, self.c,
+                              self.permute, self.chunk_edges, self.xp.__name__)
 
     def __iter__(self):
         xp, scale = self.xp, self.scale

@@ -36,7 +36,7 @@ __all__ = ["RankedCSR", "rank_graph", "ranked_from_upper", "open_ranked", "write
            "in_degrees", "apex_probes"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: == would be ambiguous
 class RankedCSR:
     """A graph relabelled by (degree, id) rank, each edge in the row of its lower rank.
 
