@@ -58,6 +58,21 @@ class TestPreparedCache:
         os.utime(graph_file, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
         assert file_key(graph_file) != key and file_key(graph_file)[1] == key[1]
 
+    def test_a_replacement_of_the_same_size_and_time_is_another_key(self, graph_file,
+                                                                      tmp_path):
+        # cp -p / rsync -t of another graph of as many vertices and edges: the same size
+        # and modification time, and the workers would have read two graphs unnoticed.
+        key = file_key(graph_file)
+        other = tmp_path / "other.bin"
+        data = bytearray(open(graph_file, "rb").read())
+        data[-1] ^= 0xFF
+        other.write_bytes(bytes(data))
+        st = os.stat(graph_file)
+        os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+        os.replace(other, graph_file)
+        new = file_key(graph_file)
+        assert new[:3] == key[:3] and new != key
+
     def test_one_graph_per_process(self):
         cache = PreparedCache()
         with cache.use(("c1", "a"), lambda: Held("a")) as (a, _):

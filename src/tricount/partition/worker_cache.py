@@ -9,8 +9,8 @@ graph) and leaves it here, and the count's next tasks on that process find it.
 - **Key**: ``(owner, identity)``. ``owner`` is the count's token, so one count never
   frees or uses another's graph by accident; ``identity`` names the graph: a file's
   absolute path, or ``"scattered"`` for a graph the driver scattered (the owner alone then
-  names it). The file's size and modification time when it was read (:func:`file_key`)
-  travel with the graph, and the executor refuses a count whose workers read different
+  names it). The file's identity when it was read (:func:`file_key`: size, times, inode)
+  travels with the graph, and the executor refuses a count whose workers read different
   files (:mod:`tricount.partition.dask_executor`).
 - **Bounded**: one graph per process. Preparing another releases the one held first, so
   its device memory is free before the new graph takes any.
@@ -37,10 +37,14 @@ __all__ = ["PreparedCache", "PREPARED", "file_key"]
 
 
 def file_key(path) -> tuple:
-    """``(absolute path, size, mtime_ns)`` of a file: changes when the file is rewritten."""
+    """``(absolute path, size, mtime_ns, inode, ctime_ns)`` of a file: changes when the file
+    is rewritten or replaced, even by one of the same size whose modification time was
+    kept (``cp -p``, ``rsync -t``, a .tcsr of another graph of as many vertices and edges):
+    the status change time cannot be set back, and a replacement is another inode. No
+    device number: workers of a shared file system see the file on their own devices."""
     path = os.path.abspath(os.fspath(path))
     st = os.stat(path)
-    return (path, int(st.st_size), int(st.st_mtime_ns))
+    return (path, int(st.st_size), int(st.st_mtime_ns), int(st.st_ino), int(st.st_ctime_ns))
 
 
 class PreparedCache:
