@@ -176,3 +176,17 @@ def test_version(capsys):
     with pytest.raises(SystemExit) as info:
         main(["--version"])
     assert info.value.code == 0 and capsys.readouterr().out.startswith("tricount ")
+
+
+def test_a_file_name_that_is_not_utf8_makes_valid_json(capsys, tmp_path):
+    # The name's undecodable byte reached --json as a lone surrogate ("caf\udce9"), which
+    # no UTF-8 reader of the report can take.
+    import os
+
+    path = os.path.join(os.fsencode(tmp_path), b"caf\xe9.txt")
+    with open(path, "w") as f:
+        f.write("0 1\n1 2\n2 0\n")
+    assert main(["count", "--json", os.fsdecode(path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["graph"] == "caf\ufffd" and report["triangles"] == 1
+    report["graph"].encode("utf-8")

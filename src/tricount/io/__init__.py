@@ -64,10 +64,16 @@ def graph_name(path) -> str:
 
     >>> graph_name("/data/ca-GrQc.txt.gz")
     'ca-GrQc'
+    >>> graph_name(b"/data/caf\\xe9.txt"), graph_name("/data/Zo\\udcc3\\udcab.txt")
+    ('caf�', 'Zoë')
     """
     if isinstance(path, int):  # an open file descriptor
         return f"fd{path}"
-    name = strip_compression(os.path.basename(os.fspath(path)))
+    # Text whatever the path's bytes: a name's UTF-8 read back as such (under LC_ALL=C Python
+    # holds 'Zoë' as 'Zo\udcc3\udcab'), bytes that are not UTF-8 as U+FFFD, never a lone
+    # surrogate, which a report's JSON cannot carry.
+    raw = os.fsencode(os.path.basename(os.fspath(path)))
+    name = strip_compression(raw.decode("utf-8", "replace"))
     for suffix in _NAME_SUFFIXES:
         if name.lower().endswith(suffix):
             return name[: -len(suffix)]
