@@ -109,3 +109,29 @@ class TestPreparedCache:
             with cache.use(("c1", "b"), fails):
                 pass
         assert a.closed and cache.key is None and cache.builds == 1
+
+
+def test_a_worker_rereads_a_replaced_file_of_the_same_size_and_time(tmp_path):
+    # partition.blocks.open_source kept a file read by (path, size, mtime): a replacement of
+    # the same size with its time kept (rsync -t) was counted as the old graph, 4 for 2.
+    import shutil
+
+    import tricount
+    from tricount.partition.cpu import count_subproblem
+    from tricount.partition.plan import SubProblem
+    from tricount.partition.ranked import rank_graph, write_ranked
+
+    k4 = tricount.Graph.from_edges([0, 0, 0, 1, 1, 2], [1, 2, 3, 2, 3, 3], n_vertices=5)
+    two = tricount.Graph.from_edges([0, 0, 0, 1, 1, 2], [1, 2, 4, 2, 3, 4], n_vertices=5)
+    a, b, path = tmp_path / "a.tcsr", tmp_path / "b.tcsr", tmp_path / "g.tcsr"
+    write_ranked(rank_graph(k4), a)
+    write_ranked(rank_graph(two), b)
+    assert a.stat().st_size == b.stat().st_size
+    whole = SubProblem(index=0, apex_lo=0, apex_hi=5, entries=0, work=0, memory=0)
+    shutil.copy2(a, path)
+    assert count_subproblem(str(path), whole)["n_triangles"] == 4
+    st = path.stat()
+    shutil.copy2(b, tmp_path / "new.tcsr")
+    os.replace(tmp_path / "new.tcsr", path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert count_subproblem(str(path), whole)["n_triangles"] == 2

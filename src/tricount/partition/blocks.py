@@ -87,17 +87,20 @@ def column_block(ranked: RankedCSR, lo: int, hi: int) -> ColumnBlock:
 def open_source(source) -> RankedCSR:
     """The ranked CSR a sub-problem counts: ``source`` itself, or the ``.tcsr`` it names.
 
-    A path is read once per process (cached by path, size and modification
-    time), so the sub-problems one worker counts share one copy.
+    A path is read once per process (cached by the file's identity,
+    :func:`~tricount.partition.worker_cache.file_key`: size, times and inode), so the
+    sub-problems one worker counts share one copy. Size and modification time alone kept a
+    replacement of the same size whose time was kept (``cp -p``, ``rsync -t``) as the old
+    graph: a wrong count.
     """
+    from tricount.partition.worker_cache import file_key
+
     if isinstance(source, RankedCSR):
         return source
-    path = os.fspath(source)
-    st = os.stat(path)
     with _OPEN_LOCK:  # threads of one worker read a file once, not once each
-        return _open_cached(os.path.abspath(path), st.st_size, st.st_mtime_ns)
+        return _open_cached(file_key(source))
 
 
 @lru_cache(maxsize=4)
-def _open_cached(path, size, mtime_ns) -> RankedCSR:
-    return open_ranked(path)
+def _open_cached(key) -> RankedCSR:
+    return open_ranked(key[0])
