@@ -172,6 +172,12 @@ class CSRGraph:
         otherwise: a malformed CSR would be counted wrong); the loaders, which
         build or verify the CSR themselves, pass ``check=False``. The COO rows
         are derived only when something reads them.
+
+        The graph holds these arrays, not copies (a memory-mapped CSR stays mapped):
+        do not change them while the graph is in use. The graph keeps what it derives
+        from them (degrees, the oriented copy), so an array edited in place would leave
+        those behind, and counts that mix the two would be wrong; build a new graph of
+        the edited arrays instead (``Graph.from_edges`` copies its input).
         """
         n_vertices = check_count(n_vertices, "n_vertices")
         check_text(name, "name", none_ok=True)

@@ -304,3 +304,33 @@ def test_real_graph_through_the_backend(shared_graphs):
     assert call("clustering", G) == nx.clustering(G)
     assert call("average_clustering", G) == nx.average_clustering(G)
     assert call("transitivity", G) == nx.transitivity(G)
+
+
+@needs_entry_points
+@pytest.mark.filterwarnings("ignore::UserWarning")  # NetworkX's note on cached conversions
+@pytest.mark.parametrize("view", [
+    lambda G: G.subgraph(range(4)),
+    lambda G: G.to_undirected(as_view=True),
+    lambda G: nx.restricted_view(G, [], []),
+])
+def test_a_view_answers_from_its_graph_as_it_is_now(view, monkeypatch):
+    # With NetworkX's conversion cache on (its default), a view kept its own converted copy,
+    # which changes to the parent never cleared: K4's triangles after an edge was removed.
+    monkeypatch.setattr(nx.config, "cache_converted_graphs", True)
+    G = nx.complete_graph(4)
+    S = view(G)
+    assert nx.triangles(S, backend="tricount") == {0: 3, 1: 3, 2: 3, 3: 3}
+    G.remove_edge(0, 1)
+    assert nx.triangles(S, backend="tricount") == nx.triangles(S) == {0: 1, 1: 1, 2: 2, 3: 2}
+    assert nx.transitivity(S, backend="tricount") == nx.transitivity(S) == 0.75
+
+
+@needs_entry_points
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_a_reversed_view_answers_from_its_graph_as_it_is_now(monkeypatch):
+    monkeypatch.setattr(nx.config, "cache_converted_graphs", True)
+    D = nx.DiGraph([(0, 1), (1, 2), (2, 0)])
+    R = D.reverse(copy=False)
+    assert nx.triadic_census(R, backend="tricount")["030C"] == 1
+    D.remove_edge(2, 0)
+    assert nx.triadic_census(R, backend="tricount") == nx.triadic_census(R)

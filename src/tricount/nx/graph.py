@@ -15,6 +15,8 @@ triad census read their directions, weighted clustering their weights.
 
 from __future__ import annotations
 
+import contextlib
+
 import networkx as nx
 import numpy as np
 
@@ -197,6 +199,13 @@ def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False
     """
     if isinstance(G, TricountGraph):
         return G
+    if nx.is_frozen(G) or hasattr(G, "_graph"):
+        # A view (subgraph, reverse, restricted, to_undirected(as_view=True)) has a cache of
+        # its own that its parent's changes never clear: with NetworkX's conversion cache on
+        # (its default) a view answered from the graph as it was (triangles of K4 after an
+        # edge was removed). None is NetworkX's word for "do not cache this graph".
+        with contextlib.suppress(AttributeError, TypeError):
+            G.__networkx_cache__ = None
     arcs = networkx_arcs(G)
     name = G.graph.get("name")  # any value in NetworkX; a report's name is text
     csr = CSRGraph.from_edges(arcs.src, arcs.dst, n_vertices=arcs.n_vertices,
