@@ -60,6 +60,7 @@ import tempfile
 import threading
 
 __all__ = ["FORK_SAFE_LAYER", "request_fork_safe_layer", "parallel_region", "load_numba",
+           "renew_in_child",
            "numba_started", "thread_count", "serial_bound"]
 
 #: The CPU engine counts a graph of fewer edges on the calling thread, each parallel
@@ -98,16 +99,20 @@ _CACHE_LOCK = threading.Lock()
 _started = False
 
 
-def _fresh_locks_in_child() -> None:
-    # A child forked while another thread of the parent held a lock inherits it held, and
-    # no thread of its own will ever release it: its first parallel loop waited forever
-    # (a count in a thread, then a fork; the fork-safe layer itself was fine).
-    global _REGION_LOCK, _START_LOCK, _CACHE_LOCK
-    _REGION_LOCK, _START_LOCK, _CACHE_LOCK = threading.RLock(), threading.Lock(), \
-        threading.Lock()
+def renew_in_child(namespace: dict, **makers) -> None:
+    """In a forked child, set each ``namespace[name]`` (a module's globals) to ``make()``.
+
+    A child forked while another thread of the parent held a lock inherits it held, and no
+    thread of its own will ever release it: its first parallel loop waited forever (a count
+    in a thread, then a fork; the fork-safe layer itself was fine). Module-level locks, and
+    what belongs to the parent's threads (a thread pool, its temporaries), start anew there.
+    """
+    os.register_at_fork(after_in_child=lambda: namespace.update(
+        {name: make() for name, make in makers.items()}))
 
 
-os.register_at_fork(after_in_child=_fresh_locks_in_child)
+renew_in_child(globals(), _REGION_LOCK=threading.RLock, _START_LOCK=threading.Lock,
+               _CACHE_LOCK=threading.Lock)
 
 #: The module whose import is Numba's BLAS probe (``numba.np.linalg.ensure_blas``).
 _BLAS_PROBE = "scipy.linalg.cython_blas"

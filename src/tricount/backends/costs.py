@@ -38,7 +38,7 @@ import os
 import threading
 from dataclasses import dataclass
 
-from tricount._threads import SERIAL_TWIN_SUFFIX, serial_bound
+from tricount._threads import SERIAL_TWIN_SUFFIX, renew_in_child, serial_bound
 from tricount.backends.facts import Warmth, Workload
 from tricount.cpu import CPU_METHODS
 from tricount.cpu.id_order import likely_in_id_order
@@ -565,14 +565,7 @@ def candidates(w: Workload, warmth: Warmth, *, backend: str = "auto", method: st
 #: many times, asks the same (65 of karate's 300 us on two cores went into it).
 _CANDIDATES: dict = {}
 _CANDIDATES_LOCK = threading.Lock()
-
-
-def _fresh_lock_in_child() -> None:
-    global _CANDIDATES_LOCK  # held by another thread of the parent at the fork
-    _CANDIDATES_LOCK = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_fresh_lock_in_child)
+renew_in_child(globals(), _CANDIDATES_LOCK=threading.Lock)
 CANDIDATES_MEMO = 256
 
 

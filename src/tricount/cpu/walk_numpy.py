@@ -35,12 +35,11 @@ into the lister's order together).
 
 from __future__ import annotations
 
-import os
 import threading
 
 import numpy as np
 
-from tricount._threads import numba_started
+from tricount._threads import numba_started, renew_in_child
 
 __all__ = ["takes", "stream_triangles_numpy", "per_vertex_numpy", "edge_support_numpy",
            "MAX_WEDGES", "MAX_EDGES", "MAX_VERTICES", "EXTRA_S_PER_WEDGE", "EXTRA_S_PER_CALL"]
@@ -69,14 +68,7 @@ EXTRA_S_PER_CALL = 2.5e-5
 
 _ledger = {"lost_s": 0.0}  # seconds this process has lost by walking without Numba
 _lock = threading.Lock()
-
-
-def _fresh_lock_in_child() -> None:
-    global _lock  # held by another thread of the parent at the fork: never released here
-    _lock = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_fresh_lock_in_child)
+renew_in_child(globals(), _lock=threading.Lock)
 
 
 def takes(oriented, numba_start_s: float) -> bool:

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tricount._threads import renew_in_child
 from tricount.gpu.device import cupy
 from tricount.prep.upper import rows_by_steps
 from tricount.prep.xp import array_namespace
@@ -178,15 +179,7 @@ class DeviceRows(DeviceCSR):
 _COPY_POOL = None
 _COPY_POOL_LOCK = threading.Lock()
 
-
-def _fresh_pool_in_child() -> None:
-    # A forked child has none of the parent's threads: the pool (and a lock another thread
-    # may have held) start anew there.
-    global _COPY_POOL, _COPY_POOL_LOCK
-    _COPY_POOL, _COPY_POOL_LOCK = None, threading.Lock()
-
-
-os.register_at_fork(after_in_child=_fresh_pool_in_child)
+renew_in_child(globals(), _COPY_POOL=lambda: None, _COPY_POOL_LOCK=threading.Lock)
 
 
 def _copy_pool() -> ThreadPoolExecutor:

@@ -45,6 +45,7 @@ import sys
 import tempfile
 import threading
 
+from tricount._threads import renew_in_child
 from tricount.errors import TricountError
 
 STDOUT = "-"
@@ -57,16 +58,9 @@ class OutputError(TricountError):
 #: Temporaries being written, removed by :func:`remove_temporaries` on a signal.
 _LIVE: set = set()
 _LIVE_LOCK = threading.Lock()
+# A forked child neither writes the parent's temporaries nor removes them on its signal.
+renew_in_child(globals(), _LIVE=set, _LIVE_LOCK=threading.Lock)
 
-
-def _fresh_in_child() -> None:
-    # A forked child neither writes the parent's temporaries nor removes them on its own
-    # signal; a lock another thread of the parent held is never released there.
-    global _LIVE, _LIVE_LOCK
-    _LIVE, _LIVE_LOCK = set(), threading.Lock()
-
-
-os.register_at_fork(after_in_child=_fresh_in_child)
 #: Per thread: the outputs written whole inside :func:`committed_together`, waiting for
 #: their renames (None outside it).
 _GROUP = threading.local()
@@ -393,10 +387,12 @@ def _keep_permissions(tmp: str, old: os.stat_result) -> None:
     attributes stay with the old file (docs/io.md)."""
     os.chmod(tmp, old.st_mode & 0o777)
     mine = os.stat(tmp)
-    if (mine.st_uid, mine.st_gid) != (old.st_uid, old.st_gid):
-        with contextlib.suppress(OSError):  # not permitted: the file is this user's now
-            os.chown(tmp, old.st_uid, old.st_gid)
-        with contextlib.suppress(OSError):  # the group alone, where the user is a member
+    if (mine.st_uid, mine.st_gid) == (old.st_uid, old.st_gid):
+        return
+    try:
+        os.chown(tmp, old.st_uid, old.st_gid)
+    except OSError:  # not permitted: the file is this user's now; its group where it may be
+        with contextlib.suppress(OSError):
             os.chown(tmp, -1, old.st_gid)
 
 

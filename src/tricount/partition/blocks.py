@@ -19,26 +19,19 @@ the file and nothing large travels through the scheduler.
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
+from tricount._threads import renew_in_child
 from tricount.partition.ranked import RankedCSR, open_ranked
 
 __all__ = ["ColumnBlock", "column_block", "open_source"]
 
 _OPEN_LOCK = threading.Lock()
-
-
-def _fresh_lock_in_child() -> None:
-    global _OPEN_LOCK  # held by another thread of the parent at the fork: never released here
-    _OPEN_LOCK = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_fresh_lock_in_child)
+renew_in_child(globals(), _OPEN_LOCK=threading.Lock)
 
 
 @dataclass(frozen=True)

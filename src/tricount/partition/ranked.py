@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from tricount._threads import renew_in_child
 from tricount.prep.xp import index_dtype, to_host
 
 __all__ = ["RankedCSR", "rank_graph", "ranked_from_upper", "open_ranked", "write_ranked",
@@ -84,14 +85,7 @@ SERIAL_BELOW = 1 << 16
 
 
 _LOCK = threading.RLock()
-
-
-def _fresh_lock_in_child() -> None:
-    global _LOCK  # held by another thread of the parent at the fork: never released here
-    _LOCK = threading.RLock()
-
-
-os.register_at_fork(after_in_child=_fresh_lock_in_child)
+renew_in_child(globals(), _LOCK=threading.RLock)
 
 
 def _region(chunk: int = 0):
