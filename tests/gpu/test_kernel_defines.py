@@ -90,3 +90,21 @@ def test_the_loader_writes_the_defines_into_the_source(tmp_path):
     assert "int tc_probe_block = 32;" in out.stdout
     assert "long long tc_probe_id;" in out.stdout
     assert _module.NVRTC_OPTIONS == ("--std=c++17",)  # no -D: the defines are in the text
+
+
+def test_every_kernel_named_in_the_package_is_an_entry_point():
+    # A kernel defined in a .cu file but left out of ENTRY_POINTS is found only when a GPU
+    # first launches it (get_kernel refuses it); so is a name the Python code launches that
+    # no file defines. Both are checked here, without a GPU.
+    import re
+
+    defined = set()
+    pattern = re.compile(
+        r'extern "C" __global__ void(?:\s+__launch_bounds__\([^)]*\))?\s+(\w+)\s*\(')
+    for path in PACKAGE.glob("*.cu"):
+        defined |= {(path.stem, name) for name in pattern.findall(path.read_text())}
+    assert defined == set(_module.ENTRY_POINTS)
+    launched = re.compile(r'run_(slice|prep)\(\s*"(\w+)"')
+    names = {(stem, name) for path in PACKAGE.parent.parent.rglob("*.py")
+             for stem, name in launched.findall(path.read_text())}
+    assert names and names <= set(_module.ENTRY_POINTS)

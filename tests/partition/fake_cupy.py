@@ -515,6 +515,16 @@ class Kernel:
         rows = (int(r0) + np.repeat(np.arange(int(n_rows)), np.diff(indptr))).astype(cols.dtype)
         self._block_pairs(rows, cols, n, *a[4:])
 
+    def tc_slice_entry_rows(self, a, t):
+        _check(self.name, a, ["int64*", "ll", "ll", "V*"], t)
+        indptr, n_rows, r0, rows = a
+        n = int(indptr[int(n_rows)])
+        assert indptr[0] == 0 and (np.diff(indptr[:int(n_rows) + 1]) >= 0).all(), \
+            "offsets not from 0, rising"
+        assert rows.shape[0] >= n, "rows shorter than the entries"
+        rows[:n] = (int(r0) + np.repeat(np.arange(int(n_rows)), np.diff(indptr[:int(n_rows) + 1]))
+                    ).astype(rows.dtype)
+
     def tc_slice_owner_work(self, a, t):
         _check(self.name, a, ["int64*", "V*", "ll", "ll", "int32*", "ll", "uint64*", "uint64*"],
                t)

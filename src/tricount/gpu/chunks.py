@@ -38,7 +38,6 @@ import numpy as np
 
 from tricount._threads import renew_in_child
 from tricount.gpu.device import cupy
-from tricount.prep.upper import rows_by_steps
 from tricount.prep.xp import array_namespace
 
 __all__ = ["Chunk", "DeviceCSR", "DeviceRows", "HostCSR", "CachedHostCSR", "cached_rows",
@@ -87,10 +86,16 @@ class Chunk:
         return cp.clip(self.indptr, self.e0, self.e1) - self.e0
 
     def rows(self, dtype):
-        """The row of every entry, as ``dtype``."""
-        rows = rows_by_steps(cupy(), self.local_indptr(), self.n_entries, dtype)
-        if self.r0:
-            rows += self.r0
+        """The row of every entry, as ``dtype``: one kernel, nothing the host waits for (a
+        pass's chunks are queued back to back)."""
+        from tricount.gpu.device import c_type
+        from tricount.gpu.prepare.keys import run_slice
+
+        rows = cupy().empty(self.n_entries, dtype=dtype)
+        if self.n_entries:
+            run_slice("tc_slice_entry_rows", self.n_entries,
+                      (self.local_indptr(), np.int64(self.r1 - self.r0), np.int64(self.r0),
+                       rows), c_type(rows.dtype))
         return rows
 
 

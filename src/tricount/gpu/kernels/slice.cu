@@ -373,3 +373,16 @@ extern "C" __global__ void tc_slice_owner_work(const long long* __restrict__ ind
         atomicAdd(pairs + owner, (count_t)1);
     });
 }
+
+// rows[i] = r0 + the row of entry i, for the CSR rows 0 .. n_rows (offsets `indptr`, local
+// to the entries), read as tc_slice_csr_rounds reads them: a chunk's row per entry
+// (tricount/gpu/chunks.py, Chunk.rows) with no compaction of its non-empty rows, whose
+// size the host would have to wait for. Every entry lies in one warp's segment: each
+// is written once.
+extern "C" __global__ void tc_slice_entry_rows(const long long* __restrict__ indptr,
+                                               long long n_rows, long long r0,
+                                               vertex_t* __restrict__ rows) {
+    tc_slice_csr_rounds(indptr, n_rows, [&](bool valid, long long r, long long i) {
+        if (valid) rows[i] = (vertex_t)(r0 + r);
+    });
+}
