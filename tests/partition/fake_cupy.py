@@ -543,6 +543,18 @@ class Kernel:
                               "ll", "uint64*", "uint64*"], t)
         self._block_pairs(*a)
 
+    def tc_slice_block_pair_count(self, a, t):
+        _check(self.name, a, ["V*", "V*", "ll", "int32*", "ll", "ll", "ll", "ll", "uint64*"], t)
+        rows, cols, n, length, lo, hi, first, end, count = a
+        n = int(n)
+        s, tg = rows[:n].astype(np.int64), cols[:n].astype(np.int64)
+        below = tg < int(hi)
+        ls, lt = length[s], length[np.where(below, tg, 0)]
+        ok = below & (lt >= 1) & (ls >= 1 + (tg >= int(lo)))
+        owner = np.where(ls >= lt, s, tg)
+        ok &= (owner >= int(first)) & (owner < int(end))
+        count[0] += np.uint64(np.count_nonzero(ok))
+
     def _block_pairs(self, rows, cols, n, length, lo, hi, id_bits, len_bits, max_len, first,
                      end, keys, cursor):
         n = int(n)

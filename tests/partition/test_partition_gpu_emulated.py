@@ -183,6 +183,20 @@ def test_an_owner_piece_with_other_pairs_than_planned_stops_the_count(fake_gpu, 
         gpu_count(rmat_graph(scale=9, seed=4), devices=[0, 0])
 
 
+def test_a_chunk_with_other_pairs_than_its_count_stops_the_count(fake_gpu, monkeypatch):
+    # Each chunk of an anchor range's pair stream is checked against its own count of the
+    # same predicate (tc_slice_block_pair_count): one pair more there must refuse the count.
+    real = fake_cupy.Kernel.tc_slice_block_pair_count
+
+    def one_more(self, a, t):
+        real(self, a, t)
+        a[-1][0] += np.uint64(1)
+
+    monkeypatch.setattr(fake_cupy.Kernel, "tc_slice_block_pair_count", one_more)
+    with pytest.raises(TricountError, match="pairs qualify; refusing to count"):
+        gpu_count(rmat_graph(scale=9, seed=4))
+
+
 def test_the_layouts_benchmark_runs(monkeypatch, capsys):
     """benchmarks/partition_layouts.py on two emulated devices (a graph built on the host,
     a timer of fixed seconds): a JSON line per cell, every layout's count one GPU's, and

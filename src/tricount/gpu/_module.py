@@ -71,6 +71,7 @@ ENTRY_POINTS = (
     ("slice", "tc_slice_scatter"),
     ("slice", "tc_slice_row_keys"),
     ("slice", "tc_slice_block_pairs"),
+    ("slice", "tc_slice_block_pair_count"),
     ("slice", "tc_slice_csr_pairs"),
     ("slice", "tc_slice_owner_work"),
     ("slice", "tc_slice_entry_rows"),

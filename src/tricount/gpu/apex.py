@@ -343,19 +343,6 @@ def _pair_layout(hi: int, max_length: int) -> tuple[int, int, int]:
     return id_bits, len_bits, max_bits
 
 
-def _expected_pairs(rows, cols, lengths, lo: int, hi: int, first: int, end: int) -> int:
-    """The pairs ``tc_slice_block_pairs`` must append for one chunk, counted with CuPy."""
-    cp = cupy()
-    below = cols < hi
-    target = cp.where(below, cols, 0)
-    lt, ls = lengths[target], lengths[rows]
-    in_range = below & (cols >= lo)
-    ok = below & (lt >= 1) & (ls >= 1 + in_range.astype(cp.int32))
-    owner = cp.where(ls >= lt, rows, cols)
-    ok &= (owner >= first) & (owner < end)
-    return int(cp.count_nonzero(ok))
-
-
 def count_pairs(csr, block: Block, row_lo: int, row_hi: int, shape: HashShape, result,
                 timed, max_entries: int, owners: tuple[int, int] | None = None,
                 pairs: int = -1) -> None:
@@ -395,10 +382,12 @@ def count_pairs(csr, block: Block, row_lo: int, row_hi: int, shape: HashShape, r
         for first in range(owner_lo, owner_hi, window):
             end = min(owner_hi, first + window)
             keys = cp.empty(chunk.n_entries, dtype=cp.uint64)
-            cursor = cp.zeros(1, dtype=cp.uint64)
+            # [0]: the keys' cursor; [1]: the independent count of the same pairs. Both are
+            # read at once (one wait for the device per chunk).
+            counters = cp.zeros(2, dtype=cp.uint64)
             window_args = (block.lengths, np.int64(lo), np.int64(hi), np.int32(id_bits),
                            np.int32(len_bits), np.uint64(max_bits), np.int64(first),
-                           np.int64(end), keys, cursor)
+                           np.int64(end), keys, counters[:1])
             if counted:
                 run_slice("tc_slice_csr_pairs", chunk.n_entries,
                           (local, chunk.cols, np.int64(chunk.r1 - chunk.r0), np.int64(chunk.r0))
@@ -406,15 +395,17 @@ def count_pairs(csr, block: Block, row_lo: int, row_hi: int, shape: HashShape, r
             else:
                 run_slice("tc_slice_block_pairs", chunk.n_entries,
                           (rows, chunk.cols, np.int64(chunk.n_entries)) + window_args, vertex_t)
-            n_pairs = int(cursor.get()[0])
+                run_slice("tc_slice_block_pair_count", chunk.n_entries,
+                          (rows, chunk.cols, np.int64(chunk.n_entries), block.lengths,
+                           np.int64(lo), np.int64(hi), np.int64(first), np.int64(end),
+                           counters[1:]), vertex_t)
+            n_pairs, expected = (int(c) for c in counters.get())
             appended += n_pairs
             if counted:
                 _check_pairs(appended <= pairs, appended, pairs, owner_lo, owner_hi)
-            else:
-                expected = _expected_pairs(rows, chunk.cols, block.lengths, lo, hi, first, end)
-                if n_pairs != expected:
-                    raise TricountError(f"partitioned count: {n_pairs} pair keys appended "
-                                        f"where {expected} pairs qualify; refusing to count")
+            elif n_pairs != expected:
+                raise TricountError(f"partitioned count: {n_pairs} pair keys appended where "
+                                    f"{expected} pairs qualify; refusing to count")
             if n_pairs:
                 keys = keys[:n_pairs]
                 keys.sort()

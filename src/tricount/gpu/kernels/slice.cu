@@ -295,6 +295,31 @@ extern "C" __global__ void tc_slice_block_pairs(const vertex_t* __restrict__ row
     }, keys, cursor);
 }
 
+// How many entries tc_slice_block_pairs appends for the same arguments, added to *count:
+// its predicate written out again here (not tc_block_pair_key's), so that the caller checks
+// the keys' number against an independent count. An entry source -> target is a pair when
+// target < hi, len[target] >= 1 and len[source] >= 1, or >= 2 when lo <= target; its owner
+// (the end with the longer list, the source on ties) must lie in [first, end). One atomic
+// per block (tc_block_add), every thread of which reaches it.
+extern "C" __global__ void tc_slice_block_pair_count(const vertex_t* __restrict__ rows,
+                                                     const vertex_t* __restrict__ cols,
+                                                     long long n_entries,
+                                                     const int* __restrict__ len, long long lo,
+                                                     long long hi, long long first,
+                                                     long long end, count_t* __restrict__ count) {
+    count_t mine = 0;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n_entries;
+         i += tc_slice_stride()) {
+        const long long a = (long long)rows[i], b = (long long)cols[i];
+        if (b >= hi) continue;
+        const int la = len[a], lb = len[b];
+        if (lb < 1 || la < (b >= lo ? 2 : 1)) continue;
+        const long long owner = la >= lb ? a : b;
+        mine += (owner >= first && owner < end) ? 1 : 0;
+    }
+    tc_block_add(mine, count);
+}
+
 // Calls visit(valid, row, i) for every entry i of the CSR rows 0 .. n_rows (offsets
 // `indptr`, local to the entries), in warp-uniform rounds (every lane of a warp calls
 // it each round; `valid` false past the warp's entries), without a row per entry.
