@@ -363,3 +363,18 @@ def test_a_tcsr_read_straight_to_the_device_is_the_file(tmp_path, threads, chunk
     assert np.array_equal(cupy.asnumpy(indptr), host.indptr)
     assert np.array_equal(cupy.asnumpy(indices), host.indices)
     assert count_gpu(str(path))[0] == oracle(graph)
+
+
+def test_counts_one_after_another_reuse_the_pools_memory():
+    # Each count once ran on a stream of its own, and CuPy's pool gives memory freed on a
+    # stream only to that stream: every count left its arrays cached for nobody (R-MAT 24
+    # under a quarter of its peak: 2.9 GiB more in the pool after each count, on an H200).
+    graph = rmat_graph(scale=12, seed=7, edge_factor=16)
+    pool = cupy.get_default_memory_pool()
+    expected = oracle(graph)
+    held = []
+    for _ in range(3):
+        n, _report = count_gpu(graph, max_memory=8 << 20)
+        assert n == expected
+        held.append(pool.total_bytes())
+    assert held[2] == held[1]

@@ -197,6 +197,22 @@ def test_a_chunk_with_other_pairs_than_its_count_stops_the_count(fake_gpu, monke
         gpu_count(rmat_graph(scale=9, seed=4))
 
 
+def test_counts_one_after_another_run_on_one_stream(fake_gpu):
+    # CuPy's pool gives memory freed on a stream only to that stream: a stream made per
+    # count would keep every count's arrays cached for nobody (test_partition_gpu.py checks
+    # the pool on a real GPU).
+    from tricount.partition import device_worker
+
+    graph = rmat_graph(scale=8, seed=2)
+    streams = []
+    for _ in range(2):
+        gpu_count(graph, devices=[0, 0])
+        streams.append({label: device_worker._STREAMS[(0, label)]
+                        for label in ("gpu:0", "gpu:0#1")})
+    assert streams[0] == streams[1]
+    assert streams[0]["gpu:0"] is not streams[0]["gpu:0#1"]
+
+
 def test_the_layouts_benchmark_runs(monkeypatch, capsys):
     """benchmarks/partition_layouts.py on two emulated devices (a graph built on the host,
     a timer of fixed seconds): a JSON line per cell, every layout's count one GPU's, and

@@ -9,11 +9,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import threading
 import time
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tricount._threads import renew_in_child
 from tricount.errors import TricountError, UnsupportedGraphError
 from tricount.partition.device_plan import (BLOCK_ENTRY_BYTES, PAIR_ENTRY_BYTES, DevicePlan,
                                             csr_bytes, plan_device)
@@ -28,6 +30,25 @@ __all__ = ["DeviceWorker", "ADVICE"]
 #: What to do when a partitioned count runs out of GPU memory anyway.
 ADVICE = ("pass a smaller max_memory (the plan then keeps more room and cuts more "
           "sub-problems) or more partitions, or use backend='cpu'")
+
+
+#: The stream of each (device, worker label), kept for the process. CuPy's pool hands memory
+#: freed on a stream only to later work on that stream: a count on a stream of its own
+#: could reuse none of the memory the last count left in the pool, and allocated it again.
+_STREAMS: dict = {}
+_STREAMS_LOCK = threading.Lock()
+
+renew_in_child(globals(), _STREAMS=dict, _STREAMS_LOCK=threading.Lock)
+
+
+def worker_stream(device_id: int, label: str):
+    """This process's stream for the worker ``label`` on ``device_id`` (that device current).
+    Two counts at once on one device share it, their work queued one after the other."""
+    with _STREAMS_LOCK:
+        stream = _STREAMS.get((device_id, label))
+        if stream is None:
+            stream = _STREAMS[(device_id, label)] = _cupy().cuda.Stream(non_blocking=True)
+        return stream
 
 
 def on_device(what: str):
@@ -78,7 +99,7 @@ class DeviceWorker:
         cp = _cupy()
         with cp.cuda.Device(self.device_id):
             if self._stream is None:
-                self._stream = cp.cuda.Stream(non_blocking=True)
+                self._stream = worker_stream(self.device_id, self.label)
                 self._hook = live_memory_hook(f"tricount-partition-{self.label}")
             try:
                 with self._stream, self._hook, out_of_memory(f"{what} on {self.label}", ADVICE):
