@@ -224,3 +224,18 @@ def test_a_small_text_is_read_on_the_host_until_numba_starts(started, capsys, mo
     assert cli.main(["count", str(path), "--backend", "gpu", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["triangles"] == row["triangles"]
     assert seen == ([1, 1, 1] if started else [])
+
+
+def test_loads_one_after_another_reuse_the_pools_memory(tmp_path):
+    # The device edge list was made on the loader's own stream; CuPy's pool gives memory
+    # freed on a stream only to that stream, so each load left it cached for nobody.
+    lines = [f"{i} {(i * 7919) % 20_000}" for i in range(60_000)]
+    path = write_text(tmp_path / "g.txt", "\n".join(lines) + "\n")
+    pool = cupy.get_default_memory_pool()
+    held = []
+    for _ in range(3):
+        graph = load_graph(path, device="gpu", parser="numba")
+        assert graph.n_edges > 0
+        del graph
+        held.append(pool.total_bytes())
+    assert held[2] == held[1]

@@ -50,16 +50,25 @@ class FakeEvent:
 
 
 class FakeStream:
+    #: The streams whose ``with`` the code is inside now (the innermost last).
+    entered: list = []
+
     def __init__(self, non_blocking=False):
         self.non_blocking = non_blocking
         self.copies = 0
         self.events = []
+        self.waits = []
 
     def __enter__(self):
+        FakeStream.entered.append(self)
         return self
 
     def __exit__(self, *exc):
+        FakeStream.entered.pop()
         return False
+
+    def wait_event(self, event):
+        self.waits.append(event)
 
     def synchronize(self):
         pass
@@ -71,15 +80,25 @@ class FakeStream:
 
 @pytest.fixture
 def fake_gpu(monkeypatch):
-    """gpu_stream sees a CuPy made of NumPy; returns the list of streams it made."""
-    streams = []
+    """gpu_stream sees a CuPy made of NumPy; returns the list of streams it made, whose
+    ``made_on`` lists, per device allocation, the stream current then (None: the caller's)."""
+
+    class Streams(list):
+        made_on: list
+
+    streams = Streams()
 
     def make_stream(non_blocking=False):
         streams.append(FakeStream(non_blocking))
         return streams[-1]
 
     def device(a):
+        # Where CuPy's pool would file the memory: the stream current at the allocation.
+        made_on.append(FakeStream.entered[-1] if FakeStream.entered else None)
         return np.asarray(a).view(FakeDeviceArray)
+
+    made_on = []
+    monkeypatch.setattr(FakeStream, "entered", [])
 
     cuda = types.SimpleNamespace(
         Stream=make_stream, get_current_stream=FakeStream,
@@ -93,6 +112,7 @@ def fake_gpu(monkeypatch):
         empty_pinned=lambda n, dtype: np.empty(n, dtype=dtype).view(PinnedArray))
     monkeypatch.setattr(gpu_stream, "_cupy", lambda: cp)
     monkeypatch.setattr(gpu_stream, "_cupyx", lambda: cpx)
+    streams.made_on = made_on
     return streams
 
 
@@ -194,6 +214,22 @@ class TestDoubleBuffer:
         want_src, want_dst = tricount.io.read_edges(path)
         np.testing.assert_array_equal(src, want_src)
         np.testing.assert_array_equal(dst, want_dst)
+
+    def test_the_device_list_is_made_on_the_callers_stream(self, tmp_path, fake_gpu,
+                                                          small_chunks):
+        # CuPy's pool gives memory freed on a stream only to later work on that stream: the
+        # edge list, freed once the graph is built, was made on the loader's own stream and
+        # stayed cached for nobody after every load. It grows and widens on the caller's
+        # stream now, and the loader's next copies wait for that stream each time.
+        small = "\n".join(f"{i} {i + 1}" for i in range(300))
+        big = "\n".join(f"{2**40 + i} {i}" for i in range(3000))
+        path = write_text(tmp_path / "g.txt", small + "\n" + big + "\n")
+        sink = gpu_stream.DeviceEdges(file_bytes=None)  # no size: the list grows by doubling
+        _parse_into(path, sink)
+        src, _dst = sink.take_edges()
+        assert src.shape[0] == 3300 and sink.dtype == np.int64
+        assert fake_gpu.made_on and set(fake_gpu.made_on) == {None}
+        assert len(fake_gpu[0].waits) >= 3  # the first list, a growth, the widening
 
     def test_widens_to_int64_mid_file(self, tmp_path, fake_gpu, small_chunks):
         small = "\n".join(f"{i} {i + 1}" for i in range(300))

@@ -16,9 +16,10 @@ each busy at once:
    buffer is refilled, the event recorded after its last copy is waited on,
    so a copy never reads a buffer being written.
 
-The device edge list grows by doubling (device-to-device copies, on the same
-stream). When the file is read, the graph is built on the GPU by the code the
-NumPy path shares, :func:`tricount.prep.canonical.canonical_edges` (one sort
+The device edge list grows by doubling (device-to-device copies on the caller's
+stream, after the copies queued so far). When the file is read, the graph is
+built on the GPU by the code the NumPy path shares,
+:func:`tricount.prep.canonical.canonical_edges` (one sort
 of 64-bit keys), so loops, duplicates, vertex ids and the CSR are exactly
 those of the host loader. Files that declare their vertices (Matrix Market,
 METIS) keep all of them, ids ``1 .. n`` as on the host.
@@ -159,9 +160,9 @@ class DeviceEdges(EdgeText):
         self._copied = [None, None]
         self.dtype = dtype
         if self.src is not None:
-            with self.stream:
-                self.src = self.src.astype(dtype)
-                self.dst = self.dst.astype(dtype)
+            self.src = self.src.astype(dtype)
+            self.dst = self.dst.astype(dtype)
+            self._after_current()
 
     def _reserve(self, need: int, m: int, chunk_bytes: int) -> None:
         """Make the device edge list hold ``need`` edges (growth copies on the stream)."""
@@ -173,16 +174,25 @@ class DeviceEdges(EdgeText):
             size = max(need, plan_capacity(m, chunk_bytes, self.file_bytes))
         else:
             size = grown_capacity(capacity, need)
+        # On the caller's stream, not the loader's: CuPy's pool gives memory freed on a stream
+        # only to that stream, and these buffers are freed once the graph is built (kept for
+        # a stream of their own, they stayed cached for nobody after every load).
+        self.close()  # the copies queued into the old buffers are done (growth is rare)
         try:
-            with self.stream:  # ordered after the copies already queued
-                src = cp.empty(size, dtype=self.dtype)
-                dst = cp.empty(size, dtype=self.dtype)
-                if self.n_edges:
-                    src[: self.n_edges] = self.src[: self.n_edges]
-                    dst[: self.n_edges] = self.dst[: self.n_edges]
+            src = cp.empty(size, dtype=self.dtype)
+            dst = cp.empty(size, dtype=self.dtype)
+            if self.n_edges:
+                src[: self.n_edges] = self.src[: self.n_edges]
+                dst[: self.n_edges] = self.dst[: self.n_edges]
         except cp.cuda.memory.OutOfMemoryError:
             raise _too_big(self.path, need, self.dtype) from None
         self.src, self.dst = src, dst
+        self._after_current()
+
+    def _after_current(self) -> None:
+        """Queue the loader's next copies after the work queued so far on the caller's stream
+        (where the buffers were made and filled, perhaps in memory that stream just freed)."""
+        self.stream.wait_event(self._cp.cuda.get_current_stream().record())
 
     def take_edges(self):
         """Every edge copied, as device int64 arrays; the buffers are released."""
