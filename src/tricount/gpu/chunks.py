@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tricount._threads import renew_in_child
-from tricount.gpu.device import cupy
+from tricount.gpu.device import c_type, cupy
 from tricount.prep.xp import array_namespace
 
 __all__ = ["Chunk", "DeviceCSR", "DeviceRows", "HostCSR", "CachedHostCSR", "cached_rows",
@@ -88,8 +88,7 @@ class Chunk:
     def rows(self, dtype):
         """The row of every entry, as ``dtype``: one kernel, nothing the host waits for (a
         pass's chunks are queued back to back)."""
-        from tricount.gpu.device import c_type
-        from tricount.gpu.prepare.keys import run_slice
+        from tricount.gpu.prepare.keys import run_slice  # gpu.prepare imports this module
 
         rows = cupy().empty(self.n_entries, dtype=dtype)
         if self.n_entries:
