@@ -187,6 +187,33 @@ def test_from_upper_csr_checks_what_it_wraps(indptr, indices, n, ids, message):
     assert tricount.count_triangles(good, backend="cpu") == 1
 
 
+@pytest.mark.parametrize("ids", ["uint32", "uint64", "int16", "uint16", ">i4", "<i8"])
+@pytest.mark.parametrize("offsets", ["int64", "int32", "uint64", ">i8"])
+def test_from_upper_csr_gives_the_kernels_their_layout(ids, offsets):
+    # The GPU kernels are compiled for int32 or int64 ids and int64 offsets and read memory
+    # as laid out: other types, byte orders and strides are converted (the partitioned GPU
+    # count raised, or would have read other ids, on such arrays).
+    indptr = np.array([0, 2, 3, 3, 3], dtype=offsets)
+    indices = np.array([1, 2, 2], dtype=ids)
+    g = Graph.from_upper_csr(indptr, indices, 4, vertex_ids=None)
+    assert g.indptr.dtype == np.int64 and g.indptr.dtype.isnative
+    assert g.indices.dtype in (np.int32, np.int64) and g.indices.dtype.isnative
+    assert g.indptr.flags.c_contiguous and g.indices.flags.c_contiguous
+    np.testing.assert_array_equal(g.indptr, [0, 2, 3, 3, 3])
+    np.testing.assert_array_equal(g.indices, [1, 2, 2])
+    assert tricount.count_triangles(g, backend="cpu") == 1
+
+
+def test_from_upper_csr_holds_arrays_already_in_layout_and_copies_strided_ones():
+    indptr = np.array([0, 2, 3, 3], dtype=np.int64)
+    indices = np.array([1, 2, 2], dtype=np.int32)
+    g = Graph.from_upper_csr(indptr, indices, 3, vertex_ids=None)
+    assert g.indptr is indptr and g.indices is indices
+    strided = np.array([1, -1, 2, -1, 2], dtype=np.int32)[::2]
+    g = Graph.from_upper_csr(indptr, strided, 3, vertex_ids=None)
+    assert g.indices.flags.c_contiguous and g.indices.tolist() == [1, 2, 2]
+
+
 def test_from_scipy_rejects_non_square():
     sp = pytest.importorskip("scipy.sparse")
     with pytest.raises(InvalidEdgesError, match="square"):

@@ -11,7 +11,7 @@ from tricount.prep.canonical import canonical_edges, validate_edge_arrays
 from tricount.prep.orient import OrientedCSR, orient_by_id, orient_upper
 from tricount.prep.outofcore import needs_bounded_build
 from tricount.prep.upper import UpperCSR, is_upper_csr
-from tricount.prep.xp import array_namespace, to_host
+from tricount.prep.xp import array_namespace, index_dtype, to_host
 
 __all__ = ["CSRGraph", "Graph"]
 
@@ -173,8 +173,11 @@ class CSRGraph:
         build or verify the CSR themselves, pass ``check=False``. The COO rows
         are derived only when something reads them.
 
-        The graph holds these arrays, not copies (a memory-mapped CSR stays mapped):
-        do not change them while the graph is in use. The graph keeps what it derives
+        The graph holds these arrays, not copies (a memory-mapped CSR stays mapped),
+        except arrays the kernels cannot read as they are: offsets other than
+        contiguous native int64, ids other than contiguous native int32 or int64 (they
+        are converted: the ids to int32 while every id fits). Do not change them while
+        the graph is in use. The graph keeps what it derives
         from them (degrees, the oriented copy), so an array edited in place would leave
         those behind, and counts that mix the two would be wrong; build a new graph of
         the edited arrays instead (``Graph.from_edges`` copies its input).
@@ -183,6 +186,7 @@ class CSRGraph:
         check_text(name, "name", none_ok=True)
         if check:
             _check_upper_csr(indptr, indices, n_vertices, vertex_ids)
+        indptr, indices = _kernel_layout(indptr, indices, n_vertices)
         return cls(None, indices, n_vertices, indptr=indptr, vertex_ids=vertex_ids,
                    self_loops_dropped=self_loops_dropped, duplicates_dropped=duplicates_dropped,
                    name=name)
@@ -391,6 +395,21 @@ class CSRGraph:
 
 
 Graph = CSRGraph
+
+
+def _kernel_layout(indptr, indices, n: int):
+    """``(indptr, indices)`` as every engine reads them: contiguous, native byte order, int64
+    offsets and int32 or int64 ids; the arrays themselves when they already are. The GPU
+    kernels are compiled for int32 ids or else int64 ones, and read memory as laid out, so
+    uint32, int16 or strided ids would be read as other ids."""
+    def ready(a, dtypes) -> bool:
+        return a.dtype in dtypes and a.dtype.isnative and a.flags.c_contiguous
+
+    if not ready(indptr, (np.dtype(np.int64),)):
+        indptr = array_namespace(indptr).ascontiguousarray(indptr, dtype=np.int64)
+    if not ready(indices, (np.dtype(np.int32), np.dtype(np.int64))):
+        indices = array_namespace(indices).ascontiguousarray(indices, dtype=index_dtype(n))
+    return indptr, indices
 
 
 def _check_upper_csr(indptr, indices, n: int, vertex_ids) -> None:

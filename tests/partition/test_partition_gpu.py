@@ -378,3 +378,18 @@ def test_counts_one_after_another_reuse_the_pools_memory():
         assert n == expected
         held.append(pool.total_bytes())
     assert held[2] == held[1]
+
+
+@pytest.mark.parametrize("where", ["host", "device"])
+def test_csr_arrays_of_other_integer_types_count_exactly(where):
+    # Graph.from_upper_csr takes any integer arrays; the kernels are compiled for int32 or
+    # int64 ids and int64 offsets (uint32 ids were read as 64-bit ones before).
+    graph = rmat_graph(scale=10, seed=8, edge_factor=16)
+    xp = np if where == "host" else cupy
+    indptr = xp.asarray(np.asarray(graph.indptr).astype(np.int32))
+    indices = xp.asarray(np.asarray(graph.indices).astype(np.uint32))
+    made = tricount.Graph.from_upper_csr(indptr, indices, graph.n_vertices, vertex_ids=None)
+    expected = oracle(graph)
+    assert tricount.count(made, backend="gpu").n_triangles == expected
+    for k in (1, 3):
+        assert count_gpu(made, partitions=k)[0] == expected

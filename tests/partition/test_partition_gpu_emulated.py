@@ -213,6 +213,33 @@ def test_counts_one_after_another_run_on_one_stream(fake_gpu):
     assert streams[0]["gpu:0"] is not streams[0]["gpu:0#1"]
 
 
+@pytest.mark.parametrize("case", ["uint32 ids", "int16 ids", "uint64 ids", "big-endian ids",
+                                  "int32 offsets on the device", "strided ids on the device"])
+def test_csr_arrays_of_other_types_and_layouts_are_counted(fake_gpu, case):
+    # Graph.from_upper_csr takes any integer arrays; the kernels read int32/int64 ids and
+    # int64 offsets, contiguous (a report-only sweep found these raising under the
+    # emulation; on a GPU they would have been read as other ids).
+    graph = rmat_graph(scale=8, seed=6)
+    indptr, indices = np.asarray(graph.indptr), np.asarray(graph.indices)
+    dtype = {"uint32 ids": np.uint32, "int16 ids": np.int16, "uint64 ids": np.uint64,
+             "big-endian ids": np.dtype(">i4")}.get(case)
+    if dtype is not None:
+        made = tricount.Graph.from_upper_csr(indptr, indices.astype(dtype), graph.n_vertices,
+                                             vertex_ids=None)
+    elif case == "int32 offsets on the device":
+        made = tricount.Graph.from_upper_csr(fake_gpu.asarray(indptr.astype(np.int32)),
+                                             fake_gpu.asarray(indices), graph.n_vertices,
+                                             vertex_ids=None)
+    else:
+        spread = np.zeros(2 * indices.shape[0], dtype=indices.dtype)
+        spread[::2] = indices
+        made = tricount.Graph.from_upper_csr(fake_gpu.asarray(indptr),
+                                             fake_gpu.asarray(spread)[::2], graph.n_vertices,
+                                             vertex_ids=None)
+    for kwargs in ({}, {"partitions": 3}, {"devices": [0, 0]}):
+        assert gpu_count(made, **kwargs)[0] == oracle(graph), kwargs
+
+
 def test_the_layouts_benchmark_runs(monkeypatch, capsys):
     """benchmarks/partition_layouts.py on two emulated devices (a graph built on the host,
     a timer of fixed seconds): a JSON line per cell, every layout's count one GPU's, and
