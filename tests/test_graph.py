@@ -264,3 +264,12 @@ def test_to_device_takes_a_module_or_its_name():
         assert g.to_device(name) is g
     with pytest.raises(tricount.InvalidArgumentError, match="to_device takes numpy or cupy"):
         g.to_device("torch")
+
+
+def test_int32_ids_of_more_than_int32_vertices_become_int64():
+    # Ranks are made in the ids' type: int32 ids of 2^31 or more vertices would overflow them.
+    from tricount.graph import _kernel_layout
+
+    indptr, indices = np.array([0, 1, 1], dtype=np.int64), np.array([1], dtype=np.int32)
+    assert _kernel_layout(indptr, indices, 2)[1] is indices
+    assert _kernel_layout(indptr, indices, 2**31)[1].dtype == np.int64

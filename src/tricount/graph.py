@@ -175,9 +175,9 @@ class CSRGraph:
 
         The graph holds these arrays, not copies (a memory-mapped CSR stays mapped),
         except arrays the kernels cannot read as they are: offsets other than
-        contiguous native int64, ids other than contiguous native int32 or int64 (they
-        are converted: the ids to int32 while every id fits). Do not change them while
-        the graph is in use. The graph keeps what it derives
+        contiguous native int64, ids other than contiguous native int32 or int64, and
+        int32 ids of more than 2^31 - 1 vertices are converted (the ids to int32 while
+        every id fits, else int64). Do not change them while the graph is in use. The graph keeps what it derives
         from them (degrees, the oriented copy), so an array edited in place would leave
         those behind, and counts that mix the two would be wrong; build a new graph of
         the edited arrays instead (``Graph.from_edges`` copies its input).
@@ -399,17 +399,25 @@ Graph = CSRGraph
 
 def _kernel_layout(indptr, indices, n: int):
     """``(indptr, indices)`` as every engine reads them: contiguous, native byte order, int64
-    offsets and int32 or int64 ids; the arrays themselves when they already are. The GPU
-    kernels are compiled for int32 ids or else int64 ones, and read memory as laid out, so
-    uint32, int16 or strided ids would be read as other ids."""
-    def ready(a, dtypes) -> bool:
-        return a.dtype in dtypes and a.dtype.isnative and a.flags.c_contiguous
+    offsets and int32 ids (int64 past 2^31 - 1 vertices, or when given so); the arrays
+    themselves when they already are. The GPU kernels are compiled for int32 ids or else
+    int64 ones, and read memory as laid out, so uint32, int16 or strided ids would be read
+    as other ids; ranks are made in the ids' type."""
+    id_types = (np.dtype(np.int32), np.dtype(np.int64)) if index_dtype(n) is np.int32 else \
+        (np.dtype(np.int64),)
+    return _in_layout(indptr, (np.dtype(np.int64),)), _in_layout(indices, id_types)
 
-    if not ready(indptr, (np.dtype(np.int64),)):
-        indptr = array_namespace(indptr).ascontiguousarray(indptr, dtype=np.int64)
-    if not ready(indices, (np.dtype(np.int32), np.dtype(np.int64))):
-        indices = array_namespace(indices).ascontiguousarray(indices, dtype=index_dtype(n))
-    return indptr, indices
+
+def _in_layout(a, dtypes):
+    """``a`` itself when contiguous, native and of one of ``dtypes``, else a copy as the
+    first of them, made on the array's own device."""
+    if a.dtype in dtypes and a.dtype.isnative and a.flags.c_contiguous:
+        return a
+    xp = array_namespace(a)
+    if xp is np:
+        return np.ascontiguousarray(a, dtype=dtypes[0])
+    with a.device:
+        return xp.ascontiguousarray(a, dtype=dtypes[0])
 
 
 def _check_upper_csr(indptr, indices, n: int, vertex_ids) -> None:

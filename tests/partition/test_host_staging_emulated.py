@@ -74,3 +74,37 @@ def test_cached_rows_keep_their_offsets(fake_gpu, shape):
             for r0, r1, e0, e1, ptr, cols in chunks:
                 assert ptr == indptr[r0:r1 + 1].tolist(), (cut, r0, r1)
                 assert cols == indices[e0:e1].tolist()
+
+
+def test_the_first_copies_wait_for_the_callers_queued_work(fake_gpu, monkeypatch):
+    # The staging buffers may be memory CuPy's pool took back from kernels still queued on
+    # the caller's stream (the passes queue their chunks without waiting): the copy stream's
+    # first copy into each buffer waits for an event of the caller's stream recorded then.
+    import fake_cupy
+    from tricount.gpu import chunks
+
+    recorded, waits = {}, []
+    record, wait = fake_cupy.Stream.record, fake_cupy.Stream.wait_event
+
+    def tagged_record(self, event=None):
+        made = record(self, event)
+        recorded[id(made)] = self
+        return made
+
+    def logged_wait(self, event):
+        waits.append((self, recorded.get(id(event))))
+        return wait(self, event)
+
+    monkeypatch.setattr(fake_cupy.Stream, "record", tagged_record)
+    monkeypatch.setattr(fake_cupy.Stream, "wait_event", logged_wait)
+    caller = fake_cupy.Stream()
+    indptr, indices = _csr([3, 0, 2, 5, 1, 4])
+    with caller:
+        reader = chunks.HostCSR(indptr, indices, stage_entries=4, stage_rows=3)
+        try:
+            got = [np.asarray(c.cols).copy() for c in reader.chunks(0, 6, 4)]
+        finally:
+            reader.close()
+    np.testing.assert_array_equal(np.concatenate(got), indices)
+    copy_waits = [source for stream, source in waits if stream is reader.copy_stream]
+    assert len(copy_waits) >= len(got) and all(s is caller for s in copy_waits)

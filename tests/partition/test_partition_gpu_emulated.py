@@ -197,20 +197,25 @@ def test_a_chunk_with_other_pairs_than_its_count_stops_the_count(fake_gpu, monke
         gpu_count(rmat_graph(scale=9, seed=4))
 
 
-def test_counts_one_after_another_run_on_one_stream(fake_gpu):
+def test_counts_one_after_another_reuse_their_streams(fake_gpu, monkeypatch):
     # CuPy's pool gives memory freed on a stream only to that stream: a stream made per
     # count would keep every count's arrays cached for nobody (test_partition_gpu.py checks
-    # the pool on a real GPU).
+    # the pool on a real GPU). Workers at once hold streams of their own: a block one frees
+    # while its kernels are queued must not reach the other's copies.
     from tricount.partition import device_worker
 
+    monkeypatch.setattr(device_worker, "_FREE_STREAMS", {})
+    taken = []
+    take = device_worker.take_stream
+    monkeypatch.setattr(device_worker, "take_stream",
+                        lambda device_id: taken.append(take(device_id)) or taken[-1])
     graph = rmat_graph(scale=8, seed=2)
-    streams = []
     for _ in range(2):
         gpu_count(graph, devices=[0, 0])
-        streams.append({label: device_worker._STREAMS[(0, label)]
-                        for label in ("gpu:0", "gpu:0#1")})
-    assert streams[0] == streams[1]
-    assert streams[0]["gpu:0"] is not streams[0]["gpu:0#1"]
+    first, second = taken[:2], taken[2:]
+    assert len(second) == 2 and first[0] is not first[1]
+    assert {id(s) for s in second} == {id(s) for s in first}
+    assert len(device_worker._FREE_STREAMS[0]) == 2  # both given back
 
 
 @pytest.mark.parametrize("case", ["uint32 ids", "int16 ids", "uint64 ids", "big-endian ids",
@@ -238,6 +243,24 @@ def test_csr_arrays_of_other_types_and_layouts_are_counted(fake_gpu, case):
                                              vertex_ids=None)
     for kwargs in ({}, {"partitions": 3}, {"devices": [0, 0]}):
         assert gpu_count(made, **kwargs)[0] == oracle(graph), kwargs
+
+
+def test_a_graph_on_the_device_is_synchronized_before_the_workers_read_it(fake_gpu,
+                                                                          monkeypatch):
+    # The caller's arrays may still be being written on the caller's stream, which the
+    # workers' non-blocking streams do not wait for.
+    import fake_cupy
+    from tricount.partition import device_worker
+
+    events = []
+    monkeypatch.setattr(fake_cupy.Device, "synchronize", lambda self: events.append("sync"))
+    take = device_worker.take_stream
+    monkeypatch.setattr(device_worker, "take_stream",
+                        lambda device_id: events.append("stream") or take(device_id))
+    graph = rmat_graph(scale=7, seed=3)
+    on_device = graph.to_device(fake_gpu)
+    assert gpu_count(on_device)[0] == oracle(graph)
+    assert events[:2] == ["sync", "stream"]
 
 
 def test_the_layouts_benchmark_runs(monkeypatch, capsys):

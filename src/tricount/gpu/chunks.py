@@ -240,6 +240,11 @@ class HostCSR:
                         "device": (cp.empty(self.stage_rows + 1, dtype=cp.int64),
                                    cp.empty(self.stage_entries, dtype=idx)),
                         "copied": None, "released": None} for _ in range(STAGE_SLOTS)]
+        # The device buffers may be memory the pool took back from work still queued on the
+        # caller's stream: their first copies wait for that work too.
+        opened = cp.cuda.get_current_stream().record()
+        for slot in self._slots:
+            slot["released"] = opened
 
     def close(self) -> None:
         """Wait for both streams, then let the buffers go."""

@@ -165,7 +165,8 @@ class DeviceEdges(EdgeText):
             self._after_current()
 
     def _reserve(self, need: int, m: int, chunk_bytes: int) -> None:
-        """Make the device edge list hold ``need`` edges (growth copies on the stream)."""
+        """Make the device edge list hold ``need`` edges (growth copies on the caller's
+        stream, after the loader's queued copies)."""
         cp = self._cp
         capacity = 0 if self.src is None else self.src.shape[0]
         if need <= capacity:

@@ -77,6 +77,9 @@ def read_to_device(native, *, threads: int = READ_THREADS, chunk_blocks: int = C
     # (first byte, end, the device bytes it goes to), payload offsets
     targets = [(0, indptr.nbytes, indptr.view(cp.uint8)),
                (h["indices_at"], indices_end, indices.view(cp.uint8))]
+    # The arrays may be memory the pool took back from work still queued on this stream:
+    # every reader's copies wait for that work.
+    allocated = cp.cuda.get_current_stream().record()
     # Whole blocks up to the last one holding an index; the vertex ids' blocks after it are
     # not read.
     end = min(-(-indices_end // block) * block, h["size"])
@@ -90,6 +93,7 @@ def read_to_device(native, *, threads: int = READ_THREADS, chunk_blocks: int = C
     def reader() -> None:
         with device:
             stream = cp.cuda.Stream(non_blocking=True)
+            stream.wait_event(allocated)
             buffers, copied = [], [None, None]
             try:
                 for turn in itertools.count():

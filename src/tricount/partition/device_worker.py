@@ -32,23 +32,40 @@ ADVICE = ("pass a smaller max_memory (the plan then keeps more room and cuts mor
           "sub-problems) or more partitions, or use backend='cpu'")
 
 
-#: The stream of each (device, worker label), kept for the process. CuPy's pool hands memory
-#: freed on a stream only to later work on that stream: a count on a stream of its own
-#: could reuse none of the memory the last count left in the pool, and allocated it again.
-_STREAMS: dict = {}
-_STREAMS_LOCK = threading.Lock()
+#: Streams of each device that no worker holds now, kept for the process. CuPy's pool hands
+#: memory freed on a stream only to later work on that stream: a count on a stream made for
+#: it could reuse none of the memory the last count left in the pool, and allocated it
+#: again. A worker holds its stream alone (two counts at once never share one: a block one
+#: frees while its kernels are queued would be handed to the other's copies).
+_FREE_STREAMS: dict = {}
+_FREE_STREAMS_LOCK = threading.Lock()
+#: A forked child's view of its parent's streams, never destroyed there (CUDA cannot be used
+#: in the child; destroying them would fail in every one).
+_PARENTS_STREAMS: list = []
 
-renew_in_child(globals(), _STREAMS=dict, _STREAMS_LOCK=threading.Lock)
+
+def _no_streams() -> dict:
+    _PARENTS_STREAMS.append(_FREE_STREAMS)
+    return {}
 
 
-def worker_stream(device_id: int, label: str):
-    """This process's stream for the worker ``label`` on ``device_id`` (that device current).
-    Two counts at once on one device share it, their work queued one after the other."""
-    with _STREAMS_LOCK:
-        stream = _STREAMS.get((device_id, label))
-        if stream is None:
-            stream = _STREAMS[(device_id, label)] = _cupy().cuda.Stream(non_blocking=True)
-        return stream
+renew_in_child(globals(), _FREE_STREAMS=_no_streams, _FREE_STREAMS_LOCK=threading.Lock)
+
+
+def take_stream(device_id: int):
+    """A stream of ``device_id`` (that device current) for one worker: one a closed worker
+    gave back, else a new one."""
+    with _FREE_STREAMS_LOCK:
+        free = _FREE_STREAMS.setdefault(device_id, [])
+        if free:
+            return free.pop()
+    return _cupy().cuda.Stream(non_blocking=True)
+
+
+def give_back_stream(device_id: int, stream) -> None:
+    """Return a worker's stream, idle (synchronized), for the next worker of ``device_id``."""
+    with _FREE_STREAMS_LOCK:
+        _FREE_STREAMS.setdefault(device_id, []).append(stream)
 
 
 def on_device(what: str):
@@ -99,7 +116,7 @@ class DeviceWorker:
         cp = _cupy()
         with cp.cuda.Device(self.device_id):
             if self._stream is None:
-                self._stream = worker_stream(self.device_id, self.label)
+                self._stream = take_stream(self.device_id)
                 self._hook = live_memory_hook(f"tricount-partition-{self.label}")
             try:
                 with self._stream, self._hook, out_of_memory(f"{what} on {self.label}", ADVICE):
@@ -462,6 +479,8 @@ class DeviceWorker:
                 self._close_reader(self.csr)
             self.csr = self._block = self.out_degree = self.in_degree = None
             self._stream.synchronize()
+        give_back_stream(self.device_id, self._stream)
+        self._stream = None
 
 
 def _out_degrees(indptr):

@@ -208,6 +208,12 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
     partitions, devices, max_memory = check_partition_args(partitions, devices, max_memory)
     t0 = time.perf_counter()
     source = graph_source(graph, unread_file=True)
+    if source.device is not None:
+        # The work that made the caller's arrays may still be queued on the caller's stream,
+        # which the workers' non-blocking streams do not wait for.
+        holder = _cupy().cuda.Device(source.device)
+        with holder:
+            holder.synchronize()
     t_load = time.perf_counter()
     ids = resolve_devices(devices)
     if source.device is not None and any(d != source.device for d in ids):
