@@ -177,10 +177,11 @@ class CSRGraph:
         except arrays the kernels cannot read as they are: offsets other than
         contiguous native int64, ids other than contiguous native int32 or int64, and
         int32 ids of more than 2^31 - 1 vertices are converted (the ids to int32 while
-        every id fits, else int64). Do not change them while the graph is in use. The graph keeps what it derives
-        from them (degrees, the oriented copy), so an array edited in place would leave
-        those behind, and counts that mix the two would be wrong; build a new graph of
-        the edited arrays instead (``Graph.from_edges`` copies its input).
+        every id fits, else int64). Do not change them while the graph is in use. The
+        graph keeps what it derives from them (degrees, the oriented copy), so an array
+        edited in place would leave those behind, and counts that mix the two would be
+        wrong; build a new graph of the edited arrays instead (``Graph.from_edges``
+        copies its input).
         """
         n_vertices = check_count(n_vertices, "n_vertices")
         check_text(name, "name", none_ok=True)
