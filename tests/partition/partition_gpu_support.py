@@ -37,6 +37,26 @@ def rmat_graph(scale=9, seed=3, edge_factor=8):
     return tricount.Graph.from_edges(*rmat(scale, edge_factor, seed=seed), name=f"rmat{scale}")
 
 
+def ring_of_triangles(n):
+    """The square of an n-cycle (n >= 7): n triangles i, i + 1, i + 2, and every oriented
+    row two long, so that nearly every pair has an owner of its own (as many tasks as
+    owners: the plan's largest per pair)."""
+    i = np.arange(n)
+    return tricount.Graph.from_edges(np.concatenate([i, i]),
+                                     np.concatenate([(i + 1) % n, (i + 2) % n]))
+
+
+def spy_on_batches(monkeypatch):
+    """The (pairs, batch) of every chunk's plan, as :func:`apex.pair_batch` answers them."""
+    from tricount.gpu import apex
+
+    seen, real = [], apex.pair_batch
+    monkeypatch.setattr(apex, "pair_batch",
+                        lambda n_pairs, *a: seen.append((n_pairs, real(n_pairs, *a))) or
+                        seen[-1][1])
+    return seen
+
+
 def count_gpu(graph, **kwargs):
     from tricount.partition.gpu import count_gpu
 

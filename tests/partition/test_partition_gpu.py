@@ -39,7 +39,8 @@ from tricount.partition.gpu import count_subproblem  # noqa: E402
 from graphs import NAMED, NOISY, complete_graph  # noqa: E402
 from partition_gpu_support import (assert_dask_counted_as_count_gpu,  # noqa: E402
                                    assert_hook_hears_frees_in_other_threads, count_gpu,
-                                   oracle, rmat_graph, shrink)
+                                   oracle, ring_of_triangles, rmat_graph, shrink,
+                                   spy_on_batches)
 
 ALL_NAMED = {**NAMED, **NOISY}
 BLOCK_COUNTS = range(1, 9)
@@ -210,6 +211,20 @@ def test_memory_stays_within_the_budget():
     # The pool's 512-byte rounding and CUB's sort workspaces come on top of the estimates.
     assert hook.peak <= budget + (1 << 20), (hook.peak, report.devices)
     assert report.devices[0]["peak_bytes"] <= budget + (1 << 20)
+
+
+def test_pairs_of_many_owners_are_planned_in_batches_within_the_budget(monkeypatch):
+    # test_partition_gpu_emulated.py's scenario at 2^20 vertices: under 100 MiB the chunks'
+    # pairs, nearly each of its own owner, are planned in batches, within the budget (the
+    # 1 MiB of slack as above, for CuPy's and CUB's workspaces).
+    batches = spy_on_batches(monkeypatch)
+    budget = 100 << 20
+    with live_memory_hook("test-batches") as hook:
+        n, report = count_gpu(ring_of_triangles(1 << 20), max_memory=budget)
+    assert n == 1 << 20
+    assert report.devices[0]["resident"] is True
+    assert any(batch < n_pairs for n_pairs, batch in batches), batches
+    assert hook.peak <= budget + (1 << 20), (hook.peak, budget)
 
 
 def test_the_memory_hook_hears_frees_in_other_threads():

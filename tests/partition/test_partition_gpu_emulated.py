@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tricount
 from tricount.errors import InvalidArgumentError, TricountError
@@ -29,7 +31,7 @@ import emulated_gpu  # noqa: E402
 from partition_gpu_support import count_gpu as gpu_count  # noqa: E402
 from partition_gpu_support import (assert_dask_counted_as_count_gpu,  # noqa: E402
                                    assert_hook_hears_frees_in_other_threads, oracle,
-                                   rmat_graph)
+                                   ring_of_triangles, rmat_graph, spy_on_batches)
 
 from graphs import NAMED, NOISY, complete_graph  # noqa: E402
 
@@ -195,6 +197,44 @@ def test_a_chunk_with_other_pairs_than_its_count_stops_the_count(fake_gpu, monke
     monkeypatch.setattr(fake_cupy.Kernel, "tc_slice_block_pair_count", one_more)
     with pytest.raises(TricountError, match="pairs qualify; refusing to count"):
         gpu_count(rmat_graph(scale=9, seed=4))
+
+
+def test_pairs_of_many_owners_are_planned_in_batches_within_the_budget(fake_gpu, monkeypatch):
+    # Sized for the common case (PAIR_ENTRY_BYTES), a chunk of pairs with an owner each
+    # would plan past the budget in one batch (2.9 MB here under 2 MiB); in batches sized
+    # by the plan's bytes per pair and per task it stays within it, and counts exactly.
+    from tricount.gpu.device import live_memory_hook
+
+    batches = spy_on_batches(monkeypatch)
+    budget = 2 << 20
+    with live_memory_hook("test-batches") as hook:
+        n, report = gpu_count(ring_of_triangles(20_000), max_memory=budget)
+    assert n == 20_000
+    assert report.devices[0]["resident"] is True
+    assert any(batch < n_pairs for n_pairs, batch in batches), batches
+    assert hook.peak <= budget, (hook.peak, budget)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 10**7), st.integers(0, 10**7), st.integers(0, 10**5),
+       st.integers(0, 10**10))
+def test_a_pair_batch_is_the_most_pairs_whose_plan_fits(n_pairs, owners, extra, room):
+    from tricount.errors import UnsupportedGraphError
+    from tricount.gpu.apex import PLAN_PAIR_BYTES, PLAN_TASK_BYTES, pair_batch
+
+    owners = min(owners, n_pairs)
+
+    def need(w):
+        return PLAN_PAIR_BYTES * w + PLAN_TASK_BYTES * min(w, owners + extra)
+
+    try:
+        batch = pair_batch(n_pairs, owners, extra, room)
+    except UnsupportedGraphError:
+        assert need(1) > room
+        return
+    assert 1 <= batch <= n_pairs
+    assert need(batch) <= room
+    assert batch == n_pairs or need(batch + 1) > room
 
 
 def test_counts_one_after_another_reuse_their_streams(fake_gpu, monkeypatch):

@@ -65,6 +65,15 @@ from tricount.prep.xp import bits_for
 #: Owners per window of pair keys at most (the keys' owner field allows 2^(64 - id bits -
 #: length bits); tests lower it to run several windows on small graphs).
 MAX_OWNER_WINDOW = 1 << 62
+#: The plan of a batch of a chunk's sorted pairs (:func:`_launch_pairs`) at its peak, per
+#: pair and per task, read off the code (upper bounds, not measurements): per pair the
+#: owners' heads and numbering, the plan's running sum and its temporaries, CuPy's
+#: compaction scan; per task (an owner's table, or a piece of a heavy owner's partners)
+#: the plan's offsets and work, the tasks' bounds, owners and work, their launch order's
+#: keys and CuPy's argsort buffers, and the ordered copies. The pairs' owners and partners
+#: themselves are held besides (:func:`pair_batch`).
+PLAN_PAIR_BYTES = 24
+PLAN_TASK_BYTES = 100
 
 __all__ = ["Block", "degrees", "degree_rank", "oriented_degrees", "in_degrees", "orient",
            "scatter_oriented", "sort_rows",
@@ -344,13 +353,17 @@ def _pair_layout(hi: int, max_length: int) -> tuple[int, int, int]:
 
 
 def count_pairs(csr, block: Block, row_lo: int, row_hi: int, shape: HashShape, result,
-                timed, max_entries: int, owners: tuple[int, int] | None = None,
+                timed, max_entries: int, room: int, owners: tuple[int, int] | None = None,
                 pairs: int = -1) -> None:
     """Count the pairs of anchors ``[row_lo, row_hi)`` against ``block`` into ``result``.
 
-    ``csr`` is the rank-ordered CSR (its rows ``row_lo .. row_hi`` are read);
-    ``shape`` a resolved hash shape whose ``long_list`` is a power of two (the
-    pair keys order lists by bit length); ``timed()`` wraps every launch.
+    ``csr`` is the rank-ordered CSR (its rows ``row_lo .. row_hi`` are read, in
+    chunks of at most ``max_entries``); ``room`` is the device bytes the count may
+    hold beside the block at once: each chunk's sorted pairs are planned and
+    launched in batches that fit it (:func:`pair_batch`; one batch unless the
+    chunk's owners are many). ``shape`` a resolved hash shape whose ``long_list``
+    is a power of two (the pair keys order lists by bit length); ``timed()`` wraps
+    every launch.
     ``owners = (lo, hi)``: only the pairs whose owner lies in that rank range
     (:func:`tricount.partition.plan.split_owners`). ``pairs`` >= 0: how many
     pairs the planner counted for them (:func:`owner_work`); the keys are then
@@ -399,6 +412,9 @@ def count_pairs(csr, block: Block, row_lo: int, row_hi: int, shape: HashShape, r
                           (rows, chunk.cols, np.int64(chunk.n_entries), block.lengths,
                            np.int64(lo), np.int64(hi), np.int64(first), np.int64(end),
                            counters[1:]), vertex_t)
+            del window_args
+            if end >= owner_hi:  # the chunk's last window: its rows are read
+                rows = local = None
             n_pairs, expected = (int(c) for c in counters.get())
             appended += n_pairs
             if counted:
@@ -409,10 +425,17 @@ def count_pairs(csr, block: Block, row_lo: int, row_hi: int, shape: HashShape, r
             if n_pairs:
                 keys = keys[:n_pairs]
                 keys.sort()
-                _launch_pairs(keys, layout, first, block, idx, prepared, lists, shape, result,
-                              timed)
-            del keys
-        del rows, local
+                pair_owners, partners = layout.decode(keys, n_pairs, idx)
+                del keys  # the keys' only reference: their memory goes back before planning
+                held = sum(a.nbytes for a in (rows, local, pair_owners, partners)
+                           if a is not None)
+                batch = _plan_batch(pair_owners, shape, room - held)
+                for a in range(0, n_pairs, batch):
+                    _launch_pairs(pair_owners[a:a + batch], partners[a:a + batch], first,
+                                  block, idx, prepared, lists, shape, result, timed)
+                del pair_owners, partners
+            else:
+                del keys
     if counted:
         _check_pairs(appended == pairs, appended, pairs, owner_lo, owner_hi)
 
@@ -424,13 +447,55 @@ def _check_pairs(ok: bool, appended: int, pairs: int, owner_lo: int, owner_hi: i
                             "to count")
 
 
-def _launch_pairs(keys, layout: KeyLayout, first: int, block: Block, idx, prepared, lists,
-                  shape, result, timed) -> None:
-    """Plan sorted pair keys (owners local to a window from ``first``) and count them."""
+def pair_batch(n_pairs: int, n_owners: int, extra_tasks: int, room: int) -> int:
+    """Pairs per plan batch of a chunk's ``n_pairs`` sorted pairs of ``n_owners`` owners, so
+    that a batch's plan takes at most ``room`` bytes: :data:`PLAN_PAIR_BYTES` a pair and
+    :data:`PLAN_TASK_BYTES` a task. A batch has at most as many tasks as pairs, and at most
+    ``n_owners + extra_tasks`` (its owners, each cut into pieces of at least the task cap:
+    :func:`tricount.gpu.plan.task_cap` makes at most ``extra_tasks`` cuts in all).
+
+    >>> pair_batch(1000, 10, 0, 24 * 1000 + 100 * 10)
+    1000
+    >>> pair_batch(1000, 1000, 0, 124 * 250)
+    250
+    >>> pair_batch(1000, 10, 0, 24 * 500 + 100 * 10)
+    500
+    """
+    tasks = n_owners + extra_tasks
+    if PLAN_PAIR_BYTES * n_pairs + PLAN_TASK_BYTES * min(n_pairs, tasks) <= room:
+        return n_pairs
+    if room >= (PLAN_PAIR_BYTES + PLAN_TASK_BYTES) * tasks:  # batches hold more pairs than tasks
+        batch = (room - PLAN_TASK_BYTES * tasks) // PLAN_PAIR_BYTES
+    else:
+        batch = room // (PLAN_PAIR_BYTES + PLAN_TASK_BYTES)
+    if batch < 1:
+        raise UnsupportedGraphError(
+            f"planning the pairs of a chunk: {max(0, room)} bytes of GPU memory are left, "
+            f"fewer than one pair needs; pass more partitions, a larger max_memory, or use "
+            "backend='cpu'")
+    return int(batch)
+
+
+def _plan_batch(owners, shape: HashShape, room: int) -> int:
+    """:func:`pair_batch` for sorted pair owners on the device; their owners are counted
+    (one wait for the device) only when the pairs might not fit as one batch."""
+    from tricount.gpu.device import device_facts
+
     cp = cupy()
-    n_pairs = int(keys.shape[0])
-    owners, partners = layout.decode(keys, n_pairs, idx)
-    del keys
+    n_pairs = int(owners.shape[0])
+    if (PLAN_PAIR_BYTES + PLAN_TASK_BYTES) * n_pairs <= room:
+        return n_pairs
+    extra = (n_pairs if shape.max_task is not None
+             else int(shape.tasks_per_warp) * 64 * device_facts().sm_count)
+    n_owners = 1 + int(cp.count_nonzero(owners[1:] != owners[:-1]))
+    return pair_batch(n_pairs, n_owners, extra, room)
+
+
+def _launch_pairs(owners, partners, first: int, block: Block, idx, prepared, lists, shape,
+                  result, timed) -> None:
+    """Plan sorted pairs (owners local to a window from ``first``) and count them."""
+    cp = cupy()
+    n_pairs = int(owners.shape[0])
     # Owners renumbered 0 .. (in order) for the plan; owner_ids names them in the block.
     head = cp.empty(n_pairs, dtype=cp.bool_)
     head[0] = True

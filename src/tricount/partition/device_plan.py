@@ -30,9 +30,10 @@ What a device holds, in the order the count needs it
    fits ``blocks_budget`` under :attr:`DevicePlan.model`.
 
 Whatever is left once a sub-problem's block is built is the *room* for the
-transient work: chunks of the pair stream (:data:`PAIR_ENTRY_BYTES` each entry
-at the peak) and of a block's build (:data:`BLOCK_ENTRY_BYTES`). The planner
-keeps at least :data:`ROOM_SHARE` of the budget for it.
+transient work: chunks of the pair stream (the room over :data:`PAIR_ENTRY_BYTES`
+entries, their plan in batches that fit the room) and of a block's build
+(:data:`BLOCK_ENTRY_BYTES`). The planner keeps at least :data:`ROOM_SHARE` of the
+budget for it.
 
 The byte counts are upper bounds read off the code of :mod:`tricount.gpu.apex`
 (each array a step allocates, at its peak), not measurements; the GPU tests
@@ -69,10 +70,14 @@ STATS_VERTEX_BYTES = 80
 KEPT_VERTEX_BYTES = 12
 #: An orientation slice per key: the key and its sort's buffer (gpu/plan.py's constant).
 ORIENT_KEY_BYTES = ORIENT_BYTES_PER_KEY
-#: A pair-stream chunk per entry at its peak: its rows, its key, the sort's buffer, the
-#: decoded owner and partner, the plan's running sums and, when every owner has one
-#: pair (tasks as many as pairs), the tasks' arrays and their ordering (about 60 B).
-PAIR_ENTRY_BYTES = 96
+#: A pair-stream chunk's entries are the room over this: its rows and keys, then the keys'
+#: sort and decoding take at most 8 + 3 x 8 B an entry, and what is left (at least half
+#: the room) plans the pairs, in batches that fit it (gpu/apex.py's
+#: PLAN_PAIR_BYTES and PLAN_TASK_BYTES; one batch unless the owners are many). One H200
+#: under a quarter of the in-memory peak (2026-11-28, before the batches, the plan
+#: bounded at 96 B an entry): R-MAT 24 0.439 s in 20 chunks, 0.396 s in 10 at 48 B;
+#: R-MAT 25 0.854 and 0.781 s.
+PAIR_ENTRY_BYTES = 48
 #: A block's build per entry of a chunk: the range mask, the kept ids, the running count
 #: and CuPy's compaction index.
 BLOCK_ENTRY_BYTES = 32

@@ -437,7 +437,8 @@ class DeviceWorker:
             shape = (self.shape or HashShape()).resolve(block.entries)
             entries = self.dplan.chunk_entries(self._block_bytes, PAIR_ENTRY_BYTES)
             apex.count_pairs(self.csr, block, row_lo, row_hi, shape, result, regions, entries,
-                             owners=item.owners, pairs=item.pairs)
+                             self.dplan.room(self._block_bytes), owners=item.owners,
+                             pairs=item.pairs)
         n_triangles = read_count(result)
         t2 = time.perf_counter()
         kernel_s = regions.seconds

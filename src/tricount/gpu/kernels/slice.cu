@@ -320,15 +320,30 @@ extern "C" __global__ void tc_slice_block_pair_count(const vertex_t* __restrict_
     tc_block_add(mine, count);
 }
 
+// Steps a lane takes row by row before it searches instead (tc_slice_csr_rounds).
+#define TC_SLICE_ROW_STEPS 16
+
+// The row that holds entry i: the last row a .. b whose offset is <= i, given
+// indptr[a] <= i < indptr[b + 1] (empty rows share their successor's offset, so
+// the last such row is the non-empty one).
+__device__ __forceinline__ long long tc_slice_row_of(const long long* __restrict__ indptr,
+                                                     long long a, long long b, long long i) {
+    while (a < b) {
+        const long long mid = (a + b + 1) / 2;
+        if (indptr[mid] <= i) a = mid; else b = mid - 1;
+    }
+    return a;
+}
+
 // Calls visit(valid, row, i) for every entry i of the CSR rows 0 .. n_rows (offsets
 // `indptr`, local to the entries), in warp-uniform rounds (every lane of a warp calls
 // it each round; `valid` false past the warp's entries), without a row per entry.
 // What one warp does: it takes one contiguous segment of entries, finds the row of
 // its first entry by a binary search of the offsets, then reads the segment 32
 // entries a round; each lane steps from the round's first row to its own entry's
-// row (rows average m / n entries; empty rows are stepped over one by one), and
-// lane 31's row starts the next round. Every entry lies in one segment: each is
-// visited once.
+// row (rows average m / n entries), or, past TC_SLICE_ROW_STEPS steps (a run of
+// empty rows), searches the rest, and lane 31's row starts the next round. Every
+// entry lies in one segment: each is visited once.
 template <typename Visit>
 __device__ __forceinline__ void tc_slice_csr_rounds(const long long* __restrict__ indptr,
                                                     long long n_rows, Visit visit) {
@@ -339,17 +354,19 @@ __device__ __forceinline__ void tc_slice_csr_rounds(const long long* __restrict_
     const long long per = (n_entries + n_warps - 1) / n_warps;
     const long long s = warp * per, e = s + per < n_entries ? s + per : n_entries;
     if (s >= e) return;  // the same for the whole warp
-    long long a = 0, b = n_rows - 1;  // the last row whose offset is <= s
-    while (a < b) {
-        const long long mid = (a + b + 1) / 2;
-        if (indptr[mid] <= s) a = mid; else b = mid - 1;
-    }
-    long long row = a;
+    long long row = tc_slice_row_of(indptr, 0, n_rows - 1, s);
     for (long long round = s; round < e; round += TC_WARP) {
         const long long i = round + lane;
         long long r = row;
         if (i < e) {
-            while (indptr[r + 1] <= i) ++r;
+            // Invariant: indptr[r] <= i < indptr[n_rows], so the row sought is r or later.
+            for (int step = 0; indptr[r + 1] <= i; ++step) {
+                if (step == TC_SLICE_ROW_STEPS) {
+                    r = tc_slice_row_of(indptr, r + 1, n_rows - 1, i);
+                    break;
+                }
+                ++r;
+            }
         }
         visit(i < e, r, i);
         row = __shfl_sync(TC_FULL_MASK, r, TC_WARP - 1);
