@@ -378,6 +378,17 @@ _C_TYPES = {"int": np.int32, "long long": np.int64, "unsigned int": np.uint32,
 _SCALARS = {"ll": np.int64, "int": np.int32, "u64": np.uint64}
 
 
+def _chunk_offsets(indptr, n_rows, e0, e1):
+    """A chunk's offsets as the kernels read them (slice.cu's tc_chunk_offsets): the rows'
+    stored offsets clamped to the chunk's entries [e0, e1), from 0; the chunk's first and
+    last rows hold them all."""
+    n_rows, e0, e1 = int(n_rows), int(e0), int(e1)
+    stored = np.asarray(indptr[:n_rows + 1], dtype=np.int64)
+    assert 0 <= e0 <= e1 and stored[0] <= e0 and stored[-1] >= e1, "the chunk's entries"
+    assert (np.diff(stored) >= 0).all(), "offsets not rising"
+    return np.clip(stored, e0, e1) - e0
+
+
 def _check(name, args, spec, types_):
     assert len(args) == len(spec), f"{name}: {len(args)} arguments, signature has {len(spec)}"
     for i, (arg, kind) in enumerate(zip(args, spec)):
@@ -507,30 +518,35 @@ class Kernel:
         low[:int(count)] = (keys[:int(count)] & mask).astype(low.dtype)
 
     def tc_slice_csr_pairs(self, a, t):
-        _check(self.name, a, ["int64*", "V*", "ll", "ll", "int32*", "ll", "ll", "int", "int",
-                              "u64", "ll", "ll", "uint64*", "uint64*"], t)
-        indptr, cols, n_rows, r0 = a[:4]
-        n = int(indptr[int(n_rows)])
-        assert indptr[0] == 0 and (np.diff(indptr) >= 0).all(), "offsets not from 0, rising"
-        rows = (int(r0) + np.repeat(np.arange(int(n_rows)), np.diff(indptr))).astype(cols.dtype)
-        self._block_pairs(rows, cols, n, *a[4:])
+        _check(self.name, a, ["int64*", "V*", "ll", "ll", "ll", "ll", "int32*", "ll", "ll",
+                              "int", "int", "u64", "ll", "ll", "uint64*", "uint64*"], t)
+        indptr, cols, n_rows, e0, e1, r0 = a[:6]
+        local = _chunk_offsets(indptr, n_rows, e0, e1)
+        rows = (int(r0) + np.repeat(np.arange(int(n_rows)), np.diff(local))).astype(cols.dtype)
+        self._block_pairs(rows, cols, int(local[-1]), *a[6:])
 
     def tc_slice_entry_rows(self, a, t):
-        _check(self.name, a, ["int64*", "ll", "ll", "V*"], t)
-        indptr, n_rows, r0, rows = a
-        n = int(indptr[int(n_rows)])
-        assert indptr[0] == 0 and (np.diff(indptr[:int(n_rows) + 1]) >= 0).all(), \
-            "offsets not from 0, rising"
+        _check(self.name, a, ["int64*", "ll", "ll", "ll", "ll", "V*"], t)
+        indptr, n_rows, e0, e1, r0, rows = a
+        local = _chunk_offsets(indptr, n_rows, e0, e1)
+        n = int(local[-1])
         assert rows.shape[0] >= n, "rows shorter than the entries"
-        rows[:n] = (int(r0) + np.repeat(np.arange(int(n_rows)), np.diff(indptr[:int(n_rows) + 1]))
+        rows[:n] = (int(r0) + np.repeat(np.arange(int(n_rows)), np.diff(local))
                     ).astype(rows.dtype)
 
+    def tc_slice_row_lengths(self, a, t):
+        _check(self.name, a, ["int64*", "ll", "ll", "ll", "ll", "uint32*"], t)
+        indptr, n_rows, e0, e1, r0, deg = a
+        local = _chunk_offsets(indptr, n_rows, e0, e1)
+        deg[int(r0):int(r0) + int(n_rows)] += np.diff(local).astype(np.uint32)
+
     def tc_slice_owner_work(self, a, t):
-        _check(self.name, a, ["int64*", "V*", "ll", "ll", "int32*", "ll", "uint64*", "uint64*"],
-               t)
-        indptr, cols, n_rows, r0, length, entry_cost, work, pairs = a
-        n = int(indptr[int(n_rows)])
-        s = int(r0) + np.repeat(np.arange(int(n_rows)), np.diff(indptr))
+        _check(self.name, a, ["int64*", "V*", "ll", "ll", "ll", "ll", "int32*", "ll", "uint64*",
+                              "uint64*"], t)
+        indptr, cols, n_rows, e0, e1, r0, length, entry_cost, work, pairs = a
+        local = _chunk_offsets(indptr, n_rows, e0, e1)
+        n = int(local[-1])
+        s = int(r0) + np.repeat(np.arange(int(n_rows)), np.diff(local))
         tg = cols[:n].astype(np.int64)
         ls, lt = length[s].astype(np.int64), length[tg].astype(np.int64)
         keep = (lt >= 1) & (ls >= 2)

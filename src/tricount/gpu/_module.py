@@ -75,6 +75,7 @@ ENTRY_POINTS = (
     ("slice", "tc_slice_csr_pairs"),
     ("slice", "tc_slice_owner_work"),
     ("slice", "tc_slice_entry_rows"),
+    ("slice", "tc_slice_row_lengths"),
     ("small", "tc_small_degrees"),
     ("small", "tc_small_orient"),
     ("small", "tc_small_place"),

@@ -107,7 +107,8 @@ def degree_counters(n: int):
 def add_degrees(chunk, deg) -> None:
     """Add what a chunk of an upper CSR gives each vertex's degree: its rows' lengths and its
     columns' histogram."""
-    deg[chunk.r0:chunk.r1] += cupy().diff(chunk.local_indptr()).astype(cupy().uint32)
+    run_slice("tc_slice_row_lengths", chunk.r1 - chunk.r0,
+              chunk.offset_args() + (np.int64(chunk.r0), deg), c_type(chunk.cols.dtype))
     _histogram(chunk.cols, deg)
 
 
@@ -391,7 +392,6 @@ def count_pairs(csr, block: Block, row_lo: int, row_hi: int, shape: HashShape, r
     appended = 0
     for chunk in csr.chunks(row_lo, row_hi, max_entries):
         rows = None if counted else chunk.rows(idx)
-        local = chunk.local_indptr() if counted else None
         for first in range(owner_lo, owner_hi, window):
             end = min(owner_hi, first + window)
             keys = cp.empty(chunk.n_entries, dtype=cp.uint64)
@@ -402,8 +402,9 @@ def count_pairs(csr, block: Block, row_lo: int, row_hi: int, shape: HashShape, r
                            np.int32(len_bits), np.uint64(max_bits), np.int64(first),
                            np.int64(end), keys, counters[:1])
             if counted:
+                indptr, n_rows, e0, e1 = chunk.offset_args()
                 run_slice("tc_slice_csr_pairs", chunk.n_entries,
-                          (local, chunk.cols, np.int64(chunk.r1 - chunk.r0), np.int64(chunk.r0))
+                          (indptr, chunk.cols, n_rows, e0, e1, np.int64(chunk.r0))
                           + window_args, vertex_t)
             else:
                 run_slice("tc_slice_block_pairs", chunk.n_entries,
@@ -414,7 +415,7 @@ def count_pairs(csr, block: Block, row_lo: int, row_hi: int, shape: HashShape, r
                            counters[1:]), vertex_t)
             del window_args
             if end >= owner_hi:  # the chunk's last window: its rows are read
-                rows = local = None
+                rows = None
             n_pairs, expected = (int(c) for c in counters.get())
             appended += n_pairs
             if counted:
@@ -427,8 +428,7 @@ def count_pairs(csr, block: Block, row_lo: int, row_hi: int, shape: HashShape, r
                 keys.sort()
                 pair_owners, partners = layout.decode(keys, n_pairs, idx)
                 del keys  # the keys' only reference: their memory goes back before planning
-                held = sum(a.nbytes for a in (rows, local, pair_owners, partners)
-                           if a is not None)
+                held = sum(a.nbytes for a in (rows, pair_owners, partners) if a is not None)
                 batch = _plan_batch(pair_owners, shape, room - held)
                 for a in range(0, n_pairs, batch):
                     _launch_pairs(pair_owners[a:a + batch], partners[a:a + batch], first,
@@ -559,8 +559,8 @@ def owner_work(csr, out_degree, n: int, max_entries: int, rows=None):
     work = cp.zeros(n, dtype=cp.uint64)
     pairs = cp.zeros(n, dtype=cp.uint64)
     for chunk in csr.chunks(first, end, max_entries):
+        indptr, n_rows, e0, e1 = chunk.offset_args()
         run_slice("tc_slice_owner_work", chunk.n_entries,
-                  (chunk.local_indptr(), chunk.cols, np.int64(chunk.r1 - chunk.r0),
-                   np.int64(chunk.r0), out_degree, np.int64(ENTRY_PROBES), work, pairs),
-                  c_type(chunk.cols.dtype))
+                  (indptr, chunk.cols, n_rows, e0, e1, np.int64(chunk.r0), out_degree,
+                   np.int64(ENTRY_PROBES), work, pairs), c_type(chunk.cols.dtype))
     return work.view(cp.int64), pairs.view(cp.int64)

@@ -5,9 +5,10 @@ CSR (``indptr`` int64, ``indices``: row ``u`` holds ids above ``u``, sorted)
 front to back, one *chunk* at a time. A chunk is the entries ``[e0, e1)`` of
 the rows ``[r0, r1)`` on the current device: its slice of ``indptr`` (the
 rows' offsets as stored) and of ``indices``. Rows are whole, except that a row
-longer than a chunk's room is cut into pieces (``r1 == r0 + 1``);
-:meth:`Chunk.local_indptr` clips the offsets to the chunk, so every pass
-treats a piece like a short row.
+longer than a chunk's room is cut into pieces (``r1 == r0 + 1``); the
+kernels clamp the offsets to the chunk's entries as they read them
+(:meth:`Chunk.offset_args`; :meth:`Chunk.local_indptr` is that clamp as an
+array), so every pass treats a piece like a short row.
 
 - :class:`DeviceCSR`: arrays on this device; a chunk is two views, no copy.
 - :class:`HostCSR`: NumPy arrays (a host graph, a ``.tcsr`` read into
@@ -85,6 +86,11 @@ class Chunk:
         cp = cupy()
         return cp.clip(self.indptr, self.e0, self.e1) - self.e0
 
+    def offset_args(self) -> tuple:
+        """``(indptr, n_rows, e0, e1)``: how the kernels that read a chunk's rows from its
+        offsets take them (as stored, clamped to the chunk's entries on the device: no copy)."""
+        return (self.indptr, np.int64(self.r1 - self.r0), np.int64(self.e0), np.int64(self.e1))
+
     def rows(self, dtype):
         """The row of every entry, as ``dtype``: one kernel, nothing the host waits for (a
         pass's chunks are queued back to back)."""
@@ -93,8 +99,7 @@ class Chunk:
         rows = cupy().empty(self.n_entries, dtype=dtype)
         if self.n_entries:
             run_slice("tc_slice_entry_rows", self.n_entries,
-                      (self.local_indptr(), np.int64(self.r1 - self.r0), np.int64(self.r0),
-                       rows), c_type(rows.dtype))
+                      self.offset_args() + (np.int64(self.r0), rows), c_type(rows.dtype))
         return rows
 
 

@@ -50,7 +50,8 @@ from tricount.gpu.plan import MAX_SLICES, ORIENT_BYTES_PER_KEY
 from tricount.partition.plan import MemoryModel
 
 __all__ = ["DevicePlan", "plan_device", "size", "csr_bytes", "stage_bytes", "RESIDENT_SHARE",
-           "ROOM_SHARE", "PAIR_ENTRY_BYTES", "BLOCK_ENTRY_BYTES", "PASS_ENTRY_BYTES"]
+           "ROOM_SHARE", "PAIR_ENTRY_BYTES", "BLOCK_ENTRY_BYTES", "PASS_ENTRY_BYTES",
+           "ANCHOR_ENTRY_BYTES"]
 
 #: The rank-ordered CSR stays on the device while it takes at most this share of the
 #: budget. Counting from device memory costs one copy over PCIe; streaming it costs one
@@ -86,8 +87,14 @@ BLOCK_ENTRY_BYTES = 32
 BLOCK_ROW_BYTES = 16
 #: The whole CSR as the block: the out-degrees (int32) and the kernel's 32-bit offsets.
 WHOLE_BLOCK_VERTEX_BYTES = 8
-#: A pass's chunk per entry: its derived rows and the running sum they come from.
-PASS_ENTRY_BYTES = 24
+#: A pass's chunk per entry: its rows (the kernels read the chunk's offsets as stored, so
+#: nothing per row). Was 24 with a copy of the offsets per chunk: R-MAT 24 under a quarter
+#: of the in-memory peak took 45 chunks a pass over device memory, each a few launches the
+#: host queues (one H200, 2026-11-28: the two later passes 35 ms each, their kernels 10).
+PASS_ENTRY_BYTES = 8
+#: The anchors' work (gpu/apex.py, anchor_work) per entry of its chunks: the rows, two
+#: lengths and their minimum, its int64 copy and running sum.
+ANCHOR_ENTRY_BYTES = 40
 #: Passes over device memory take chunks of at most this many entries (R-MAT 28: 32
 #: launches per pass), and at most PASS_SHARE of the budget for their temporaries.
 DEVICE_PASS_ENTRIES, PASS_SHARE = 1 << 27, 0.05
@@ -224,14 +231,15 @@ def plan_device(n_vertices: int, n_edges: int, index_bytes: int, budget: int, *,
             room = room_device
         else:
             room = budget - dest - rank_out - stage - stream_pass * PASS_ENTRY_BYTES
-        scatter_need = (csr + rank_out + SCATTER_VERTEX_BYTES * n + stage
-                        + stream_pass * PASS_ENTRY_BYTES)
+        # The later passes read the rows kept on the device in chunks of device_pass.
+        pass_need = max(stream_pass, device_pass) * PASS_ENTRY_BYTES
+        scatter_need = csr + rank_out + SCATTER_VERTEX_BYTES * n + stage + pass_need
         sort_room = budget - csr - rank_out - device_pass * PASS_ENTRY_BYTES
         scatter = (resident and not source_on_device and not upload
                    and scatter_need <= budget and sort_room // ORIENT_KEY_BYTES >= least)
         if scatter:
             room, key_bytes = sort_room, ORIENT_KEY_BYTES
-            stats_streamed = STATS_VERTEX_BYTES * n + stage + stream_pass * PASS_ENTRY_BYTES
+            stats_streamed = STATS_VERTEX_BYTES * n + stage + pass_need
             cache = budget - max(scatter_need, stats_streamed)
             cache_bytes = cache if cache >= MIN_CACHE_BYTES else 0
         slice_keys = room // key_bytes

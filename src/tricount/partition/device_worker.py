@@ -17,7 +17,8 @@ import numpy as np
 
 from tricount._threads import renew_in_child
 from tricount.errors import TricountError, UnsupportedGraphError
-from tricount.partition.device_plan import (BLOCK_ENTRY_BYTES, PAIR_ENTRY_BYTES, DevicePlan,
+from tricount.partition.device_plan import (ANCHOR_ENTRY_BYTES, BLOCK_ENTRY_BYTES,
+                                            PAIR_ENTRY_BYTES, PASS_ENTRY_BYTES, DevicePlan,
                                             csr_bytes, plan_device)
 from tricount.partition.plan import SubProblem
 from tricount.partition.source import GraphSource, _cupy
@@ -351,8 +352,8 @@ class DeviceWorker:
         n = self.n_vertices
         first, end = (0, n) if rows is None else (int(rows[0]), int(rows[1]))
         stride = max(1, -(-n // samples))
-        work = apex.anchor_work(self.csr, self.out_degree, n, self.dplan.pass_entries,
-                                rows=(first, end))
+        entries = max(1, self.dplan.pass_entries * PASS_ENTRY_BYTES // ANCHOR_ENTRY_BYTES)
+        work = apex.anchor_work(self.csr, self.out_degree, n, entries, rows=(first, end))
         running = apex.offsets(work)
         del work
         positions = np.append(np.arange(first, end, stride, dtype=np.int64), end)

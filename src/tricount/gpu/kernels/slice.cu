@@ -323,21 +323,34 @@ extern "C" __global__ void tc_slice_block_pair_count(const vertex_t* __restrict_
 // Steps a lane takes row by row before it searches instead (tc_slice_csr_rounds).
 #define TC_SLICE_ROW_STEPS 16
 
+// The offsets of a chunk's rows as stored (`indptr`, of the whole CSR's entries), read
+// local to the chunk's entries [e0, e1): clamped to them, from 0. A chunk's first and
+// last rows may be pieces of rows; rows outside the entries are empty.
+struct tc_chunk_offsets {
+    const long long* __restrict__ indptr;
+    long long e0, e1;
+    __device__ __forceinline__ long long operator()(long long r) const {
+        const long long v = indptr[r];
+        return (v < e0 ? e0 : (v > e1 ? e1 : v)) - e0;
+    }
+};
+
 // The row that holds entry i: the last row a .. b whose offset is <= i, given
-// indptr[a] <= i < indptr[b + 1] (empty rows share their successor's offset, so
+// offset(a) <= i < offset(b + 1) (empty rows share their successor's offset, so
 // the last such row is the non-empty one).
-__device__ __forceinline__ long long tc_slice_row_of(const long long* __restrict__ indptr,
+__device__ __forceinline__ long long tc_slice_row_of(const tc_chunk_offsets& offset,
                                                      long long a, long long b, long long i) {
     while (a < b) {
         const long long mid = (a + b + 1) / 2;
-        if (indptr[mid] <= i) a = mid; else b = mid - 1;
+        if (offset(mid) <= i) a = mid; else b = mid - 1;
     }
     return a;
 }
 
-// Calls visit(valid, row, i) for every entry i of the CSR rows 0 .. n_rows (offsets
-// `indptr`, local to the entries), in warp-uniform rounds (every lane of a warp calls
-// it each round; `valid` false past the warp's entries), without a row per entry.
+// Calls visit(valid, row, i) for every entry i of a chunk's rows 0 .. n_rows (offsets
+// `indptr` as stored, the chunk's entries [e0, e1), i local to them), in warp-uniform
+// rounds (every lane of a warp calls it each round; `valid` false past the warp's
+// entries), without a row per entry.
 // What one warp does: it takes one contiguous segment of entries, finds the row of
 // its first entry by a binary search of the offsets, then reads the segment 32
 // entries a round; each lane steps from the round's first row to its own entry's
@@ -346,23 +359,25 @@ __device__ __forceinline__ long long tc_slice_row_of(const long long* __restrict
 // entry lies in one segment: each is visited once.
 template <typename Visit>
 __device__ __forceinline__ void tc_slice_csr_rounds(const long long* __restrict__ indptr,
-                                                    long long n_rows, Visit visit) {
-    const long long n_entries = indptr[n_rows];
+                                                    long long n_rows, long long e0,
+                                                    long long e1, Visit visit) {
+    const tc_chunk_offsets offset{indptr, e0, e1};
+    const long long n_entries = e1 - e0;
     const int lane = threadIdx.x % TC_WARP;
     const long long warp = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / TC_WARP;
     const long long n_warps = tc_slice_stride() / TC_WARP;
     const long long per = (n_entries + n_warps - 1) / n_warps;
     const long long s = warp * per, e = s + per < n_entries ? s + per : n_entries;
     if (s >= e) return;  // the same for the whole warp
-    long long row = tc_slice_row_of(indptr, 0, n_rows - 1, s);
+    long long row = tc_slice_row_of(offset, 0, n_rows - 1, s);
     for (long long round = s; round < e; round += TC_WARP) {
         const long long i = round + lane;
         long long r = row;
         if (i < e) {
-            // Invariant: indptr[r] <= i < indptr[n_rows], so the row sought is r or later.
-            for (int step = 0; indptr[r + 1] <= i; ++step) {
+            // Invariant: offset(r) <= i < offset(n_rows), so the row sought is r or later.
+            for (int step = 0; offset(r + 1) <= i; ++step) {
                 if (step == TC_SLICE_ROW_STEPS) {
-                    r = tc_slice_row_of(indptr, r + 1, n_rows - 1, i);
+                    r = tc_slice_row_of(offset, r + 1, n_rows - 1, i);
                     break;
                 }
                 ++r;
@@ -373,18 +388,20 @@ __device__ __forceinline__ void tc_slice_csr_rounds(const long long* __restrict_
     }
 }
 
-// tc_slice_block_pairs's keys read from the CSR rows r0 .. r0 + n_rows (offsets
-// `indptr`, local to `cols`) by tc_slice_csr_rounds: for owner pieces, which read
-// every row of the graph once each (a row per entry would be a pass of its own).
+// tc_slice_block_pairs's keys read from a chunk's rows r0 .. r0 + n_rows (offsets
+// `indptr` as stored, entries [e0, e1), `cols` the chunk's ids) by tc_slice_csr_rounds:
+// for owner pieces, which read every row of the graph once each (a row per entry would
+// be a pass of its own).
 extern "C" __global__ void tc_slice_csr_pairs(const long long* __restrict__ indptr,
                                               const vertex_t* __restrict__ cols,
-                                              long long n_rows, long long r0,
+                                              long long n_rows, long long e0, long long e1,
+                                              long long r0,
                                               const int* __restrict__ len, long long lo,
                                               long long hi, int id_bits, int len_bits,
                                               packed_t max_len, long long first, long long end,
                                               packed_t* __restrict__ keys,
                                               count_t* __restrict__ cursor) {
-    tc_slice_csr_rounds(indptr, n_rows, [&](bool valid, long long r, long long i) {
+    tc_slice_csr_rounds(indptr, n_rows, e0, e1, [&](bool valid, long long r, long long i) {
         packed_t key = 0;
         const bool take = valid && tc_block_pair_key((vertex_t)(r0 + r), cols[i], len, lo, hi,
                                                      id_bits, len_bits, max_len, first, end,
@@ -395,17 +412,17 @@ extern "C" __global__ void tc_slice_csr_pairs(const long long* __restrict__ indp
 
 // Per owner o of the whole block (len = the out-degrees): pairs[o] += 1 and
 // work[o] += min(len) + entry_cost for every pair o owns, read as tc_slice_csr_pairs
-// reads the rows r0 .. r0 + n_rows. The predicate is written out here on its own
+// reads a chunk's rows r0 .. r0 + n_rows. The predicate is written out here on its own
 // (not tc_block_pair_key's), so that the pair keys' number is checked against an
 // independent count: a pair is an edge a -> b with len[b] >= 1 and len[a] >= 2,
 // owned by a when len[a] >= len[b], else by b.
 extern "C" __global__ void tc_slice_owner_work(const long long* __restrict__ indptr,
                                                const vertex_t* __restrict__ cols,
-                                               long long n_rows, long long r0,
-                                               const int* __restrict__ len,
+                                               long long n_rows, long long e0, long long e1,
+                                               long long r0, const int* __restrict__ len,
                                                long long entry_cost, count_t* __restrict__ work,
                                                count_t* __restrict__ pairs) {
-    tc_slice_csr_rounds(indptr, n_rows, [&](bool valid, long long r, long long i) {
+    tc_slice_csr_rounds(indptr, n_rows, e0, e1, [&](bool valid, long long r, long long i) {
         if (!valid) return;
         const long long a = r0 + r, b = (long long)cols[i];
         const int la = len[a], lb = len[b];
@@ -416,15 +433,29 @@ extern "C" __global__ void tc_slice_owner_work(const long long* __restrict__ ind
     });
 }
 
-// rows[i] = r0 + the row of entry i, for the CSR rows 0 .. n_rows (offsets `indptr`, local
-// to the entries), read as tc_slice_csr_rounds reads them: a chunk's row per entry
-// (tricount/gpu/chunks.py, Chunk.rows) with no compaction of its non-empty rows, whose
-// size the host would have to wait for. Every entry lies in one warp's segment: each
-// is written once.
+// rows[i] = r0 + the row of entry i, for a chunk's rows 0 .. n_rows (offsets `indptr` as
+// stored, entries [e0, e1)), read as tc_slice_csr_rounds reads them: a chunk's row per
+// entry (tricount/gpu/chunks.py, Chunk.rows) with no compaction of its non-empty rows,
+// whose size the host would have to wait for, and no copy of its offsets. Every entry
+// lies in one warp's segment: each is written once.
 extern "C" __global__ void tc_slice_entry_rows(const long long* __restrict__ indptr,
-                                               long long n_rows, long long r0,
-                                               vertex_t* __restrict__ rows) {
-    tc_slice_csr_rounds(indptr, n_rows, [&](bool valid, long long r, long long i) {
+                                               long long n_rows, long long e0, long long e1,
+                                               long long r0, vertex_t* __restrict__ rows) {
+    tc_slice_csr_rounds(indptr, n_rows, e0, e1, [&](bool valid, long long r, long long i) {
         if (valid) rows[i] = (vertex_t)(r0 + r);
     });
+}
+
+// deg[r0 + r] += the length of row r of a chunk (offsets `indptr` as stored, entries
+// [e0, e1)), for its rows 0 .. n_rows: a degree pass's rows (tricount/gpu/apex.py,
+// add_degrees), with no copy of the offsets. One thread a row: each is added once (a
+// row cut across chunks is added by each, one launch after the other).
+extern "C" __global__ void tc_slice_row_lengths(const long long* __restrict__ indptr,
+                                                long long n_rows, long long e0, long long e1,
+                                                long long r0, unsigned int* __restrict__ deg) {
+    const tc_chunk_offsets offset{indptr, e0, e1};
+    for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < n_rows;
+         r += tc_slice_stride()) {
+        deg[r0 + r] += (unsigned int)(offset(r + 1) - offset(r));
+    }
 }
