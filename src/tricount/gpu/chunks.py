@@ -200,18 +200,23 @@ def _copy_pool() -> ThreadPoolExecutor:
         return _COPY_POOL
 
 
-def copy_into(dst: np.ndarray, src: np.ndarray) -> None:
-    """``dst[:] = src`` on several threads (NumPy releases the GIL while it copies)."""
-    n = int(src.shape[0])
-    pieces = min(COPY_THREADS, max(1, n * src.itemsize // COPY_PIECE_BYTES))
-    if pieces <= 1:
-        np.copyto(dst, src)
-        return
-    step = -(-n // pieces)
-    futures = [_copy_pool().submit(np.copyto, dst[a:a + step], src[a:a + step])
-               for a in range(0, n, step)]
-    for f in futures:
-        f.result()
+def copy_into(*pairs: tuple[np.ndarray, np.ndarray]) -> None:
+    """``dst[:] = src`` for every ``(dst, src)`` (1-D), all at once on several threads (NumPy
+    releases the GIL while it copies): pieces of at least :data:`COPY_PIECE_BYTES`, about
+    one a thread, the calling thread copying the first."""
+    total = sum(int(src.nbytes) for _dst, src in pairs)
+    piece = max(COPY_PIECE_BYTES, -(-total // COPY_THREADS))
+    jobs = []
+    for dst, src in pairs:
+        step = max(1, piece // src.itemsize)
+        jobs.extend((dst[a:a + step], src[a:a + step]) for a in range(0, src.shape[0], step))
+    futures = [_copy_pool().submit(np.copyto, *job) for job in jobs[1:]]
+    try:
+        if jobs:
+            np.copyto(*jobs[0])
+    finally:
+        for f in futures:
+            f.result()
 
 
 class HostCSR:
@@ -271,8 +276,7 @@ class HostCSR:
         if slot["copied"] is not None:
             slot["copied"].synchronize()  # the last copy out of these pinned buffers is done
         rows, n = r1 - r0 + 1, e1 - e0
-        copy_into(ptr_h[:rows], self.indptr[r0:r1 + 1])
-        copy_into(idx_h[:n], self.indices[e0:e1])
+        copy_into((ptr_h[:rows], self.indptr[r0:r1 + 1]), (idx_h[:n], self.indices[e0:e1]))
         if slot["released"] is not None:
             self.copy_stream.wait_event(slot["released"])  # the caller's work on them is done
         ptr_d, idx_d = slot["device"]
