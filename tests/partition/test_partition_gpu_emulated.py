@@ -215,6 +215,24 @@ def test_pairs_of_many_owners_are_planned_in_batches_within_the_budget(fake_gpu,
     assert hook.peak <= budget, (hook.peak, budget)
 
 
+@pytest.mark.parametrize("budget", [5 << 19, 4 << 20])
+def test_int64_ids_stay_within_the_budget(fake_gpu, budget):
+    # 8 B an entry of a pass's chunk is one chunk's rows of int64 ids: the orientation's
+    # slices must let a chunk's rows go before the next chunk's are made (2.64 MB under
+    # 2.5 MiB when both were alive).
+    from tricount.cpu.engine import count as count_cpu
+    from tricount.gpu.device import live_memory_hook
+
+    graph = rmat_graph(scale=14, seed=23, edge_factor=16)
+    wide = tricount.Graph.from_upper_csr(np.asarray(graph.indptr),
+                                         np.asarray(graph.indices).astype(np.int64),
+                                         graph.n_vertices, vertex_ids=None)
+    with live_memory_hook("test-int64") as hook:
+        n, _report = gpu_count(wide, max_memory=budget)
+    assert n == count_cpu(graph).n_triangles
+    assert hook.peak <= budget, (hook.peak, budget)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.integers(1, 10**7), st.integers(0, 10**7), st.integers(0, 10**5),
        st.integers(0, 10**10))

@@ -71,9 +71,12 @@ MAX_OWNER_WINDOW = 1 << 62
 #: compaction scan; per task (an owner's table, or a piece of a heavy owner's partners)
 #: the plan's offsets and work, the tasks' bounds, owners and work, their launch order's
 #: keys and CuPy's argsort buffers, and the ordered copies. The pairs' owners and partners
-#: themselves are held besides (:func:`pair_batch`).
+#: themselves are held besides (:func:`pair_batch`). Measured on one H200 (2026-11-28, a
+#: review's probe: 4 M pairs, an owner each): the peak was 0.91-0.98 of 24 B a pair and
+#: 100 a task with int32 ids or the default order, 1.04 with int64 ids ordered by owner
+#: (the order's int64 key copy), so a task counts 112.
 PLAN_PAIR_BYTES = 24
-PLAN_TASK_BYTES = 100
+PLAN_TASK_BYTES = 112
 
 __all__ = ["Block", "degrees", "degree_rank", "oriented_degrees", "in_degrees", "orient",
            "scatter_oriented", "sort_rows",
@@ -452,13 +455,13 @@ def pair_batch(n_pairs: int, n_owners: int, extra_tasks: int, room: int) -> int:
     that a batch's plan takes at most ``room`` bytes: :data:`PLAN_PAIR_BYTES` a pair and
     :data:`PLAN_TASK_BYTES` a task. A batch has at most as many tasks as pairs, and at most
     ``n_owners + extra_tasks`` (its owners, each cut into pieces of at least the task cap:
-    :func:`tricount.gpu.plan.task_cap` makes at most ``extra_tasks`` cuts in all).
+    :func:`_task_cuts` bounds the cuts in all).
 
-    >>> pair_batch(1000, 10, 0, 24 * 1000 + 100 * 10)
+    >>> pair_batch(1000, 10, 0, 24 * 1000 + 112 * 10)
     1000
-    >>> pair_batch(1000, 1000, 0, 124 * 250)
+    >>> pair_batch(1000, 1000, 0, 136 * 250)
     250
-    >>> pair_batch(1000, 10, 0, 24 * 500 + 100 * 10)
+    >>> pair_batch(1000, 10, 0, 24 * 500 + 112 * 10)
     500
     """
     tasks = n_owners + extra_tasks
@@ -476,6 +479,18 @@ def pair_batch(n_pairs: int, n_owners: int, extra_tasks: int, room: int) -> int:
     return int(batch)
 
 
+def _task_cuts(shape: HashShape, sm_count: int) -> int | None:
+    """At most how many cuts a plan's owners get beyond one task each, or None (a fixed
+    ``max_task``: any number). :func:`tricount.gpu.methods.hash.plan_tasks` cuts owner x
+    into at most probes(x) // cap + 1 tasks, so the cuts are at most total // cap, with the
+    cap max(min_task, total // K) for K tasks per warp times the resident warps: below
+    K + K // min_task + 1."""
+    if shape.max_task is not None:
+        return None
+    k = max(1, int(shape.tasks_per_warp)) * 64 * int(sm_count)
+    return k + k // max(1, int(shape.min_task)) + 1
+
+
 def _plan_batch(owners, shape: HashShape, room: int) -> int:
     """:func:`pair_batch` for sorted pair owners on the device; their owners are counted
     (one wait for the device) only when the pairs might not fit as one batch."""
@@ -485,10 +500,9 @@ def _plan_batch(owners, shape: HashShape, room: int) -> int:
     n_pairs = int(owners.shape[0])
     if (PLAN_PAIR_BYTES + PLAN_TASK_BYTES) * n_pairs <= room:
         return n_pairs
-    extra = (n_pairs if shape.max_task is not None
-             else int(shape.tasks_per_warp) * 64 * device_facts().sm_count)
+    cuts = _task_cuts(shape, device_facts().sm_count)
     n_owners = 1 + int(cp.count_nonzero(owners[1:] != owners[:-1]))
-    return pair_batch(n_pairs, n_owners, extra, room)
+    return pair_batch(n_pairs, n_owners, n_pairs if cuts is None else cuts, room)
 
 
 def _launch_pairs(owners, partners, first: int, block: Block, idx, prepared, lists, shape,

@@ -51,7 +51,7 @@ from tricount.partition.plan import MemoryModel
 
 __all__ = ["DevicePlan", "plan_device", "size", "csr_bytes", "stage_bytes", "RESIDENT_SHARE",
            "ROOM_SHARE", "PAIR_ENTRY_BYTES", "BLOCK_ENTRY_BYTES", "PASS_ENTRY_BYTES",
-           "ANCHOR_ENTRY_BYTES"]
+           "ANCHOR_ENTRY_BYTES", "CHECK_ENTRY_BYTES"]
 
 #: The rank-ordered CSR stays on the device while it takes at most this share of the
 #: budget. Counting from device memory costs one copy over PCIe; streaming it costs one
@@ -95,6 +95,9 @@ PASS_ENTRY_BYTES = 8
 #: The anchors' work (gpu/apex.py, anchor_work) per entry of its chunks: the rows, two
 #: lengths and their minimum, its int64 copy and running sum.
 ANCHOR_ENTRY_BYTES = 40
+#: A `.tcsr` read straight to the device is checked in windows (io/native_gpu.py), about
+#: 20 B an entry of temporaries: its windows take this much of a pass's room an entry.
+CHECK_ENTRY_BYTES = 24
 #: Passes over device memory take chunks of at most this many entries (R-MAT 28: 32
 #: launches per pass), and at most PASS_SHARE of the budget for their temporaries.
 DEVICE_PASS_ENTRIES, PASS_SHARE = 1 << 27, 0.05

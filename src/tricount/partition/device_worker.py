@@ -18,8 +18,9 @@ import numpy as np
 from tricount._threads import renew_in_child
 from tricount.errors import TricountError, UnsupportedGraphError
 from tricount.partition.device_plan import (ANCHOR_ENTRY_BYTES, BLOCK_ENTRY_BYTES,
-                                            PAIR_ENTRY_BYTES, PASS_ENTRY_BYTES, DevicePlan,
-                                            csr_bytes, plan_device)
+                                            CHECK_ENTRY_BYTES, PAIR_ENTRY_BYTES,
+                                            PASS_ENTRY_BYTES, DevicePlan, csr_bytes,
+                                            plan_device)
 from tricount.partition.plan import SubProblem
 from tricount.partition.source import GraphSource, _cupy
 
@@ -154,7 +155,8 @@ class DeviceWorker:
             from tricount.io.native_gpu import read_to_device
 
             assert self.dplan.upload_first, "an unread file for a device that streams it"
-            indptr, indices = read_to_device(source.file, check_entries=self.dplan.pass_entries)
+            window = max(1, self.dplan.pass_entries * PASS_ENTRY_BYTES // CHECK_ENTRY_BYTES)
+            indptr, indices = read_to_device(source.file, check_entries=window)
             self.stats["bytes_copied"] += int(indptr.nbytes) + int(indices.nbytes)
             return DeviceCSR(indptr, indices)
         reader = HostCSR(source.indptr, source.indices, stage_entries=self.dplan.stage_entries,

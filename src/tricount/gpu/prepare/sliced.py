@@ -101,6 +101,7 @@ def sorted_keys(name: str, expected: int, launches, vertex_t: str, *,
     cursor = cp.zeros(1, dtype=cp.uint64)
     for n_items, args in launches:
         run_slice(name, n_items, args + (keys, cursor), vertex_t)
+        del args  # a launch's arrays go before the next one's are made
     appended = int(cursor.get()[0])
     if appended != expected:
         raise TricountError(f"{what}: {name} appended {appended} keys where the histogram gave "
