@@ -141,16 +141,19 @@ class TestWholeOrNotAtAll:
         assert list(tmp_path.iterdir()) == []
 
     def test_sigint_ends_the_command_and_removes_its_temporary(self, tmp_path):
+        # R-MAT 24 in chunks of 4096 edges: tens of thousands of chunks, so the write is far
+        # from done when the signal comes (R-MAT 20 could finish between two looks at the
+        # folder on a 16-core machine with a GPU).
         env = dict(os.environ, PYTHONPATH=str(SRC))
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tricount", "generate", "rmat", "--scale", "20",
+            [sys.executable, "-m", "tricount", "generate", "rmat", "--scale", "24",
              "--chunk-edges", "4096", "-o", str(tmp_path / "big.tcsr")],
             env=env, stderr=subprocess.PIPE)
         try:
-            for _ in range(600):  # wait (at most a minute) for the temporary to exist
+            for _ in range(6000):  # wait (at most a minute) for the temporary to exist
                 if temporaries(tmp_path) or proc.poll() is not None:
                     break
-                time.sleep(0.1)
+                time.sleep(0.01)
             assert temporaries(tmp_path), "the command ended before writing"
             proc.send_signal(signal.SIGINT)
             _, err = proc.communicate(timeout=60)
