@@ -52,7 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tricount.errors import TricountError, UnsupportedGraphError
-from tricount.gpu.device import c_type, cupy
+from tricount.gpu.device import c_type, cupy, device_facts
 from tricount.gpu.methods.hash import hash_kernel, launch_plan
 from tricount.gpu.plan import HashShape
 from tricount.gpu.prepare.fused import HISTOGRAM_NARROW_MAX_IDS
@@ -494,8 +494,6 @@ def _task_cuts(shape: HashShape, sm_count: int) -> int | None:
 def _plan_batch(owners, shape: HashShape, room: int) -> int:
     """:func:`pair_batch` for sorted pair owners on the device; their owners are counted
     (one wait for the device) only when the pairs might not fit as one batch."""
-    from tricount.gpu.device import device_facts
-
     cp = cupy()
     n_pairs = int(owners.shape[0])
     if (PLAN_PAIR_BYTES + PLAN_TASK_BYTES) * n_pairs <= room:

@@ -173,6 +173,11 @@ class DevicePlan:
         """Bytes left for transient work beside a block of ``block_bytes``."""
         return self.budget - self.count_fixed - int(block_bytes)
 
+    def pass_entries_at(self, per_entry: int) -> int:
+        """Entries of a device pass's chunk for a step that takes ``per_entry`` bytes each
+        (:data:`ANCHOR_ENTRY_BYTES`, :data:`CHECK_ENTRY_BYTES`), in a pass's room."""
+        return max(1, self.pass_entries * PASS_ENTRY_BYTES // int(per_entry))
+
     def chunk_entries(self, block_bytes: int, per_entry: int) -> int:
         """Entries per chunk of a step that takes ``per_entry`` bytes each, beside a block."""
         room = self.room(block_bytes)

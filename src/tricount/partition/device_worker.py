@@ -18,9 +18,8 @@ import numpy as np
 from tricount._threads import renew_in_child
 from tricount.errors import TricountError, UnsupportedGraphError
 from tricount.partition.device_plan import (ANCHOR_ENTRY_BYTES, BLOCK_ENTRY_BYTES,
-                                            CHECK_ENTRY_BYTES, PAIR_ENTRY_BYTES,
-                                            PASS_ENTRY_BYTES, DevicePlan, csr_bytes,
-                                            plan_device)
+                                            CHECK_ENTRY_BYTES, PAIR_ENTRY_BYTES, DevicePlan,
+                                            csr_bytes, plan_device)
 from tricount.partition.plan import SubProblem
 from tricount.partition.source import GraphSource, _cupy
 
@@ -155,8 +154,8 @@ class DeviceWorker:
             from tricount.io.native_gpu import read_to_device
 
             assert self.dplan.upload_first, "an unread file for a device that streams it"
-            window = max(1, self.dplan.pass_entries * PASS_ENTRY_BYTES // CHECK_ENTRY_BYTES)
-            indptr, indices = read_to_device(source.file, check_entries=window)
+            indptr, indices = read_to_device(
+                source.file, check_entries=self.dplan.pass_entries_at(CHECK_ENTRY_BYTES))
             self.stats["bytes_copied"] += int(indptr.nbytes) + int(indices.nbytes)
             return DeviceCSR(indptr, indices)
         reader = HostCSR(source.indptr, source.indices, stage_entries=self.dplan.stage_entries,
@@ -354,8 +353,9 @@ class DeviceWorker:
         n = self.n_vertices
         first, end = (0, n) if rows is None else (int(rows[0]), int(rows[1]))
         stride = max(1, -(-n // samples))
-        entries = max(1, self.dplan.pass_entries * PASS_ENTRY_BYTES // ANCHOR_ENTRY_BYTES)
-        work = apex.anchor_work(self.csr, self.out_degree, n, entries, rows=(first, end))
+        work = apex.anchor_work(self.csr, self.out_degree, n,
+                                self.dplan.pass_entries_at(ANCHOR_ENTRY_BYTES),
+                                rows=(first, end))
         running = apex.offsets(work)
         del work
         positions = np.append(np.arange(first, end, stride, dtype=np.int64), end)

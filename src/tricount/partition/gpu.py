@@ -211,9 +211,7 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
     if source.device is not None:
         # The work that made the caller's arrays may still be queued on the caller's stream,
         # which the workers' non-blocking streams do not wait for.
-        holder = _cupy().cuda.Device(source.device)
-        with holder:
-            holder.synchronize()
+        _cupy().cuda.Device(source.device).synchronize()  # CuPy makes it current for this
     t_load = time.perf_counter()
     ids = resolve_devices(devices)
     if source.device is not None and any(d != source.device for d in ids):
