@@ -18,9 +18,13 @@ array), so every pass treats a piece like a short row.
   stream works on chunk ``k - 1`` in the other pair of device buffers. Events
   order the two streams: a device buffer is overwritten only after the work
   queued on it, and a pinned buffer refilled only after its last copy.
+  Rows that stay on the device (:meth:`HostCSR.to_device`, a cache) go
+  straight to where they stay instead (:meth:`HostCSR.stream_into`): no device
+  buffers, so the pieces can be as large as the pinned buffers of a whole
+  copy, and the filler runs ahead of the caller's work.
 - :class:`CachedHostCSR`: a :class:`HostCSR` whose first rows stay on the
-  device once a pass from row 0 has read them (copied out of the staging
-  buffers as they pass), so later passes copy only the rest.
+  device once a pass from row 0 has read them (streamed into the cache as the
+  pass goes), so later passes copy only the rest.
 
 Every chunk a generator yields is valid until the next one is asked for: the
 caller queues its work on its current stream before that.
@@ -104,18 +108,23 @@ class Chunk:
 
 
 def chunk_bounds(indptr, row_begin: int, row_end: int, max_entries: int,
-                 max_rows: int | None = None) -> list[tuple[int, int, int, int]]:
+                 max_rows: int | None = None, *,
+                 keep_empty: bool = False) -> list[tuple[int, int, int, int]]:
     """``(r0, r1, e0, e1)`` of consecutive chunks covering rows ``[row_begin, row_end)``.
 
     Each holds at most ``max_entries`` entries and ``max_rows`` rows; a row with
     more entries left than ``max_entries`` is cut into pieces. Chunks without
-    entries are left out. ``indptr`` is a NumPy or CuPy int64 array.
+    entries are left out, unless ``keep_empty``: then every chunk starts at the
+    row the one before ends at (the offsets ``r0 .. r1`` of the chunks cover
+    ``row_begin .. row_end``). ``indptr`` is a NumPy or CuPy int64 array.
 
     Row 2 below has 7 entries: its first 4 are a chunk of their own, the
     rest shares a chunk with row 3.
 
     >>> chunk_bounds(np.array([0, 2, 2, 9, 10]), 0, 4, 4)
     [(0, 2, 0, 2), (2, 3, 2, 6), (2, 4, 6, 10)]
+    >>> chunk_bounds(np.array([0, 0, 0, 3]), 0, 3, 4, 1, keep_empty=True)
+    [(0, 1, 0, 0), (1, 2, 0, 0), (2, 3, 0, 3)]
     """
     xp = array_namespace(indptr)
     max_entries = max(1, int(max_entries))
@@ -129,7 +138,7 @@ def chunk_bounds(indptr, row_begin: int, row_end: int, max_entries: int,
         stop = min(j, r + max_rows, row_end)
         if stop > r:
             e1 = int(indptr[stop])
-            if e1 > e:
+            if e1 > e or keep_empty:
                 out.append((r, stop, e, e1))
             r, e = stop, e1
         else:  # row r alone has more than max_entries left: a piece of it
@@ -223,84 +232,192 @@ class HostCSR:
     """An upper CSR in host (NumPy) arrays, read in chunks on the current device.
 
     Construct and use it in one thread, with the device current there; the
-    pinned and device buffers are allocated at the first pass and released by
-    :meth:`close` (after both streams are idle). ``bytes_copied`` counts the
-    bytes sent to the device.
+    buffers are allocated at the first pass that needs them and released by
+    :meth:`close` (after both streams are idle). ``stage_entries`` and
+    ``stage_rows`` size a streamed pass's buffers (:meth:`chunks`: pinned, and
+    as many on the device, within the caller's budget); ``piece_entries`` and
+    ``piece_rows`` the pinned buffers of :meth:`stream_into` (host memory
+    only: no larger than the graph). ``bytes_copied`` counts the bytes sent to
+    the device.
     """
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, *,
-                 stage_entries: int = STAGE_ENTRIES, stage_rows: int = STAGE_ROWS):
+                 stage_entries: int = STAGE_ENTRIES, stage_rows: int = STAGE_ROWS,
+                 piece_entries: int = STAGE_ENTRIES, piece_rows: int = STAGE_ROWS):
         self.indptr, self.indices = indptr, indices
         self.stage_entries, self.stage_rows = int(stage_entries), int(stage_rows)
+        self.piece_entries = max(1, min(int(piece_entries), int(indptr[-1])))
+        self.piece_rows = max(1, min(int(piece_rows), self.n_vertices))
         self.bytes_copied = 0
-        self._slots = None
+        self._filler = self._slots = self._pieces = None
 
     @property
     def n_vertices(self) -> int:
         return int(self.indptr.shape[0]) - 1
 
-    def _open(self):
-        cp, cupyx = cupy(), _cupyx()
-        self.device = cp.cuda.Device()
-        self.copy_stream = cp.cuda.Stream(non_blocking=True)
-        self._filler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tricount-stage")
-        idx = self.indices.dtype
-        self._slots = [{"pinned": (cupyx.empty_pinned(self.stage_rows + 1, dtype=np.int64),
-                                   cupyx.empty_pinned(self.stage_entries, dtype=idx)),
-                        "device": (cp.empty(self.stage_rows + 1, dtype=cp.int64),
-                                   cp.empty(self.stage_entries, dtype=idx)),
-                        "copied": None, "released": None} for _ in range(STAGE_SLOTS)]
-        # The device buffers may be memory the pool took back from work still queued on the
-        # caller's stream: their first copies wait for that work too.
-        opened = cp.cuda.get_current_stream().record()
-        for slot in self._slots:
-            slot["released"] = opened
+    def _open(self) -> None:
+        """The copy stream and the filler thread, at the first pass."""
+        if self._filler is None:
+            cp = cupy()
+            self.device = cp.cuda.Device()
+            self.copy_stream = cp.cuda.Stream(non_blocking=True)
+            self._filler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tricount-stage")
+
+    def _stage_slots(self) -> list[dict]:
+        """The streamed passes' pairs of pinned and device buffers."""
+        if self._slots is None:
+            cp, cupyx = cupy(), _cupyx()
+            idx = self.indices.dtype
+            self._slots = [{"pinned": (cupyx.empty_pinned(self.stage_rows + 1, dtype=np.int64),
+                                       cupyx.empty_pinned(self.stage_entries, dtype=idx)),
+                            "device": (cp.empty(self.stage_rows + 1, dtype=cp.int64),
+                                       cp.empty(self.stage_entries, dtype=idx)),
+                            "copied": None, "released": None} for _ in range(STAGE_SLOTS)]
+            # The device buffers may be memory the pool took back from work still queued on
+            # the caller's stream: their first copies wait for that work too.
+            opened = cp.cuda.get_current_stream().record()
+            for slot in self._slots:
+                slot["released"] = opened
+        return self._slots
+
+    def _piece_buffers(self) -> list[dict]:
+        """:meth:`stream_into`'s pinned buffers."""
+        if self._pieces is None:
+            cupyx = _cupyx()
+            self._pieces = [{"pinned": (cupyx.empty_pinned(self.piece_rows + 1, dtype=np.int64),
+                                        cupyx.empty_pinned(self.piece_entries,
+                                                           dtype=self.indices.dtype)),
+                             "copied": None} for _ in range(STAGE_SLOTS)]
+        return self._pieces
 
     def close(self) -> None:
         """Wait for both streams, then let the buffers go."""
-        if self._slots is not None:
+        if self._filler is not None:
             self._filler.shutdown(wait=True)
             self.copy_stream.synchronize()
             cupy().cuda.get_current_stream().synchronize()
-            self._slots = None
+            self._filler = None
+        self._slots = self._pieces = None
+
+    def _stage(self, pinned: dict, bound) -> int:
+        """In the filler thread: rows ``r0 .. r1``'s offsets and entries ``[e0, e1)`` copied
+        into the pinned pair (once its last copy out is done); returns the offsets' count."""
+        r0, r1, e0, e1 = bound
+        ptr_h, idx_h = pinned["pinned"]
+        if pinned["copied"] is not None:
+            pinned["copied"].synchronize()
+        rows = r1 - r0 + 1
+        copy_into((ptr_h[:rows], self.indptr[r0:r1 + 1]), (idx_h[:e1 - e0], self.indices[e0:e1]))
+        self.bytes_copied += 8 * rows + (e1 - e0) * self.indices.itemsize
+        return rows
 
     def _fill(self, slot: dict, bound) -> None:
-        """In the filler thread: host copy into the slot's pinned buffers, then their copy to
-        the device on the copy stream (after the caller's work on the slot)."""
+        """In the filler thread: a streamed pass's chunk into the slot's pinned buffers, then
+        their copy to the device on the copy stream (after the caller's work on the slot)."""
         with self.device:
-            self._fill_slot(slot, bound)
+            rows, n = self._stage(slot, bound), bound[3] - bound[2]
+            if slot["released"] is not None:
+                self.copy_stream.wait_event(slot["released"])  # the caller's work on them is done
+            (ptr_h, idx_h), (ptr_d, idx_d) = slot["pinned"], slot["device"]
+            ptr_d[:rows].set(ptr_h[:rows], stream=self.copy_stream)
+            idx_d[:n].set(idx_h[:n], stream=self.copy_stream)
+            slot["copied"] = self.copy_stream.record()
 
-    def _fill_slot(self, slot: dict, bound) -> None:
-        r0, r1, e0, e1 = bound
-        ptr_h, idx_h = slot["pinned"]
-        if slot["copied"] is not None:
-            slot["copied"].synchronize()  # the last copy out of these pinned buffers is done
-        rows, n = r1 - r0 + 1, e1 - e0
-        copy_into((ptr_h[:rows], self.indptr[r0:r1 + 1]), (idx_h[:n], self.indices[e0:e1]))
-        if slot["released"] is not None:
-            self.copy_stream.wait_event(slot["released"])  # the caller's work on them is done
-        ptr_d, idx_d = slot["device"]
-        ptr_d[:rows].set(ptr_h[:rows], stream=self.copy_stream)
-        idx_d[:n].set(idx_h[:n], stream=self.copy_stream)
-        slot["copied"] = self.copy_stream.record()
-        self.bytes_copied += 8 * rows + n * self.indices.itemsize
+    def _fill_piece(self, pinned: dict, bound, indptr_out, cols_out, first: tuple[int, int],
+                    after=None):
+        """In the filler thread: a piece of :meth:`stream_into` through the pinned pair
+        straight to where it stays (after ``after``, an event of the caller's stream).
+        ``first``: the row and the entry that the outputs start at."""
+        with self.device:
+            r0, r1, e0, e1 = bound
+            rows = self._stage(pinned, bound)
+            if after is not None:
+                self.copy_stream.wait_event(after)
+            ptr_h, idx_h = pinned["pinned"]
+            indptr_out[r0 - first[0]:r1 - first[0] + 1].set(ptr_h[:rows], stream=self.copy_stream)
+            if e1 > e0:
+                cols_out[e0 - first[1]:e1 - first[1]].set(idx_h[:e1 - e0],
+                                                          stream=self.copy_stream)
+            pinned["copied"] = self.copy_stream.record()
+            return pinned["copied"]
+
+    def stream_into(self, row_begin: int, row_end: int, indptr_out, cols_out, max_entries: int):
+        """Rows ``[row_begin, row_end)`` copied into device arrays that keep them, their
+        chunks (at most ``max_entries`` entries each, views of those arrays) yielded as
+        they arrive.
+
+        ``indptr_out`` receives the rows' ``row_end - row_begin + 1`` offsets as stored,
+        ``cols_out`` their entries from ``indptr[row_begin]`` on. The filler thread copies
+        pieces of at most ``piece_entries`` entries and ``piece_rows`` rows (empty ones
+        too: their offsets) through two pinned buffers and on to their place, the offsets
+        with the entries (CuPy's own copy of pageable memory ran at 7.6 GB/s: 70 ms for
+        R-MAT 26's 537 MB of offsets, two H100s, 2026-11-28). No piece goes where the
+        caller's work is, so the filler runs ahead of the caller: only a pinned buffer
+        waits, for its last copy out. The caller's stream waits for the piece a chunk ends
+        in before the chunk is yielded; the outputs are whole on it once the generator
+        ends. A caller that stops early stops the copy.
+        """
+        cp = cupy()
+        row_begin, row_end = int(row_begin), int(row_end)
+        first = (row_begin, int(self.indptr[row_begin]))
+        compute = cp.cuda.get_current_stream()
+        pieces = chunk_bounds(self.indptr, row_begin, row_end, self.piece_entries,
+                              self.piece_rows, keep_empty=True)
+        if not pieces:  # no rows: their one offset
+            indptr_out[:1].fill(first[1])
+            return
+        self._open()
+        buffers = self._piece_buffers()
+        # The outputs may be memory the pool took back from work still queued on the
+        # caller's stream: the first copy waits for that work (the copy stream keeps order).
+        opened = compute.record()
+        filled = [self._filler.submit(self._fill_piece, buffers[k % len(buffers)], bound,
+                                      indptr_out, cols_out, first, opened if k == 0 else None)
+                  for k, bound in enumerate(pieces)]
+        arrived = 0  # pieces [0, arrived) are copied as far as the caller's stream knows
+        try:
+            k = 0
+            for r0, r1, e0, e1 in chunk_bounds(self.indptr, row_begin, row_end, max_entries):
+                while pieces[k][1] < r1 or pieces[k][3] < e1:  # the piece the chunk ends in
+                    k += 1
+                if arrived <= k:
+                    arrived = self._arrive(filled, arrived, k + 1, compute)
+                yield Chunk(r0, r1, e0, e1, indptr_out[r0 - first[0]:r1 - first[0] + 1],
+                            cols_out[e0 - first[1]:e1 - first[1]])
+            if arrived < len(pieces):  # the offsets of trailing empty rows too
+                self._arrive(filled, arrived, len(pieces), compute)
+        finally:
+            for f in filled:  # the caller stopped early, or a piece failed: let them end
+                if not f.cancel():
+                    f.exception()
+            # Copies queued into the outputs come before anything the caller's stream does
+            # next (its pool may hand their memory on once the caller lets them go).
+            compute.wait_event(self.copy_stream.record())
+
+    @staticmethod
+    def _arrive(filled, begin: int, end: int, compute) -> int:
+        """The caller's stream waits for pieces ``[begin, end)`` (the last one's event: the
+        copy stream keeps order); raises what the filler raised. Returns ``end``."""
+        for k in range(begin, end):
+            event = filled[k].result()
+        compute.wait_event(event)
+        return end
 
     def to_device(self, row_begin: int = 0, row_end: int | None = None, *, each=None):
-        """Rows ``[row_begin, row_end)`` (default all) copied to the device, chunk by chunk
-        through the pinned buffers: ``(indptr, indices)``, the rows' offsets as stored and
-        their entries. ``each(chunk)`` is called on every chunk as it arrives (a pass that
-        rides on the copy)."""
+        """Rows ``[row_begin, row_end)`` (default all) copied to the device
+        (:meth:`stream_into`): ``(indptr, indices)``, the rows' offsets as stored and their
+        entries. ``each(chunk)`` is called on every chunk (``stage_entries`` entries at
+        most) as it arrives: a pass that rides on the copy."""
         cp = cupy()
         row_end = self.n_vertices if row_end is None else int(row_end)
         e0, e1 = int(self.indptr[row_begin]), int(self.indptr[row_end])
-        offsets = _DeviceOffsets(row_begin, row_end, e1)
+        indptr = cp.empty(row_end - row_begin + 1, dtype=cp.int64)
         cols = cp.empty(e1 - e0, dtype=self.indices.dtype)
-        for chunk in self.chunks(row_begin, row_end, self.stage_entries):
-            offsets.put(chunk)
-            cols[chunk.e0 - e0:chunk.e1 - e0] = chunk.cols
+        for chunk in self.stream_into(row_begin, row_end, indptr, cols,
+                                      self.stage_entries if each is not None else e1 - e0):
             if each is not None:
                 each(chunk)
-        return offsets.array(), cols
+        return indptr, cols
 
     def chunks(self, row_begin: int, row_end: int, max_entries: int):
         """The chunks of rows ``[row_begin, row_end)``, at most ``max_entries`` entries each.
@@ -314,8 +431,8 @@ class HostCSR:
         if not bounds:
             return
         bounds = iter(bounds)
-        if self._slots is None:
-            self._open()
+        self._open()
+        slots = self._stage_slots()
         compute = cupy().cuda.get_current_stream()
         pending = collections.deque()
 
@@ -324,7 +441,7 @@ class HostCSR:
             if bound is not None:
                 pending.append((slot, bound, self._filler.submit(self._fill, slot, bound)))
 
-        for slot in self._slots:
+        for slot in slots:
             fill_next(slot)
         try:
             while pending:
@@ -338,36 +455,6 @@ class HostCSR:
         finally:
             for _slot, _bound, filled in pending:  # the caller stopped early: let them end
                 filled.exception()
-
-
-class _DeviceOffsets:
-    """The offsets ``indptr[first .. last]`` of a host CSR, put together on the device from
-    the chunks of a pass as they go by: staged with the entries, where CuPy's own copy of
-    pageable memory ran at 7.6 GB/s (70 ms for R-MAT 26's 537 MB of offsets, two H100s,
-    2026-11-28). A row in no chunk has no entries: its offset is the next chunk's first
-    entry, or ``last_value`` (``indptr[last]``) past the last chunk."""
-
-    def __init__(self, first: int, last: int, last_value: int):
-        self.first, self.last, self.last_value = int(first), int(last), int(last_value)
-        self._array = cupy().empty(self.last - self.first + 1, dtype=np.int64)
-        self._filled = self.first  # offsets [first, _filled) are set
-
-    def put(self, chunk: Chunk) -> None:
-        """Queue the copy of ``chunk``'s offsets (those up to ``last``) on the current stream."""
-        r0, r1, first = chunk.r0, min(chunk.r1, self.last), self.first
-        if r0 > self.last:
-            return
-        if r0 > self._filled:  # the empty rows between
-            self._array[self._filled - first:r0 - first].fill(chunk.e0)
-        self._array[r0 - first:r1 - first + 1] = chunk.indptr[:r1 - r0 + 1]
-        self._filled = max(self._filled, r1 + 1)
-
-    def array(self):
-        """The offsets, once every chunk up to ``last`` has been put."""
-        if self._filled <= self.last:
-            self._array[self._filled - self.first:].fill(self.last_value)
-            self._filled = self.last + 1
-        return self._array
 
 
 def cached_rows(indptr: np.ndarray, index_bytes: int, cache_bytes: int) -> int:
@@ -385,10 +472,11 @@ def cached_rows(indptr: np.ndarray, index_bytes: int, cache_bytes: int) -> int:
 
 class CachedHostCSR:
     """A :class:`HostCSR` whose rows ``[0, cache_rows)`` stay on the device after the first
-    pass that reads them all from row 0: that pass copies each of their chunks out of the
-    staging buffers as it goes by; later passes read those rows from device memory
-    (:class:`DeviceRows` views) and stream only the rest. A pass that stops early keeps
-    nothing. :meth:`close` lets the copy and the buffers go."""
+    pass that reads them all from row 0: that pass streams them into the cache
+    (:meth:`HostCSR.stream_into`) and reads the rest as any pass does; later passes read
+    those rows from device memory (:class:`DeviceRows` views) and stream only the rest. A
+    pass that stops before the last cached row keeps nothing. :meth:`close` lets the copy
+    and the buffers go."""
 
     def __init__(self, host: HostCSR, cache_rows: int):
         self.host, self.cache_rows = host, int(cache_rows)
@@ -405,28 +493,21 @@ class CachedHostCSR:
 
     def chunks(self, row_begin: int, row_end: int, max_entries: int):
         cut = self.cache_rows
-        if self._cache is not None:
-            yield from self._cache.chunks(row_begin, min(row_end, cut), max_entries)
+        if self._cache is None and row_begin == 0 and row_end >= cut > 0:
+            cp = cupy()
+            indptr = cp.empty(cut + 1, dtype=cp.int64)
+            cols = cp.empty(int(self.indptr[cut]), dtype=self.indices.dtype)
+            yield from self.host.stream_into(0, cut, indptr, cols, max_entries)
+            self._cache = DeviceRows(0, indptr, cols, 0)
             if row_end > cut:
-                yield from self.host.chunks(max(row_begin, cut), row_end, max_entries)
+                yield from self.host.chunks(cut, row_end, max_entries)
             return
-        if row_begin > 0 or row_end < cut or cut == 0:
+        if self._cache is None:
             yield from self.host.chunks(row_begin, row_end, max_entries)
             return
-        cp = cupy()
-        end = int(self.indptr[cut])
-        cols = cp.empty(end, dtype=self.indices.dtype)
-        offsets = _DeviceOffsets(0, cut, end)
-        at = 0  # entries [0, at) copied: the chunks come in order from entry 0
-        for chunk in self.host.chunks(row_begin, row_end, max_entries):
-            offsets.put(chunk)
-            if chunk.e0 < end:
-                stop = min(chunk.e1, end)
-                cols[chunk.e0:stop] = chunk.cols[:stop - chunk.e0]  # on the caller's stream
-                at = stop
-            yield chunk
-        if at == end:
-            self._cache = DeviceRows(0, offsets.array(), cols, 0)
+        yield from self._cache.chunks(row_begin, min(row_end, cut), max_entries)
+        if row_end > cut:
+            yield from self.host.chunks(max(row_begin, cut), row_end, max_entries)
 
     def uncached(self) -> HostCSR:
         """The host reader alone, the device copy let go."""
