@@ -115,8 +115,9 @@ def chunk_bounds(indptr, row_begin: int, row_end: int, max_entries: int,
     Each holds at most ``max_entries`` entries and ``max_rows`` rows; a row with
     more entries left than ``max_entries`` is cut into pieces. Chunks without
     entries are left out, unless ``keep_empty``: then every chunk starts at the
-    row the one before ends at (the offsets ``r0 .. r1`` of the chunks cover
-    ``row_begin .. row_end``). ``indptr`` is a NumPy or CuPy int64 array.
+    row the one before ends at, or goes on with its cut row (the offsets
+    ``r0 .. r1`` of the chunks cover ``row_begin .. row_end``). ``indptr`` is a
+    NumPy or CuPy int64 array.
 
     Row 2 below has 7 entries: its first 4 are a chunk of their own, the
     rest shares a chunk with row 3.
@@ -237,8 +238,9 @@ class HostCSR:
     ``stage_rows`` size a streamed pass's buffers (:meth:`chunks`: pinned, and
     as many on the device, within the caller's budget); ``piece_entries`` and
     ``piece_rows`` the pinned buffers of :meth:`stream_into` (host memory
-    only: no larger than the graph). ``bytes_copied`` counts the bytes sent to
-    the device.
+    only, no larger than the graph: 2 × 96 MiB for int32 ids by default, as a
+    whole copy always took). ``bytes_copied`` counts the bytes sent to the
+    device.
     """
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, *,
@@ -249,7 +251,7 @@ class HostCSR:
         self.piece_entries = max(1, min(int(piece_entries), int(indptr[-1])))
         self.piece_rows = max(1, min(int(piece_rows), self.n_vertices))
         self.bytes_copied = 0
-        self._filler = self._slots = self._pieces = None
+        self.copy_stream = self._filler = self._slots = self._pieces = None
 
     @property
     def n_vertices(self) -> int:
@@ -257,10 +259,11 @@ class HostCSR:
 
     def _open(self) -> None:
         """The copy stream and the filler thread, at the first pass."""
-        if self._filler is None:
+        if self.copy_stream is None:
             cp = cupy()
             self.device = cp.cuda.Device()
             self.copy_stream = cp.cuda.Stream(non_blocking=True)
+        if self._filler is None:
             self._filler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tricount-stage")
 
     def _stage_slots(self) -> list[dict]:
@@ -291,31 +294,32 @@ class HostCSR:
         return self._pieces
 
     def close(self) -> None:
-        """Wait for both streams, then let the buffers go."""
+        """Wait for the filler and both streams, then let the buffers go."""
         if self._filler is not None:
             self._filler.shutdown(wait=True)
+            self._filler = None
+        if self.copy_stream is not None:
             self.copy_stream.synchronize()
             cupy().cuda.get_current_stream().synchronize()
-            self._filler = None
         self._slots = self._pieces = None
 
-    def _stage(self, pinned: dict, bound) -> int:
-        """In the filler thread: rows ``r0 .. r1``'s offsets and entries ``[e0, e1)`` copied
-        into the pinned pair (once its last copy out is done); returns the offsets' count."""
-        r0, r1, e0, e1 = bound
+    def _stage(self, pinned: dict, offsets: tuple[int, int], entries: tuple[int, int]) -> None:
+        """In the filler thread: the offsets ``[o0, o1)`` and the entries ``[e0, e1)`` copied
+        into the pinned pair, once its last copy out is done."""
+        (o0, o1), (e0, e1) = offsets, entries
         ptr_h, idx_h = pinned["pinned"]
         if pinned["copied"] is not None:
             pinned["copied"].synchronize()
-        rows = r1 - r0 + 1
-        copy_into((ptr_h[:rows], self.indptr[r0:r1 + 1]), (idx_h[:e1 - e0], self.indices[e0:e1]))
-        self.bytes_copied += 8 * rows + (e1 - e0) * self.indices.itemsize
-        return rows
+        copy_into((ptr_h[:o1 - o0], self.indptr[o0:o1]), (idx_h[:e1 - e0], self.indices[e0:e1]))
+        self.bytes_copied += 8 * (o1 - o0) + (e1 - e0) * self.indices.itemsize
 
     def _fill(self, slot: dict, bound) -> None:
         """In the filler thread: a streamed pass's chunk into the slot's pinned buffers, then
         their copy to the device on the copy stream (after the caller's work on the slot)."""
+        r0, r1, e0, e1 = bound
+        rows, n = r1 - r0 + 1, e1 - e0
         with self.device:
-            rows, n = self._stage(slot, bound), bound[3] - bound[2]
+            self._stage(slot, (r0, r1 + 1), (e0, e1))
             if slot["released"] is not None:
                 self.copy_stream.wait_event(slot["released"])  # the caller's work on them is done
             (ptr_h, idx_h), (ptr_d, idx_d) = slot["pinned"], slot["device"]
@@ -323,18 +327,24 @@ class HostCSR:
             idx_d[:n].set(idx_h[:n], stream=self.copy_stream)
             slot["copied"] = self.copy_stream.record()
 
-    def _fill_piece(self, pinned: dict, bound, indptr_out, cols_out, first: tuple[int, int],
-                    after=None):
+    def _fill_piece(self, pinned: dict, offsets: tuple[int, int], entries: tuple[int, int],
+                    outputs: tuple, first: tuple[int, int], after, stop: threading.Event):
         """In the filler thread: a piece of :meth:`stream_into` through the pinned pair
-        straight to where it stays (after ``after``, an event of the caller's stream).
-        ``first``: the row and the entry that the outputs start at."""
+        straight to where it stays, after ``after`` (an event of the caller's stream, or
+        None); nothing once ``stop`` is set. ``outputs``: the offsets' and the entries'
+        arrays; ``first``: the row and the entry they start at. Returns the copy's event."""
+        (o0, o1), (e0, e1) = offsets, entries
+        indptr_out, cols_out = outputs
         with self.device:
-            r0, r1, e0, e1 = bound
-            rows = self._stage(pinned, bound)
+            if stop.is_set():  # the caller has ended: nothing more goes into its arrays
+                return None
+            self._stage(pinned, offsets, entries)
             if after is not None:
                 self.copy_stream.wait_event(after)
             ptr_h, idx_h = pinned["pinned"]
-            indptr_out[r0 - first[0]:r1 - first[0] + 1].set(ptr_h[:rows], stream=self.copy_stream)
+            if o1 > o0:
+                indptr_out[o0 - first[0]:o1 - first[0]].set(ptr_h[:o1 - o0],
+                                                            stream=self.copy_stream)
             if e1 > e0:
                 cols_out[e0 - first[1]:e1 - first[1]].set(idx_h[:e1 - e0],
                                                           stream=self.copy_stream)
@@ -346,16 +356,19 @@ class HostCSR:
         chunks (at most ``max_entries`` entries each, views of those arrays) yielded as
         they arrive.
 
-        ``indptr_out`` receives the rows' ``row_end - row_begin + 1`` offsets as stored,
-        ``cols_out`` their entries from ``indptr[row_begin]`` on. The filler thread copies
-        pieces of at most ``piece_entries`` entries and ``piece_rows`` rows (empty ones
-        too: their offsets) through two pinned buffers and on to their place, the offsets
-        with the entries (CuPy's own copy of pageable memory ran at 7.6 GB/s: 70 ms for
-        R-MAT 26's 537 MB of offsets, two H100s, 2026-11-28). No piece goes where the
-        caller's work is, so the filler runs ahead of the caller: only a pinned buffer
-        waits, for its last copy out. The caller's stream waits for the piece a chunk ends
-        in before the chunk is yielded; the outputs are whole on it once the generator
-        ends. A caller that stops early stops the copy.
+        ``indptr_out`` (int64) receives the rows' ``row_end - row_begin + 1`` offsets as
+        stored, ``cols_out`` (the ids' dtype) their entries from ``indptr[row_begin]`` on;
+        both allocated on the caller's current stream. The filler thread copies pieces of
+        at most ``piece_entries`` entries and ``piece_rows`` rows (empty ones too: their
+        offsets) through two pinned buffers and on to their place, the offsets with the
+        entries (CuPy's own copy of pageable memory ran at 7.6 GB/s: 70 ms for R-MAT 26's
+        537 MB of offsets, two H100s, 2026-11-28); each offset is written once, so no copy
+        touches what a chunk already handed out reads. No piece goes where the caller's work
+        is, so the filler runs ahead of the caller: only a pinned buffer waits, for its last
+        copy out. The caller's stream waits for the piece a chunk ends in before the chunk
+        is yielded; the outputs are whole on it once the generator ends. However it ends,
+        pieces not yet begun copy nothing, and the caller's stream waits for every copy
+        queued into the outputs (:meth:`_end_pieces`).
         """
         cp = cupy()
         row_begin, row_end = int(row_begin), int(row_end)
@@ -368,15 +381,19 @@ class HostCSR:
             return
         self._open()
         buffers = self._piece_buffers()
-        # The outputs may be memory the pool took back from work still queued on the
-        # caller's stream: the first copy waits for that work (the copy stream keeps order).
-        opened = compute.record()
-        filled = [self._filler.submit(self._fill_piece, buffers[k % len(buffers)], bound,
-                                      indptr_out, cols_out, first, opened if k == 0 else None)
-                  for k, bound in enumerate(pieces)]
-        arrived = 0  # pieces [0, arrived) are copied as far as the caller's stream knows
+        stop, filled = threading.Event(), []
         try:
-            k = 0
+            # The outputs may be memory the pool took back from work still queued on the
+            # caller's stream: the first copy waits for that work (the copy stream keeps
+            # order). A piece's offsets start past the last one's (a cut row's later pieces
+            # have none): offsets [row_begin, row_end] in all.
+            after, start = compute.record(), row_begin
+            for k, (r0, r1, e0, e1) in enumerate(pieces):
+                filled.append(self._filler.submit(
+                    self._fill_piece, buffers[k % len(buffers)], (start, max(start, r1 + 1)),
+                    (e0, e1), (indptr_out, cols_out), first, after, stop))
+                after, start = None, max(start, r1 + 1)
+            arrived, k = 0, 0  # pieces [0, arrived) are on the caller's stream
             for r0, r1, e0, e1 in chunk_bounds(self.indptr, row_begin, row_end, max_entries):
                 while pieces[k][1] < r1 or pieces[k][3] < e1:  # the piece the chunk ends in
                     k += 1
@@ -384,24 +401,39 @@ class HostCSR:
                     arrived = self._arrive(filled, arrived, k + 1, compute)
                 yield Chunk(r0, r1, e0, e1, indptr_out[r0 - first[0]:r1 - first[0] + 1],
                             cols_out[e0 - first[1]:e1 - first[1]])
-            if arrived < len(pieces):  # the offsets of trailing empty rows too
-                self._arrive(filled, arrived, len(pieces), compute)
+            self._arrive(filled, arrived, len(pieces), compute)  # trailing empty rows too
         finally:
-            for f in filled:  # the caller stopped early, or a piece failed: let them end
-                if not f.cancel():
-                    f.exception()
-            # Copies queued into the outputs come before anything the caller's stream does
-            # next (its pool may hand their memory on once the caller lets them go).
-            compute.wait_event(self.copy_stream.record())
+            self._end_pieces(filled, stop, compute)
 
     @staticmethod
     def _arrive(filled, begin: int, end: int, compute) -> int:
         """The caller's stream waits for pieces ``[begin, end)`` (the last one's event: the
         copy stream keeps order); raises what the filler raised. Returns ``end``."""
-        for k in range(begin, end):
-            event = filled[k].result()
-        compute.wait_event(event)
+        events = [filled[k].result() for k in range(begin, end)]
+        if events:
+            compute.wait_event(events[-1])
         return end
+
+    def _end_pieces(self, filled, stop: threading.Event, compute) -> None:
+        """The end of a :meth:`stream_into`, however it came (the last chunk, a caller that
+        stopped early, a failed piece, Ctrl-C): no piece begins to copy any more, those
+        running finish, and the caller's stream waits for every copy queued into its arrays,
+        whose memory its pool may hand on once the caller lets them go. Interrupted while
+        waiting for a running piece, it drains the filler and the copy stream first."""
+        stop.set()
+        for f in reversed(filled):
+            f.cancel()
+        try:
+            for f in filled:
+                if not f.cancelled():
+                    f.exception()
+        except BaseException:
+            self._filler.shutdown(wait=True)
+            self._filler = None
+            self.copy_stream.synchronize()
+            raise
+        finally:
+            compute.wait_event(self.copy_stream.record())
 
     def to_device(self, row_begin: int = 0, row_end: int | None = None, *, each=None):
         """Rows ``[row_begin, row_end)`` (default all) copied to the device
@@ -474,9 +506,10 @@ class CachedHostCSR:
     """A :class:`HostCSR` whose rows ``[0, cache_rows)`` stay on the device after the first
     pass that reads them all from row 0: that pass streams them into the cache
     (:meth:`HostCSR.stream_into`) and reads the rest as any pass does; later passes read
-    those rows from device memory (:class:`DeviceRows` views) and stream only the rest. A
-    pass that stops before the last cached row keeps nothing. :meth:`close` lets the copy
-    and the buffers go."""
+    those rows from device memory (:class:`DeviceRows` views) and stream only the rest. The
+    cache is kept once that pass has asked for the chunk after the cached rows' last one (or
+    ended); a pass that stops before keeps nothing. :meth:`close` lets the copy and the
+    buffers go."""
 
     def __init__(self, host: HostCSR, cache_rows: int):
         self.host, self.cache_rows = host, int(cache_rows)
@@ -525,20 +558,20 @@ def _cupyx():
     return cupyx
 
 
-#: Host CSRs whose entries take at least this many bytes go to the device through the
-#: staging buffers (one buffer's worth: below it, allocating them costs more than CuPy's
-#: pageable copy loses).
+#: Host CSRs whose entries take at least this many bytes go to the device through
+#: :meth:`HostCSR.to_device`'s pinned buffers (one buffer's worth: below it, pinning them
+#: costs more than CuPy's pageable copy loses).
 STAGED_COPY_MIN_BYTES = 64 << 20
 
 
 def stage_csr_to_device(indptr, indices):
-    """``(indptr, indices)`` of a host CSR copied to the current device through the pinned
-    staging buffers (:meth:`HostCSR.to_device`), or None (CuPy's own copy then) when the
+    """``(indptr, indices)`` of a host CSR copied to the current device through pinned
+    buffers (:meth:`HostCSR.to_device`), or None (CuPy's own copy then) when the
     entries take under :data:`STAGED_COPY_MIN_BYTES`: ``CSRGraph.to_device``'s twin.
 
     R-MAT 26's 4.7 GB took 1.0-1.3 s as a fresh process's first copy against CuPy's
     2.5-3.6 s, and 0.26-0.28 s against 0.47-0.48 s the next time (one H100, device run
-    49, 2026-11-26).
+    49, 2026-11-26, through the streamed passes' buffers of then).
     """
     if array_namespace(indices) is not np or indices.nbytes < STAGED_COPY_MIN_BYTES:
         return None

@@ -325,7 +325,8 @@ class DeviceWorker:
         return reader
 
     def _upload(self, reader):
-        """A device copy of a host CSR (offsets in one copy, ids through the pinned buffers)."""
+        """A device copy of a host CSR (:meth:`HostCSR.to_device`: offsets and ids through pinned
+        buffers straight to their place)."""
         from tricount.gpu.chunks import DeviceCSR
 
         try:
