@@ -95,6 +95,35 @@ def test_cached_rows_keep_their_offsets(fake_gpu, shape, pieces):
                 assert cols == indices[e0:e1].tolist()
 
 
+def _stream_log(monkeypatch) -> list:
+    """Every record and wait of a stream from now on, in order: ``(what, stream, event)``
+    (the events kept: an id would be reused once one is gone)."""
+    import fake_cupy
+
+    log = []
+    record, wait = fake_cupy.Stream.record, fake_cupy.Stream.wait_event
+
+    def logged_record(self, event=None):
+        made = record(self, event)
+        log.append(("record", self, made))
+        return made
+
+    def logged_wait(self, event):
+        log.append(("wait", self, event))
+        return wait(self, event)
+
+    monkeypatch.setattr(fake_cupy.Stream, "record", logged_record)
+    monkeypatch.setattr(fake_cupy.Stream, "wait_event", logged_wait)
+    return log
+
+
+def _copy_waits(log, copy_stream) -> list:
+    """``(position, stream that recorded the event)`` of each wait of ``copy_stream``."""
+    recorded = {id(event): stream for what, stream, event in log if what == "record"}
+    return [(at, recorded.get(id(event))) for at, (what, stream, event) in enumerate(log)
+            if what == "wait" and stream is copy_stream]
+
+
 def test_the_first_copies_wait_for_the_callers_queued_work(fake_gpu, monkeypatch):
     # The staging buffers may be memory CuPy's pool took back from kernels still queued on
     # the caller's stream (the passes queue their chunks without waiting): the copy stream's
@@ -102,20 +131,7 @@ def test_the_first_copies_wait_for_the_callers_queued_work(fake_gpu, monkeypatch
     import fake_cupy
     from tricount.gpu import chunks
 
-    recorded, waits = {}, []
-    record, wait = fake_cupy.Stream.record, fake_cupy.Stream.wait_event
-
-    def tagged_record(self, event=None):
-        made = record(self, event)
-        recorded[id(made)] = self
-        return made
-
-    def logged_wait(self, event):
-        waits.append((self, recorded.get(id(event))))
-        return wait(self, event)
-
-    monkeypatch.setattr(fake_cupy.Stream, "record", tagged_record)
-    monkeypatch.setattr(fake_cupy.Stream, "wait_event", logged_wait)
+    log = _stream_log(monkeypatch)
     caller = fake_cupy.Stream()
     indptr, indices = _csr([3, 0, 2, 5, 1, 4])
     with caller:
@@ -125,7 +141,7 @@ def test_the_first_copies_wait_for_the_callers_queued_work(fake_gpu, monkeypatch
         finally:
             reader.close()
     np.testing.assert_array_equal(np.concatenate(got), indices)
-    copy_waits = [source for stream, source in waits if stream is reader.copy_stream]
+    copy_waits = [source for _at, source in _copy_waits(log, reader.copy_stream)]
     assert len(copy_waits) >= len(got) and all(s is caller for s in copy_waits)
 
 
@@ -250,31 +266,10 @@ class TestStreamInto:
     """How ``HostCSR.stream_into`` begins and ends: after the caller's queued work, and,
     however it ends, with nothing more copied into the caller's arrays."""
 
-    def log(self, monkeypatch):
-        """Every record and wait of a stream, in order: ``(what, stream, event)`` (the events
-        kept: an id would be reused once one is gone)."""
-        import fake_cupy
-
-        log = []
-        record, wait = fake_cupy.Stream.record, fake_cupy.Stream.wait_event
-
-        def logged_record(self, event=None):
-            made = record(self, event)
-            log.append(("record", self, made))
-            return made
-
-        def logged_wait(self, event):
-            log.append(("wait", self, event))
-            return wait(self, event)
-
-        monkeypatch.setattr(fake_cupy.Stream, "record", logged_record)
-        monkeypatch.setattr(fake_cupy.Stream, "wait_event", logged_wait)
-        return log
-
     def test_the_first_copy_waits_for_the_callers_queued_work(self, fake_gpu, monkeypatch):
         import fake_cupy
 
-        log, sets = self.log(monkeypatch), []
+        log, sets = _stream_log(monkeypatch), []
         real_set = fake_cupy.FakeArray.set
 
         def logged_set(self, arr, stream=None):
@@ -290,9 +285,7 @@ class TestStreamInto:
                 reader.to_device()
             finally:
                 reader.close()
-        recorded = {id(event): stream for what, stream, event in log if what == "record"}
-        copy_waits = [(at, recorded.get(id(event))) for at, (what, stream, event)
-                      in enumerate(log) if what == "wait" and stream is reader.copy_stream]
+        copy_waits = _copy_waits(log, reader.copy_stream)
         assert [source for _at, source in copy_waits] == [caller]
         assert sets and copy_waits[0][0] < sets[0]  # before the first copy
 
@@ -303,7 +296,7 @@ class TestStreamInto:
         import fake_cupy
         from tricount.gpu import chunks
 
-        log, copied = self.log(monkeypatch), []
+        log, copied = _stream_log(monkeypatch), []
         real_copy = chunks.copy_into
 
         def counted_copy(*pairs):

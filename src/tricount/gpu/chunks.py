@@ -315,28 +315,23 @@ class HostCSR:
 
     def _fill(self, slot: dict, bound) -> None:
         """In the filler thread: a streamed pass's chunk into the slot's pinned buffers, then
-        their copy to the device on the copy stream (after the caller's work on the slot)."""
+        their copy to the slot's device buffers (after the caller's work on them)."""
         r0, r1, e0, e1 = bound
-        rows, n = r1 - r0 + 1, e1 - e0
-        with self.device:
-            self._stage(slot, (r0, r1 + 1), (e0, e1))
-            if slot["released"] is not None:
-                self.copy_stream.wait_event(slot["released"])  # the caller's work on them is done
-            (ptr_h, idx_h), (ptr_d, idx_d) = slot["pinned"], slot["device"]
-            ptr_d[:rows].set(ptr_h[:rows], stream=self.copy_stream)
-            idx_d[:n].set(idx_h[:n], stream=self.copy_stream)
-            slot["copied"] = self.copy_stream.record()
+        self._fill_piece(slot, (r0, r1 + 1), (e0, e1), slot["device"], (r0, e0),
+                         slot["released"])
 
     def _fill_piece(self, pinned: dict, offsets: tuple[int, int], entries: tuple[int, int],
-                    outputs: tuple, first: tuple[int, int], after, stop: threading.Event):
-        """In the filler thread: a piece of :meth:`stream_into` through the pinned pair
-        straight to where it stays, after ``after`` (an event of the caller's stream, or
-        None); nothing once ``stop`` is set. ``outputs``: the offsets' and the entries'
-        arrays; ``first``: the row and the entry they start at. Returns the copy's event."""
+                    outputs: tuple, first: tuple[int, int], after,
+                    stop: threading.Event | None = None):
+        """In the filler thread: the offsets ``[o0, o1)`` and the entries ``[e0, e1)``
+        through the pinned pair to the device arrays ``outputs``, which start at row and
+        entry ``first``, after ``after`` (an event of the caller's stream, or None), on the
+        copy stream; nothing once ``stop`` is set. Returns the copy's event (also the pair's
+        ``copied``)."""
         (o0, o1), (e0, e1) = offsets, entries
         indptr_out, cols_out = outputs
         with self.device:
-            if stop.is_set():  # the caller has ended: nothing more goes into its arrays
+            if stop is not None and stop.is_set():  # the caller has ended: nothing more
                 return None
             self._stage(pinned, offsets, entries)
             if after is not None:
