@@ -286,7 +286,7 @@ def _partitioned(graph, executor: str, backend_reason: str, why: str, parts: dic
         raise UnknownMethodError(f"a partitioned count on {executor!r} runs method "
                                  f"{own or 'auto'!r}; got method={method!r}")
     if not isinstance(graph, (CSRGraph, str, os.PathLike)):
-        graph, steps = as_graph(graph)
+        graph, steps = _built_for(graph, executor, parts["devices"])
     steps = steps or {"load_s": 0.0, "build_s": 0.0}
     n_triangles, report = count_partitioned(graph, executor=executor, client=client, **parts)
     t = report.timings
@@ -304,15 +304,44 @@ def _partitioned(graph, executor: str, backend_reason: str, why: str, parts: dic
                        f"partitioned ({why}): {report.reason}", summary, timings, partition)
 
 
+def _built_for(graph, executor: str, devices):
+    """``as_graph`` for a partitioned count: on the GPU executor, host edge arrays are built
+    on the first of ``devices`` where it holds them (the executor then copies the graph to
+    the others itself), else on the host."""
+    if executor != "gpu":
+        return as_graph(graph)
+    from tricount.gpu.device import cupy
+    from tricount.gpu.host_edges import edges_for_device
+    from tricount.partition.gpu import resolve_devices
+
+    with cupy().cuda.Device(resolve_devices(devices)[0]):
+        return _timed_upload(edges_for_device, graph, as_graph)
+
+
+def _timed_upload(upload, graph, build):
+    """``build(upload(graph))`` (CuPy arrays build on the GPU), the upload's seconds counted
+    in the build's."""
+    t0 = time.perf_counter()
+    uploaded = upload(graph)
+    seconds = time.perf_counter() - t0
+    g, steps = build(uploaded)
+    return g, dict(steps, build_s=steps["build_s"] + seconds)
+
+
 def _loaded(graph, engine: str, parser: str = "auto"):
     """``as_graph`` for ``engine``: a text file for the GPU is loaded onto the device (read on
     the host instead when it does not fit there); a ``.tcsr`` is read on the host, and copied
     by the engine, or counted in parts when the GPU's memory check says it must be. A text
     file is parsed by the chosen route's ``parser`` ("numba", "numpy", or "auto" for io's own
     choice); for the GPU, "numba" streams it into the device and "numpy" reads it on the host
-    and copies its graph (:func:`tricount.io.streams_to_device`)."""
-    if engine == "gpu" and isinstance(graph, (str, os.PathLike)) \
-            and not os.fspath(graph).endswith(".tcsr"):
+    and copies its graph (:func:`tricount.io.streams_to_device`). Host edge arrays for the
+    GPU go to the device and are built there where it holds them
+    (:mod:`tricount.gpu.host_edges`)."""
+    if engine == "gpu" and not isinstance(graph, (str, os.PathLike)):
+        from tricount.gpu.host_edges import edges_for_device
+
+        return _timed_upload(edges_for_device, graph, inputs.as_graph)
+    if engine == "gpu" and not os.fspath(graph).endswith(".tcsr"):
         try:
             return inputs.as_graph(graph, device="gpu", parser=parser)
         except UnsupportedGraphError:

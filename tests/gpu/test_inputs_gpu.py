@@ -101,3 +101,81 @@ def test_networkx_backend_on_the_gpu(monkeypatch):
         assert got == {k: pytest.approx(v, rel=1e-12, abs=1e-15) for k, v in want.items()}
         G = D.to_undirected()
         assert sorted(nx.all_triangles(G, backend="tricount")) == sorted(nx.all_triangles(G))
+
+
+# -- host edge arrays counted on the GPU are built there (tricount.gpu.host_edges) --------
+
+
+@pytest.fixture(scope="module")
+def host_rmat16():
+    """R-MAT 16's 2^20 lines (past DEVICE_BUILD_MIN_LINES), loops and repeats included."""
+    from tricount.gpu.host_edges import DEVICE_BUILD_MIN_LINES
+
+    src, dst = rmat(16, 16, seed=3)
+    assert src.shape[0] >= DEVICE_BUILD_MIN_LINES
+    return src, dst
+
+
+def _same_graph(g, want):
+    assert g.xp is cupy
+    for name in ("indptr", "indices", "vertex_ids"):
+        np.testing.assert_array_equal(cupy.asnumpy(getattr(g, name)), getattr(want, name))
+    assert (g.n_vertices, g.n_edges, g.self_loops_dropped, g.duplicates_dropped) == (
+        want.n_vertices, want.n_edges, want.self_loops_dropped, want.duplicates_dropped)
+
+
+def _device_built(pair):
+    from tricount.gpu.host_edges import edges_for_device
+
+    on_device = edges_for_device(pair)
+    assert on_device is not pair  # handed to the device
+    return as_graph(on_device)[0]
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint32])
+def test_host_edges_for_the_gpu_build_there_array_for_array(host_rmat16, dtype):
+    src, dst = (a.astype(dtype) for a in host_rmat16)
+    want, _ = as_graph((src, dst))  # the host's build
+    assert want.xp is np
+    _same_graph(_device_built((src, dst)), want)
+
+
+def test_sparse_ids_keep_their_labels_on_the_device(host_rmat16):
+    src, dst = (a * 1_000_003 + 7 for a in host_rmat16)  # ids far apart: sorted, not mapped
+    want, _ = as_graph((src, dst))
+    _same_graph(_device_built((src, dst)), want)
+
+
+@pytest.mark.parametrize("chunk_lines", [1, 1000, 12_345, 1 << 23])
+def test_upload_edges_copies_every_chunk(chunk_lines):
+    from tricount.gpu.host_edges import upload_edges
+
+    rng = np.random.default_rng(chunk_lines)
+    n = 3 if chunk_lines == 1 else 100_003
+    for dtype in (np.int64, np.int16, np.uint32):
+        src = rng.integers(0, 30_000, n).astype(dtype)
+        dst = rng.integers(0, 30_000, n).astype(dtype)
+        s, d = upload_edges(src, dst, chunk_lines=chunk_lines)
+        assert s.dtype == d.dtype == cupy.int64
+        np.testing.assert_array_equal(cupy.asnumpy(s), src.astype(np.int64))
+        np.testing.assert_array_equal(cupy.asnumpy(d), dst.astype(np.int64))
+
+
+def test_host_edges_count_on_the_gpu_as_on_the_cpu(host_rmat16):
+    want = tricount.count(host_rmat16, backend="cpu").n_triangles
+    assert tricount.count(host_rmat16, backend="gpu").n_triangles == want
+    for options in ({"partitions": 3}, {"devices": "all"}, {"devices": [0], "partitions": 2}):
+        result = tricount.count(host_rmat16, backend="gpu", **options)
+        assert result.n_triangles == want, options
+
+
+def test_a_bad_id_in_host_edges_is_the_host_builds_error(host_rmat16):
+    src, dst = (a.copy() for a in host_rmat16)
+    src[12_345] = -4
+    with pytest.raises(tricount.InvalidEdgesError) as on_host:
+        as_graph((src, dst))
+    with pytest.raises(tricount.InvalidEdgesError) as on_device:
+        _device_built((src, dst))
+    assert str(on_device.value) == str(on_host.value)
+    with pytest.raises(tricount.InvalidEdgesError):
+        tricount.count((src, dst), backend="gpu")

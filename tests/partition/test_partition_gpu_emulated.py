@@ -440,6 +440,36 @@ def test_workers_copy_the_first_devices_preparation(fake_gpu, monkeypatch, worke
     assert copied == alone
 
 
+@pytest.mark.parametrize("devices, through_host", [([0, 1], False), ([0, 1, 1], False),
+                                                    ([1, 0], True)])
+def test_a_graph_on_the_first_device_is_prepared_there_for_the_others(monkeypatch, devices,
+                                                                       through_host):
+    """A graph on the first of several devices (host edge arrays built there): that device
+    prepares it from its own memory and the others copy the rank-ordered CSR, nothing crossing
+    the host; on a device that is not the first, it goes through the host as before."""
+    import tricount.gpu
+    from tricount.partition import device_plan
+    from tricount.partition.source import GraphSource
+
+    to_host = []
+    real = GraphSource.to_host
+    monkeypatch.setattr(GraphSource, "to_host", lambda self: to_host.append(1) or real(self))
+    with fake_cupy.installed(monkeypatch, device_count=2) as cp:
+        monkeypatch.setattr(tricount.gpu, "probe", lambda: (True, "GPU fake"))
+        monkeypatch.setattr(device_plan, "DEVICE_PASS_ENTRIES", 100)
+        graph = rmat_graph(scale=10, seed=31)
+        on_device = graph.to_device(cp)
+        for k in (None, 3):
+            n, report = gpu_count(on_device, devices=devices, partitions=k)
+            assert n == oracle(graph), k
+            if through_host:
+                continue
+            steps = report.devices[-1]["prepare_steps"]
+            assert "copying the rank-ordered CSR from the first device" in steps, steps
+            assert sum(d["bytes_copied"] for d in report.devices) == 0
+    assert len(to_host) == (2 if through_host else 0)
+
+
 def test_a_wrong_copy_of_the_first_devices_preparation_stops_the_count(fake_gpu, monkeypatch):
     from tricount.errors import TricountError
 

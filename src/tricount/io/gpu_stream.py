@@ -97,16 +97,19 @@ class DeviceEdges(EdgeText):
     """An :class:`EdgeText` whose edges go to the GPU as they are parsed (see module doc).
 
     ``file_bytes``: the file's size when it is plain text (sizes the device
-    buffer from the first chunk), else None. Use as a context manager, or call
-    :meth:`close`: it waits for every copy before the pinned buffers can go.
+    buffer from the first chunk), else None; ``capacity``: the number of edges when it is
+    known (host edge arrays, :func:`tricount.gpu.host_edges.upload_edges`), which sizes the
+    device buffer once. Use as a context manager, or call :meth:`close`: it waits for every
+    copy before the pinned buffers can go.
     """
 
-    def __init__(self, *, file_bytes: int | None = None, path=None):
+    def __init__(self, *, file_bytes: int | None = None, path=None, capacity: int | None = None):
         super().__init__(merge_repeats=False)  # device memory bounds it: see _too_big
         self.path = path
         self._cp = _cupy()
         self.stream = self._cp.cuda.Stream(non_blocking=True)
         self.file_bytes = file_bytes
+        self.capacity = capacity
         self.dtype = None  # of the device edge list: the first chunk's, int64 once needed
         self.src = self.dst = None  # device arrays of ``capacity`` entries
         self.n_edges = 0
@@ -172,7 +175,7 @@ class DeviceEdges(EdgeText):
         if need <= capacity:
             return
         if self.src is None:
-            size = max(need, plan_capacity(m, chunk_bytes, self.file_bytes))
+            size = max(need, self.capacity or plan_capacity(m, chunk_bytes, self.file_bytes))
         else:
             size = grown_capacity(capacity, need)
         # On the caller's stream, not the loader's: CuPy's pool gives memory freed on a stream
@@ -196,14 +199,19 @@ class DeviceEdges(EdgeText):
         self.stream.wait_event(self._cp.cuda.get_current_stream().record())
 
     def take_edges(self):
-        """Every edge copied, as device int64 arrays; the buffers are released."""
+        """Every edge copied, as device int64 arrays (the buffers themselves when they are
+        int64 and full); the buffers are released."""
         cp = self._cp
         self.close()
         self._pinned = [None, None]
         if self.src is None:
             return cp.zeros(0, dtype=cp.int64), cp.zeros(0, dtype=cp.int64)
         n = self.n_edges
-        src, dst = self.src[:n].astype(cp.int64), self.dst[:n].astype(cp.int64)
+        # A full buffer of int64 is handed over as it is; a part is copied, so the room past
+        # it is freed before the build.
+        whole = n == self.src.shape[0]
+        src = self.src[:n].astype(cp.int64, copy=not whole)
+        dst = self.dst[:n].astype(cp.int64, copy=not whole)
         self.src = self.dst = None
         return src, dst
 

@@ -1,0 +1,100 @@
+"""Host edge arrays built into a graph on the GPU, when the GPU counts them.
+
+A ``(src, dst)`` pair of NumPy arrays counted on the GPU (``tricount.count`` with the GPU
+engine or executor: :func:`edges_for_device`) used to be built on the host
+(:func:`tricount.prep.canonical.canonical_edges` with NumPy: 26.3 s for R-MAT 24's 268 M
+lines on a 32-core host) and its CSR copied to the device; the GPU builds the same graph
+from the same lines in well under a second, copy included: the whole count took 0.37 s
+(one H200, 2026-11-28, ``benchmarks/results/host_edges_gpu_h200x2.md``). So where the device
+holds the lines and the fused build's room (:func:`builds_on_device`), the lines go to
+the device as they are and the graph is built there by the code every device build shares
+(:meth:`tricount.CSRGraph.from_edges` with CuPy arrays): the same vertices, edges, loop and
+repeat counts and errors as the host build, since both run ``canonical_edges``. A count on
+several GPUs (``devices=``) builds on the first of them, which then prepares the graph from
+its own memory while the others copy the rank-ordered CSR from it
+(:func:`tricount.partition.gpu.count_gpu`).
+
+The copy (:func:`upload_edges`) is the text loader's double buffer
+(:class:`tricount.io.gpu_stream.DeviceEdges`): the host copies chunk ``k + 1`` into one
+pinned buffer, on several threads (:func:`tricount.gpu.chunks.copy_into`), while a
+non-blocking stream copies chunk ``k`` from the other to the device; a buffer is refilled
+only after the event recorded behind its last copy. The device arrays are sized once, from
+the number of lines.
+
+Lines that do not fit the device's room, ids NumPy cannot hand over as they are (uint64,
+whose ids past ``2**63 - 1`` the host build maps; floats, which the host validates), any
+other input (lists, tables, names) and small inputs stay on the host path: the host builds
+them (its bounded build still sorts its buckets on the GPU when there is one).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tricount.errors import UnsupportedGraphError
+from tricount.prep.outofcore.memory import DEVICE_SHARE, in_memory_bytes
+
+__all__ = ["DEVICE_BUILD_MIN_LINES", "UPLOAD_CHUNK_LINES", "builds_on_device", "edges_for_device",
+           "upload_edges"]
+
+#: Fewer lines are built on the host. At this many (R-MAT 14's) the whole count already took
+#: 3-4 ms with the device's build, copy included, against 9-10 ms with the host's (one H200,
+#: warm; ``benchmarks/results/host_edges_gpu_h200x2.md``); below it a few ms are at stake.
+DEVICE_BUILD_MIN_LINES = 1 << 18
+#: Lines a pinned buffer holds (two buffers of ``2 * 8`` bytes a line: 256 MiB for int64).
+UPLOAD_CHUNK_LINES = 1 << 23
+#: Integer types that go to the device as they are (the build widens them to int64).
+_DEVICE_KINDS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32)
+
+
+def builds_on_device(src, dst, free_bytes: int | None) -> bool:
+    """Whether host edge arrays ``src``, ``dst`` go to the device to be built there: NumPy
+    integer arrays of one 1-D shape and a type :func:`upload_edges` takes, at least
+    :data:`DEVICE_BUILD_MIN_LINES` of them, whose int64 copies and the fused build's room
+    fit ``DEVICE_SHARE`` of the device's ``free_bytes``."""
+    if not (isinstance(src, np.ndarray) and isinstance(dst, np.ndarray)):
+        return False
+    if src.ndim != 1 or src.shape != dst.shape or src.dtype != dst.dtype \
+            or src.dtype.type not in _DEVICE_KINDS:
+        return False
+    m = int(src.shape[0])
+    if m < DEVICE_BUILD_MIN_LINES or free_bytes is None:
+        return False
+    # Both ends as copied, their int64 widening (the same arrays for int64), and the build
+    # beyond its input; a byte map of dense ids is not counted: the build itself weighs the
+    # ids it finds (and goes to buckets if it must).
+    copied = 0 if src.dtype.itemsize == 8 else 2 * src.dtype.itemsize * m
+    need = copied + 16 * m + in_memory_bytes(m, 0, device=True)
+    return need <= DEVICE_SHARE * free_bytes
+
+
+def edges_for_device(graph):
+    """``graph`` (what ``tricount.count`` was given) with its host edge arrays copied to the
+    current device, when it is a ``(src, dst)`` pair that :func:`builds_on_device` takes;
+    else ``graph`` itself, for the host to build."""
+    from tricount.gpu.device import free_device_bytes
+
+    if not (isinstance(graph, tuple) and len(graph) == 2):
+        return graph
+    src, dst = graph
+    if not builds_on_device(src, dst, free_device_bytes()):
+        return graph
+    try:
+        return upload_edges(src, dst)
+    except UnsupportedGraphError:  # the device filled up meanwhile: the host builds
+        return graph
+
+
+def upload_edges(src: np.ndarray, dst: np.ndarray, *, chunk_lines: int = UPLOAD_CHUNK_LINES):
+    """``src`` and ``dst`` (host integer arrays of one length) as device int64 arrays, copied
+    chunk by chunk through two pinned buffers (see the module doc)."""
+    from tricount.gpu.chunks import copy_into
+    from tricount.io.gpu_stream import DeviceEdges
+
+    m = int(src.shape[0])
+    with DeviceEdges(capacity=m, path="the edge arrays") as sink:
+        for a in range(0, m, chunk_lines):
+            b = min(m, a + chunk_lines)
+            sink.add(b - a, src.dtype,
+                     lambda s, d, a=a, b=b: copy_into((s, src[a:b]), (d, dst[a:b])))
+        return sink.take_edges()
