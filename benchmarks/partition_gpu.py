@@ -520,7 +520,8 @@ def pieces_per_worker(partition: dict) -> str:
                      for worker, (n, work, sec) in sorted(per.items()))
 
 
-def environment() -> str:
+def environment(title: str = "Partitioned counting on GPUs (benchmarks/partition_gpu.py)") -> str:
+    """The table's header: ``title``, the date, the machine and the versions, the command."""
     cp = cupy()
     names = []
     for d in range(cp.cuda.runtime.getDeviceCount()):
@@ -529,7 +530,7 @@ def environment() -> str:
         names.append(f"{name} ({props['totalGlobalMem'] / GIB:.0f} GiB)")
     import numba
 
-    return (f"# Partitioned counting on GPUs (benchmarks/partition_gpu.py)\n\n"
+    return (f"# {title}\n\n"
             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
             f"{len(names)} GPU(s): {', '.join(names)}; {os.cpu_count()} CPU cores; Python "
             f"{platform.python_version()}, NumPy {np.__version__}, Numba {numba.__version__}, "
