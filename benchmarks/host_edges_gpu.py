@@ -7,7 +7,9 @@ repeats included), made on the GPU and copied to NumPy arrays once, untimed. Row
 
 - ``host build``: ``Graph.from_edges(src, dst)`` on the host, then ``count(g, backend="gpu")``:
   what ``count((src, dst), backend="gpu")`` did before (one trial; up to ``--host-max``);
-- ``count((src, dst), backend="gpu")``: the lines built on the device;
+- ``count((src, dst), backend="gpu")``: the lines built on the device (in one piece, or past
+  the device's room, R-MAT 27 on an H200, by the bounded build with the GPU bucketing and
+  sorting, then counted in parts);
 - on a host of several GPUs, ``devices=[0]`` and ``devices="all"`` from the same arrays, with
   the speed-up (issue 21's two-GPU target, measured from the edge list).
 
@@ -37,7 +39,7 @@ from tricount.gpu.device import cupy, live_memory_hook  # noqa: E402
 from tricount.gpu import host_edges  # noqa: E402
 
 #: Counts on record (partition_gpu_h200*.md, the engine from a host CSR).
-KNOWN = {24: 10_287_447_151, 25: 22_542_866_797, 26: 49_175_308_653}
+KNOWN = {24: 10_287_447_151, 25: 22_542_866_797, 26: 49_175_308_653, 27: 106_880_716_618}
 COLUMNS = ("scale", "lines", "edges", "run", "devices", "device peak GiB", "host peak GiB",
            "best s", "median s", "build s", "count s", "speed-up", "count", "verified by")
 

@@ -122,11 +122,18 @@ def test_edges_for_device_hands_over_plain_host_ids(fake_gpu):
         assert edges_for_device(graph) is graph
 
 
-def test_edges_for_device_leaves_what_does_not_fit(fake_gpu, monkeypatch):
+def test_what_does_not_fit_one_piece_takes_the_bounded_build(fake_gpu, monkeypatch):
+    bounded = []
+    monkeypatch.setattr(host_edges, "build_bounded_on_device",
+                        lambda s, d: bounded.append(len(s)) or "built in buckets")
     src = np.zeros(M, dtype=np.int64)
     monkeypatch.setitem(fake_cupy.FREE_BYTES, "free", _room(M, 8) // 2)
-    graph = (src, src)
-    assert edges_for_device(graph) is graph
+    assert edges_for_device((src, src)) == "built in buckets" and bounded == [M]
+    monkeypatch.setitem(fake_cupy.FREE_BYTES, "free", _room(M, 8))
+    s, _d = edges_for_device((src, src))  # fits again: one piece
+    assert type(s) is fake_gpu.ndarray and bounded == [M]
+    graph = (src.astype(np.uint64), src.astype(np.uint64))  # the host's, whatever the room
+    assert edges_for_device(graph) is graph and bounded == [M]
 
 
 def test_a_gpu_count_builds_host_edges_through_edges_for_device(monkeypatch):

@@ -146,6 +146,29 @@ def test_sparse_ids_keep_their_labels_on_the_device(host_rmat16):
     _same_graph(_device_built((src, dst)), want)
 
 
+def test_lines_past_one_piece_are_built_in_buckets_on_the_device(host_rmat16, monkeypatch):
+    from tricount.gpu import host_edges
+
+    src, dst = host_rmat16
+    want, _ = as_graph((src, dst))
+    g = host_edges.build_bounded_on_device(src, dst, chunk_lines=100_003)
+    assert g.xp is np  # the bounded build's graph is the host's, to be counted in parts
+    for name in ("indptr", "indices", "vertex_ids"):
+        np.testing.assert_array_equal(getattr(g, name), getattr(want, name))
+    assert (g.n_vertices, g.n_edges, g.self_loops_dropped, g.duplicates_dropped) == (
+        want.n_vertices, want.n_edges, want.self_loops_dropped, want.duplicates_dropped)
+    expected = tricount.count(host_rmat16, backend="cpu").n_triangles
+    monkeypatch.setattr(host_edges, "builds_on_device", lambda *a: False)  # as if too large
+    monkeypatch.setattr(host_edges, "BOUNDED_CHUNK_LINES", 250_000)
+    called = []
+    real = host_edges.build_bounded_on_device
+    monkeypatch.setattr(host_edges, "build_bounded_on_device",
+                        lambda *a, **k: called.append(1) or real(*a, **k))
+    assert tricount.count(host_rmat16, backend="gpu").n_triangles == expected
+    assert tricount.count(host_rmat16, devices="all").n_triangles == expected
+    assert called == [1, 1]
+
+
 @pytest.mark.parametrize("chunk_lines", [1, 1000, 12_345, 1 << 23])
 def test_upload_edges_copies_every_chunk(chunk_lines):
     from tricount.gpu.host_edges import upload_edges
