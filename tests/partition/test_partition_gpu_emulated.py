@@ -440,20 +440,33 @@ def test_workers_copy_the_first_devices_preparation(fake_gpu, monkeypatch, worke
     assert copied == alone
 
 
-@pytest.mark.parametrize("devices, through_host", [([0, 1], False), ([0, 1, 1], False),
-                                                    ([1, 0], True)])
+@pytest.mark.parametrize("devices, through_host, room", [
+    ([0, 1], False, True), ([0, 1, 1], False, True), ([1, 0], True, True),
+    ([0, 1], True, False)])
 def test_a_graph_on_the_first_device_is_prepared_there_for_the_others(monkeypatch, devices,
-                                                                       through_host):
+                                                                       through_host, room):
     """A graph on the first of several devices (host edge arrays built there): that device
     prepares it from its own memory and the others copy the rank-ordered CSR, nothing crossing
-    the host; on a device that is not the first, it goes through the host as before."""
+    the host; on a device that is not the first, or with no room beside it there (``room``
+    False: its plan refuses), it goes through the host as before."""
     import tricount.gpu
+    from tricount.errors import UnsupportedGraphError
     from tricount.partition import device_plan
+    from tricount.partition.device_worker import DeviceWorker
     from tricount.partition.source import GraphSource
 
     to_host = []
     real = GraphSource.to_host
     monkeypatch.setattr(GraphSource, "to_host", lambda self: to_host.append(1) or real(self))
+    if not room:
+        plan = DeviceWorker.plan_memory
+
+        def no_room_beside(self, source, *args):
+            if source.device == self.device_id:
+                raise UnsupportedGraphError("no room beside the graph")
+            return plan(self, source, *args)
+
+        monkeypatch.setattr(DeviceWorker, "plan_memory", no_room_beside)
     with fake_cupy.installed(monkeypatch, device_count=2) as cp:
         monkeypatch.setattr(tricount.gpu, "probe", lambda: (True, "GPU fake"))
         monkeypatch.setattr(device_plan, "DEVICE_PASS_ENTRIES", 100)

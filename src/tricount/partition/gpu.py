@@ -221,13 +221,17 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
                for d, label in zip(ids, _labels(ids))]
     with DeviceThreads(workers) as threads:
         free = _free_bytes(ids)
-        dplans = [w.plan_memory(source, free[w.device_id], max_memory) for w in workers]
-        if source.device is not None and any(d != source.device for d in ids) \
-                and not shared_prep.can_replicate(workers, dplans):
+        if source.device is not None and any(d != source.device for d in ids):
             # The first device holds the graph; the others copy its preparation (NVLink or
             # PCIe) only when every device keeps the rank-ordered CSR: else through the host.
-            source = source.to_host()
-            dplans = [w.plan_memory(source, free[w.device_id], max_memory) for w in workers]
+            try:
+                dplans = [w.plan_memory(source, free[w.device_id], max_memory)
+                          for w in workers]
+            except UnsupportedGraphError:  # no room beside the graph there: as from the host
+                dplans = None
+            if dplans is None or not shared_prep.can_replicate(workers, dplans):
+                source = source.to_host()
+        dplans = [w.plan_memory(source, free[w.device_id], max_memory) for w in workers]
         if source.unread and not reads_file_to_device(dplans):
             t_read = time.perf_counter()
             source = source.read_host()
