@@ -58,6 +58,10 @@ class TestBuildsOnDevice:
          np.zeros(M, np.uint64)),
         ("floats are validated on the host", np.zeros(M, np.float64), np.zeros(M, np.float64)),
         ("two types", np.zeros(M, np.int64), np.zeros(M, np.int32)),
+        ("masked: the host refuses hidden entries", np.ma.array(np.zeros(M, np.int64)),
+         np.ma.array(np.zeros(M, np.int64))),
+        ("byte-swapped", np.zeros(M, np.dtype(np.int64).newbyteorder()),
+         np.zeros(M, np.dtype(np.int64).newbyteorder())),
         ("two lengths", np.zeros(M, np.int64), np.zeros(M + 1, np.int64)),
         ("not one-dimensional", np.zeros((M, 2), np.int64), np.zeros((M, 2), np.int64)),
         ("lists", [0] * M, [1] * M),
@@ -90,8 +94,6 @@ def test_upload_edges_copies_every_line(fake_gpu, n, chunk, dtype, seed):
 
 
 def test_the_device_arrays_are_sized_once(fake_gpu, monkeypatch):
-    from tricount.io import gpu_stream
-
     sizes = []
     empty = fake_gpu.empty
 
@@ -103,7 +105,6 @@ def test_the_device_arrays_are_sized_once(fake_gpu, monkeypatch):
     src = np.arange(50, dtype=np.int64)
     s, _d = upload_edges(src, src[::-1].copy(), chunk_lines=7)
     assert sizes == [50, 50]  # both ends, once, at the first chunk
-    assert gpu_stream.DeviceEdges is not None
     np.testing.assert_array_equal(np.asarray(s), src)
 
 
@@ -152,3 +153,66 @@ def test_a_gpu_count_builds_host_edges_through_edges_for_device(monkeypatch):
     g, _ = api._loaded(pair, "cpu")
     g, _ = api._built_for(pair, "cpu", None)
     assert handed == [pair] and g.n_edges == 3
+
+
+def test_a_ctrl_c_while_waiting_for_the_copies_returns_after_every_copy(monkeypatch):
+    """The copies write into pinned buffers that the caller frees or refills once it has the
+    exception: a Ctrl-C during the wait is raised only after the last copy."""
+    import threading
+
+    from tricount.gpu import chunks
+
+    done, release = [], threading.Event()
+
+    def slow_copy(dst, src):
+        if threading.current_thread() is not threading.main_thread():
+            release.wait(10)
+            done.append(len(src))
+        dst[...] = src
+
+    real_wait = chunks.wait
+    interrupts = []
+
+    def interrupted_wait(futures):
+        if not interrupts:
+            interrupts.append(1)
+            release.set()  # the copies finish while the interrupt goes up
+            raise KeyboardInterrupt
+        return real_wait(futures)
+
+    monkeypatch.setattr(chunks, "np", type("np", (), {"copyto": staticmethod(slow_copy)}))
+    monkeypatch.setattr(chunks, "wait", interrupted_wait)
+    monkeypatch.setattr(chunks, "COPY_PIECE_BYTES", 8)
+    monkeypatch.setattr(chunks, "COPY_THREADS", 8)  # eight pieces of 8 ids, seven on the pool
+    src = np.arange(64, dtype=np.int64)
+    dst = np.zeros_like(src)
+    with pytest.raises(KeyboardInterrupt):
+        chunks.copy_into((dst, src))
+    assert interrupts == [1] and sorted(done) == [8] * 7  # every pool copy ended first
+    np.testing.assert_array_equal(dst, src)
+
+
+def test_a_device_build_that_does_not_fit_is_built_on_the_host(monkeypatch):
+    """The upload fitted but the build did not (UnsupportedGraphError): the host builds the
+    user's arrays; an error of the host's own build still reaches the user."""
+    from tricount import inputs
+    from tricount.errors import UnsupportedGraphError
+
+    on_device = ("device", "arrays")
+    monkeypatch.setattr(host_edges, "edges_for_device", lambda graph: on_device)
+    real = inputs.as_graph
+
+    def as_graph(graph, **kw):
+        if graph is on_device:
+            raise UnsupportedGraphError("the fused build does not fit")
+        return real(graph, **kw)
+
+    monkeypatch.setattr(inputs, "as_graph", as_graph)
+    pair = (np.array([0, 0, 1]), np.array([1, 2, 2]))
+    g, steps = api._loaded(pair, "gpu")
+    assert g.xp is np and g.n_edges == 3 and steps["build_s"] >= 0
+    monkeypatch.setattr(host_edges, "edges_for_device", lambda graph: graph)
+    monkeypatch.setattr(inputs, "as_graph", lambda graph, **kw: (_ for _ in ()).throw(
+        UnsupportedGraphError("the host's own")))
+    with pytest.raises(UnsupportedGraphError, match="the host's own"):
+        api._loaded(pair, "gpu")

@@ -320,11 +320,17 @@ def _built_for(graph, executor: str, devices):
 
 def _timed_upload(upload, graph, build):
     """``build(upload(graph))`` (CuPy arrays build on the GPU), the upload's seconds counted
-    in the build's."""
+    in the build's; the host builds ``graph`` itself when the device's build does not fit."""
     t0 = time.perf_counter()
     uploaded = upload(graph)
     seconds = time.perf_counter() - t0
-    g, steps = build(uploaded)
+    try:
+        g, steps = build(uploaded)
+    except UnsupportedGraphError:
+        if uploaded is graph:
+            raise
+        del uploaded  # its device memory goes back before the host builds
+        g, steps = build(graph)
     return g, dict(steps, build_s=steps["build_s"] + seconds)
 
 

@@ -36,7 +36,7 @@ import bisect
 import collections
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -225,8 +225,23 @@ def copy_into(*pairs: tuple[np.ndarray, np.ndarray]) -> None:
         if jobs:
             np.copyto(*jobs[0])
     finally:
+        _wait_all(futures)  # even on Ctrl-C: no copy may still write once this returns
         for f in futures:
             f.result()
+
+
+def _wait_all(futures) -> None:
+    """Wait until every future is done, a Ctrl-C meanwhile raised only after (the copies
+    write into buffers the caller frees or refills as soon as it has the exception)."""
+    interrupted = None
+    while True:
+        try:
+            wait(futures)
+            break
+        except KeyboardInterrupt as exc:
+            interrupted = exc
+    if interrupted is not None:
+        raise interrupted
 
 
 class HostCSR:

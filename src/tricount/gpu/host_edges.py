@@ -2,17 +2,19 @@
 
 A ``(src, dst)`` pair of NumPy arrays counted on the GPU (``tricount.count`` with the GPU
 engine or executor: :func:`edges_for_device`) used to be built on the host
-(:func:`tricount.prep.canonical.canonical_edges` with NumPy: 26.3 s for R-MAT 24's 268 M
-lines on a 32-core host) and its CSR copied to the device; the GPU builds the same graph
-from the same lines in well under a second, copy included: the whole count took 0.37 s
+(:func:`tricount.prep.canonical.canonical_edges` with NumPy: 26.5-27.7 s for R-MAT 24's
+268 M lines on a 32-core host) and its CSR copied to the device; the GPU builds the same graph
+from the same lines in well under a second, copy included: the whole count took 0.35-0.41 s
 (one H200, 2026-11-28, ``benchmarks/results/host_edges_gpu_h200x2.md``). So where the device
 holds the lines and the fused build's room (:func:`builds_on_device`), the lines go to
 the device as they are and the graph is built there by the code every device build shares
 (:meth:`tricount.CSRGraph.from_edges` with CuPy arrays): the same vertices, edges, loop and
-repeat counts and errors as the host build, since both run ``canonical_edges``. A count on
-several GPUs (``devices=``) builds on the first of them, which then prepares the graph from
-its own memory while the others copy the rank-ordered CSR from it
-(:func:`tricount.partition.gpu.count_gpu`).
+repeat counts and errors as the host build, since both run ``validate_edge_arrays`` and
+``canonical_edges`` (masked and byte-swapped arrays, which CuPy cannot take as they are,
+stay on the host). A count on
+several GPUs (``devices=``) builds on the first of them; where every device keeps the
+rank-ordered CSR, that one prepares the graph from its own memory while the others copy it
+from there, else the graph goes through host memory (:func:`tricount.partition.gpu.count_gpu`).
 
 The copy (:func:`upload_edges`) is the text loader's double buffer
 (:class:`tricount.io.gpu_stream.DeviceEdges`): the host copies chunk ``k + 1`` into one
@@ -48,7 +50,9 @@ __all__ = ["DEVICE_BUILD_MIN_LINES", "UPLOAD_CHUNK_LINES", "BOUNDED_CHUNK_LINES"
 #: 3-4 ms with the device's build, copy included, against 9-10 ms with the host's (one H200,
 #: warm; ``benchmarks/results/host_edges_gpu_h200x2.md``); below it a few ms are at stake.
 DEVICE_BUILD_MIN_LINES = 1 << 18
-#: Lines a pinned buffer holds (two buffers of ``2 * 8`` bytes a line: 256 MiB for int64).
+#: Lines a pinned buffer holds: two slots of two buffers, each of 1.25 times this (DeviceEdges'
+#: slack) rounded up by CuPy's pinned pool to 128 MiB for int64, 512 MiB in all, kept by the
+#: pool after the count.
 UPLOAD_CHUNK_LINES = 1 << 23
 #: Lines a chunk of the bounded build copies to the device (1 GiB of int64 pairs there).
 BOUNDED_CHUNK_LINES = 1 << 26
@@ -57,12 +61,14 @@ _DEVICE_KINDS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.
 
 
 def _device_ids(src, dst, free_bytes: int | None) -> bool:
-    """NumPy integer arrays of one 1-D shape and a type :func:`upload_edges` takes, at least
+    """NumPy integer arrays of one 1-D shape and a type :func:`upload_edges` takes (in the
+    machine's byte order: CuPy has no other), at least
     :data:`DEVICE_BUILD_MIN_LINES` of them, and a device."""
-    if not (isinstance(src, np.ndarray) and isinstance(dst, np.ndarray)):
-        return False
+    if not (isinstance(src, np.ndarray) and isinstance(dst, np.ndarray)) \
+            or isinstance(src, np.ma.MaskedArray) or isinstance(dst, np.ma.MaskedArray):
+        return False  # a mask's hidden entries: the host build refuses them
     if src.ndim != 1 or src.shape != dst.shape or src.dtype != dst.dtype \
-            or src.dtype.type not in _DEVICE_KINDS:
+            or src.dtype.type not in _DEVICE_KINDS or not src.dtype.isnative:
         return False
     return int(src.shape[0]) >= DEVICE_BUILD_MIN_LINES and free_bytes is not None
 
