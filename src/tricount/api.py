@@ -311,26 +311,29 @@ def _built_for(graph, executor: str, devices):
     if executor != "gpu":
         return as_graph(graph)
     from tricount.gpu.device import cupy
-    from tricount.gpu.host_edges import edges_for_device
     from tricount.partition.gpu import resolve_devices
 
     with cupy().cuda.Device(resolve_devices(devices)[0]):
-        return _timed_upload(edges_for_device, graph, as_graph)
+        return _built_on_device(graph)
 
 
-def _timed_upload(upload, graph, build):
-    """``build(upload(graph))`` (CuPy arrays build on the GPU), the upload's seconds counted
-    in the build's; the host builds ``graph`` itself when the device's build does not fit."""
+def _built_on_device(graph):
+    """``inputs.as_graph`` of ``graph`` with its host edge arrays handed to the current device
+    first (:func:`tricount.gpu.host_edges.edges_for_device`: CuPy arrays build on the GPU),
+    the copy's seconds counted in the build's; the host builds ``graph`` itself when the
+    device's build does not fit."""
+    from tricount.gpu.host_edges import edges_for_device
+
     t0 = time.perf_counter()
-    uploaded = upload(graph)
+    uploaded = edges_for_device(graph)
     seconds = time.perf_counter() - t0
     try:
-        g, steps = build(uploaded)
+        g, steps = inputs.as_graph(uploaded)
     except UnsupportedGraphError:
         if uploaded is graph:
             raise
         del uploaded  # its device memory goes back before the host builds
-        g, steps = build(graph)
+        g, steps = inputs.as_graph(graph)
     return g, dict(steps, build_s=steps["build_s"] + seconds)
 
 
@@ -344,9 +347,7 @@ def _loaded(graph, engine: str, parser: str = "auto"):
     GPU go to the device and are built there where it holds them
     (:mod:`tricount.gpu.host_edges`)."""
     if engine == "gpu" and not isinstance(graph, (str, os.PathLike)):
-        from tricount.gpu.host_edges import edges_for_device
-
-        return _timed_upload(edges_for_device, graph, inputs.as_graph)
+        return _built_on_device(graph)
     if engine == "gpu" and not os.fspath(graph).endswith(".tcsr"):
         try:
             return inputs.as_graph(graph, device="gpu", parser=parser)

@@ -91,7 +91,9 @@ def builds_on_device(src, dst, free_bytes: int | None) -> bool:
 def edges_for_device(graph):
     """``graph`` (what ``tricount.count`` was given) with its host edge arrays copied to the
     current device, when it is a ``(src, dst)`` pair that :func:`builds_on_device` takes;
-    else ``graph`` itself, for the host to build."""
+    built in buckets on the device into a host graph when the ids suit the device but one
+    piece does not fit (:func:`build_bounded_on_device`); else ``graph`` itself, for the host
+    to build."""
     from tricount.gpu.device import free_device_bytes
 
     if not (isinstance(graph, tuple) and len(graph) == 2):

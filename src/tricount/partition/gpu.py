@@ -214,24 +214,25 @@ def count_gpu(graph, *, partitions=None, devices=None, max_memory=None, shape=No
         _cupy().cuda.Device(source.device).synchronize()  # CuPy makes it current for this
     t_load = time.perf_counter()
     ids = resolve_devices(devices)
-    if source.device is not None and any(d != source.device for d in ids) \
-            and source.device != ids[0]:
-        source = source.to_host()
     workers = [DeviceWorker(d, label, shape=shape, timer=timer)
                for d, label in zip(ids, _labels(ids))]
     with DeviceThreads(workers) as threads:
         free = _free_bytes(ids)
+        dplans = None
         if source.device is not None and any(d != source.device for d in ids):
-            # The first device holds the graph; the others copy its preparation (NVLink or
-            # PCIe) only when every device keeps the rank-ordered CSR: else through the host.
-            try:
-                dplans = [w.plan_memory(source, free[w.device_id], max_memory)
-                          for w in workers]
-            except UnsupportedGraphError:  # no room beside the graph there: as from the host
-                dplans = None
+            # A graph on the first device stays there, and the others copy its preparation
+            # (NVLink or PCIe), only when every device keeps the rank-ordered CSR and the first
+            # has room beside it; else it goes through the host.
+            if source.device == ids[0]:
+                try:
+                    dplans = [w.plan_memory(source, free[w.device_id], max_memory)
+                              for w in workers]
+                except UnsupportedGraphError:
+                    dplans = None
             if dplans is None or not shared_prep.can_replicate(workers, dplans):
-                source = source.to_host()
-        dplans = [w.plan_memory(source, free[w.device_id], max_memory) for w in workers]
+                source, dplans = source.to_host(), None
+        if dplans is None:
+            dplans = [w.plan_memory(source, free[w.device_id], max_memory) for w in workers]
         if source.unread and not reads_file_to_device(dplans):
             t_read = time.perf_counter()
             source = source.read_host()
