@@ -642,10 +642,13 @@ def installed(monkeypatch, *, device_count: int = 1, free_bytes: int = 1 << 30):
     from tricount.gpu import device as gpu_device
     from tricount.gpu.methods import hash as hash_method
     from tricount.gpu.prepare import keys
+    from tricount.partition import device_worker
 
     cp, cupyx = make_modules(device_count)
     monkeypatch.setitem(sys.modules, "cupy", cp)
     monkeypatch.setitem(sys.modules, "cupyx", cupyx)
+    # Streams a real GPU count left for reuse (tests on a GPU machine share the process).
+    monkeypatch.setattr(device_worker, "_FREE_STREAMS", {})
     monkeypatch.setattr(keys, "get_kernel", get_kernel)
     monkeypatch.setattr(hash_method, "get_kernel", get_kernel)
     monkeypatch.setitem(FREE_BYTES, "free", int(free_bytes))
