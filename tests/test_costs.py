@@ -302,7 +302,26 @@ class TestWorkload:
         g = tricount.Graph.from_edges([0, 0, 1], [1, 2, 2])
         assert workload_of(g) == Workload("host", 3, 3)
         w = workload_of((np.arange(10), np.arange(1, 11)))
-        assert (w.kind, w.n_edges, w.exact) == ("edges", 10, False)
+        assert (w.kind, w.n_edges, w.exact, w.device_build) == ("edges", 10, False, False)
+
+    def test_edge_arrays_the_gpu_builds_are_priced_as_its_build(self):
+        """Only the arrays gpu.host_edges copies as they are: lists, uint64 and short pairs
+        are built on the host, and the GPU's route says so."""
+        from tricount.gpu.host_edges import DEVICE_BUILD_MIN_LINES
+
+        m = DEVICE_BUILD_MIN_LINES
+        ids = np.arange(m, dtype=np.int64)
+        pairs = {"int64": (ids, ids[::-1].copy()), "short": (ids[:-1], ids[1:]),
+                 "uint64": (ids.astype(np.uint64), ids.astype(np.uint64)),
+                 "lists": (list(range(m)), list(range(m)))}
+        built = {}
+        for name, pair in pairs.items():
+            w = workload_of(pair)
+            steps = dict(choose(w, HOT, backend="gpu").steps)
+            built[name] = (w.device_build, "copy" in steps and steps["build"]
+                           == pytest.approx(COSTS.gpu_build_s_per_entry * 2 * w.n_edges))
+        assert built == {"int64": (True, True), "short": (False, False),
+                         "uint64": (False, False), "lists": (False, False)}
 
     def test_a_gzip_file_states_its_size(self, tmp_path):
         text = b"# a comment\n" + b"".join(b"%d\t%d\n" % (i, i + 1) for i in range(5000))

@@ -216,3 +216,125 @@ def test_a_device_build_that_does_not_fit_is_built_on_the_host(monkeypatch):
         UnsupportedGraphError("the host's own")))
     with pytest.raises(UnsupportedGraphError, match="the host's own"):
         api._loaded(pair, "gpu")
+
+
+@pytest.fixture
+def narrowing(monkeypatch):
+    """int64 ids narrowed, as once Numba has started."""
+    from tricount import _threads
+
+    monkeypatch.setattr(_threads, "numba_started", lambda: True)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(1, 40), chunk=st.integers(1, 9), wide_at=st.integers(0, 39),
+       wide=st.sampled_from([2**31, 2**31 + 5, 2**40, 2**63 - 1, -1, -(2**31)]),
+       seed=st.integers(0, 2**32 - 1))
+def test_int64_ids_past_int32_widen_what_went_narrow(fake_gpu, narrowing, n, chunk, wide_at,
+                                                      wide, seed):
+    """int64 chunks go as int32 until one holds an id outside 0 .. 2**31 - 1: that chunk
+    and the rest go wide and the device widens what it holds, every id as given."""
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, 2**31, n, dtype=np.int64)
+    dst = rng.integers(0, 2**31, n, dtype=np.int64)
+    (src if seed % 2 else dst)[wide_at % n] = wide
+    s, d = upload_edges(src, dst, chunk_lines=chunk)
+    assert s.dtype == d.dtype == np.int64
+    np.testing.assert_array_equal(np.asarray(s), src)
+    np.testing.assert_array_equal(np.asarray(d), dst)
+
+
+def _narrowed_kinds(monkeypatch):
+    from tricount.gpu import chunks
+
+    kinds = []
+    real = chunks.narrow_into
+    monkeypatch.setattr(chunks, "narrow_into", lambda *arrays: kinds.append(
+        tuple(a.dtype.name for a in arrays)) or real(*arrays))
+    return kinds
+
+
+def test_int64_ids_that_fit_int32_are_copied_as_int32(fake_gpu, narrowing, monkeypatch):
+    """Half the bytes go to the device: the pinned buffers and the device arrays are int32
+    until the build widens them."""
+    kinds = _narrowed_kinds(monkeypatch)
+    src = np.arange(2**31 - 50, 2**31, dtype=np.int64)
+    s, d = upload_edges(src, src[::-1].copy(), chunk_lines=16)
+    assert kinds == [("int32", "int32", "int64", "int64")] * 4  # 4 chunks
+    np.testing.assert_array_equal(np.asarray(s), src)
+    np.testing.assert_array_equal(np.asarray(d), src[::-1])
+
+
+def test_what_is_narrowed(fake_gpu, monkeypatch):
+    """int64 arrays read in order, once Numba has started; the strided columns of an (m, 2)
+    array, narrower types and a process without Numba go as they are."""
+    from tricount import _threads
+
+    kinds = _narrowed_kinds(monkeypatch)
+    ids = np.arange(40, dtype=np.int64)
+    rows = np.stack((ids, ids[::-1]), axis=1)
+    pairs = ((ids, ids[::-1].copy()), (rows[:, 0], rows[:, 1]),
+             (ids.astype(np.int32), ids.astype(np.int32)))
+    for started in (False, True):
+        monkeypatch.setattr(_threads, "numba_started", lambda: started)
+        assert [host_edges.narrows(*pair) for pair in pairs] == [started, False, False]
+        for pair in pairs:
+            s, _d = upload_edges(*pair, chunk_lines=16)
+            np.testing.assert_array_equal(np.asarray(s), ids)
+    assert kinds == [("int32", "int32", "int64", "int64")] * 3  # the first pair, started
+
+
+@pytest.mark.parametrize("ids, fits", [
+    ([0, 1, 2**31 - 1], True), ([2**31], False), ([-1], False), ([0, 2**62], False),
+    ([-(2**63)], False), ([], True)])
+def test_narrow_into_checks_every_id(monkeypatch, ids, fits):
+    from tricount.gpu import chunks
+
+    monkeypatch.setattr(chunks, "COPY_PIECE_BYTES", 16)  # ranges of 2 rows on the threads
+    src = np.array([5, 6, 7] + ids + [8], dtype=np.int64)
+    dst = np.arange(src.shape[0], dtype=np.int64)[::-1].copy()
+    out = np.zeros((2, src.shape[0]), dtype=np.int32)
+    assert chunks.narrow_into(out[0], out[1], src, dst) is fits
+    assert chunks.narrow_into(out[0], out[1], dst, src) is fits
+    if fits:
+        np.testing.assert_array_equal(out, [dst, src])
+
+
+def test_arrays_and_tables_of_ids_reach_the_gpu_as_their_id_columns():
+    """count() reads an (m, 2) array or a table of integer ids as the pair of its columns,
+    so a GPU count copies and builds them as it does a (src, dst) pair; what is built on
+    the host stays so."""
+    import pandas as pd
+
+    rows = np.arange(2 * M, dtype=np.int64).reshape(M, 2) % 1000
+    for graph in (rows, pd.DataFrame({"source": rows[:, 0], "target": rows[:, 1]})):
+        pair, steps = api._countable(graph)
+        assert steps is None and len(pair) == 2 and builds_on_device(*pair, 1 << 60)
+        assert np.shares_memory(pair[0], rows) == (graph is rows)
+    built, steps = api._countable([(0, 1), (1, 2)])
+    assert built.n_edges == 2 and steps is not None
+
+
+@pytest.mark.parametrize("wide_at", [None, 70])
+def test_a_widening_that_does_not_fit_leaves_the_lines_to_the_host(fake_gpu, narrowing,
+                                                                   monkeypatch, wide_at):
+    """Narrowed ids are widened on the device, at the end (16 B a line beside the int32) or
+    when a later chunk holds a wide id: out of memory there is the loader's error, so the
+    host builds the arrays, as for any upload that does not fit."""
+    from tricount.errors import UnsupportedGraphError
+
+    def no_room(self, dtype, *args, **kwargs):
+        if np.dtype(dtype) == np.int64 and self.dtype != np.int64:
+            raise fake_cupy.OutOfMemoryError("no room to widen")
+        return np.ndarray.astype(self, dtype, *args, **kwargs)
+
+    monkeypatch.setattr(fake_cupy.FakeArray, "astype", no_room)
+    src = np.arange(M, dtype=np.int64) % 1000
+    if wide_at is not None:
+        src[wide_at] = 2**40
+    with pytest.raises(UnsupportedGraphError, match="does not fit in GPU memory"):
+        upload_edges(src, src, chunk_lines=64)
+    monkeypatch.setattr(host_edges, "UPLOAD_CHUNK_LINES", 64)
+    pair = (src, src)
+    assert edges_for_device(pair) is pair

@@ -515,3 +515,70 @@ class TestNodesHoldings:
                                backend="cpu")
         assert tricount.triangles([("ab", "b"), ("b", "c"), ("c", "ab")], nodes="ab",
                                   backend="cpu") == 1
+
+
+class TestIdColumns:
+    """``tricount.count`` reads an (m, 2) array or a table of integer ids as the pair of its
+    id columns (sized by the cost model, built on the GPU where it counts): the same pair
+    that the build reads, and None wherever the build must say something else."""
+
+    def test_arrays_and_tables_of_integer_ids(self):
+        pd, pl, pa = (pytest.importorskip(name) for name in ("pandas", "polars", "pyarrow"))
+
+        from tricount.inputs import id_columns
+
+        rows = np.array([[0, 1], [1, 2], [2, 0], [2, 3]], dtype=np.int32)
+        src, dst = id_columns(rows)
+        assert np.shares_memory(src, rows) and src.tolist() == [0, 1, 2, 2]
+        frame = pd.DataFrame({"w": [1.0] * 4, "target": rows[:, 1], "source": rows[:, 0]})
+        tables = (frame, pa.table({"u": rows[:, 0], "v": rows[:, 1]}),
+                  pl.DataFrame({"a": rows[:, 0], "b": rows[:, 1]}),
+                  pa.table({"src": pa.chunked_array([rows[:2, 0], rows[2:, 0]]),
+                            "dst": pa.chunked_array([rows[:2, 1], rows[2:, 1]])}))
+        for table in tables:
+            got = id_columns(table)
+            assert [c.tolist() for c in got] == [[0, 1, 2, 2], [1, 2, 0, 3]], type(table)
+
+    def test_whatever_the_build_reads_otherwise_is_left_to_it(self):
+        import pandas as pd
+        import pyarrow as pa
+
+        from tricount.inputs import id_columns
+
+        for graph in (np.zeros((4, 3), np.int64), np.zeros((4, 2), np.float64),
+                      np.ma.array(np.zeros((4, 2), np.int64)), [(0, 1), (1, 2)],
+                      pd.DataFrame({"source": ["a", "b"], "target": ["b", "c"]}),
+                      pd.DataFrame({"source": pd.array([0, None], dtype="Int64"),
+                                    "target": [1, 2]}),
+                      pd.DataFrame({"a": [0], "b": [1], "c": [2]}),  # which two?
+                      pa.table({"u": pa.array([0, None]), "v": pa.array([1, 2])}),
+                      {"u": np.arange(3), "v": np.arange(3)}, (np.arange(3), np.arange(3))):
+            assert id_columns(graph) is None, graph
+
+    def test_counts_and_errors_are_the_builds(self):
+        import pandas as pd
+        import pyarrow as pa
+
+        from tricount import inputs
+
+        rows = np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 0], [1, 3], [3, 3], [7, 3]])
+        for graph in (rows, np.asfortranarray(rows), rows.astype(">i4"),
+                      pd.DataFrame(rows, columns=["source", "target"]),
+                      pd.DataFrame({"w": 1.5, "dst": rows[:, 1], "src": rows[:, 0]}),
+                      pa.table({"u": rows[:, 0], "v": rows[:, 1].astype(np.uint8)})):
+            built, _ = inputs.as_graph(graph)  # the build that read these before id_columns
+            got = tricount.count(graph, backend="cpu")
+            assert got.n_triangles == tricount.count(built, backend="cpu").n_triangles
+            facts = ("vertices", "edges", "self_loops_dropped", "duplicates_dropped")
+            assert [got.graph[k] for k in facts] == [built.summary()[k] for k in facts]
+            g, _ = inputs.as_graph(inputs.id_columns(graph))
+            for name in ("indptr", "indices", "vertex_ids"):
+                np.testing.assert_array_equal(getattr(g, name), getattr(built, name))
+        with pytest.raises(tricount.InvalidEdgesError, match="integer vertex ids, got dtype bool"):
+            tricount.count(pd.DataFrame({"a": rows[:, 0] > 2, "b": rows[:, 1] > 0}))
+        with pytest.raises(tricount.InvalidEdgesError, match="cannot tell the edge columns"):
+            tricount.count(pd.DataFrame({"a": [0], "b": [1], "c": [2]}), backend="cpu")
+        with pytest.raises(tricount.InvalidEdgesError, match="1 missing value"):
+            tricount.count(pa.table({"u": pa.array([0, None]), "v": pa.array([1, 2])}))
+        with pytest.raises(tricount.InvalidEdgesError, match="negative|non-negative"):
+            tricount.count(np.array([[0, -1]]), backend="cpu")

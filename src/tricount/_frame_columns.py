@@ -52,6 +52,8 @@ def host_column(col, what: str):
     if kind == "pyarrow" and hasattr(col, "null_count") and hasattr(col, "type"):
         return _arrow_column(col, what)
     if kind == "pandas" and hasattr(col, "isna") and hasattr(col, "to_numpy"):
+        if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iub":
+            return col.to_numpy()  # NumPy's integers hold no NA: nothing to look for
         missing = int(col.isna().sum())
         if missing:
             raise _missing(what, missing)

@@ -187,12 +187,16 @@ def count(graph, *, backend: str = "auto", method: str = "auto", partitions=None
 
 def _countable(graph):
     """``(graph, None)`` for what the cost model reads as it is (a graph, a path, a
-    ``(src, dst)`` pair of arrays); anything else a user holds is built now:
-    ``(CSRGraph, steps)``."""
+    ``(src, dst)`` pair of arrays; an ``(m, 2)`` array or a table of integer ids as the pair
+    of its id columns, :func:`tricount.inputs.id_columns`); anything else a user holds is
+    built now: ``(CSRGraph, steps)``."""
     from tricount.backends.facts import sizable  # with the first count, not the import
 
     if sizable(graph):
         return graph, None
+    columns = inputs.id_columns(graph)
+    if columns is not None:
+        return columns, None
     return as_graph(graph)
 
 

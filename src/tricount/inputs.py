@@ -40,14 +40,15 @@ import numpy as np
 
 from tricount._frame_columns import (COLUMN_PAIRS, host_column, module_of as _module_of,
                                      table_columns)
-from tricount.errors import (InvalidArgumentError, InvalidEdgesError, UnsupportedGraphError,
-                             check_choice)
+from tricount.errors import (InvalidArgumentError, InvalidEdgesError, TricountError,
+                             UnsupportedGraphError, check_choice)
 from tricount.graph import CSRGraph
 from tricount.prep.canonical import MAX_VERTICES, validate_edge_arrays
 from tricount.prep.xp import array_namespace, to_host
 
 __all__ = ["Arcs", "ACCEPTED", "VERTICES", "COLUMN_PAIRS", "read_arcs", "as_graph",
-           "graph_and_arcs", "span_ids", "is_networkx", "label_array", "networkx_arcs"]
+           "graph_and_arcs", "id_columns", "span_ids", "is_networkx", "label_array",
+           "networkx_arcs"]
 
 #: What every public function takes as ``graph``, said by the error for anything else.
 ACCEPTED = ("a tricount.Graph; a file path; a NetworkX or igraph graph; a SciPy sparse "
@@ -217,6 +218,44 @@ def _table(table, weight) -> Arcs:
                                        f"{names}")
         weights = _real_weights(get(weight))
     return _ids_or_names(get(a), get(b), weights)
+
+
+def id_columns(obj):
+    """The two id columns of an ``(m, 2)`` NumPy array or of a pandas, pyarrow or polars
+    table of integer columns, as NumPy arrays (views where the input allows), read as
+    :func:`read_arcs` reads them; None for any other input, for names, or where the columns
+    cannot be read (the build then says why). ``tricount.count`` takes these as a
+    ``(src, dst)`` pair, which the cost model sizes and the GPU builds on the device
+    (:mod:`tricount.gpu.host_edges`)."""
+    kind = _module_of(obj)
+    if isinstance(obj, np.ndarray) and not isinstance(obj, np.ma.MaskedArray):
+        if obj.ndim == 2 and obj.shape[1] == 2 and obj.dtype.kind in "iu":
+            return obj[:, 0], obj[:, 1]
+        return None
+    if kind not in ("pandas", "pyarrow", "polars") or type(obj).__name__ == "LazyFrame" \
+            or not (hasattr(obj, "columns") or hasattr(obj, "column_names")):
+        return None
+    try:
+        names, get = _table_columns(obj)
+        a, b = _pick_columns(names, None)
+        if not (_integer_typed(obj, a, kind) and _integer_typed(obj, b, kind)):
+            return None  # names, floats, nullable types: read as the build reads them
+        src, dst = get(a), get(b)
+    except TricountError:
+        return None
+    return (src, dst) if src.dtype.kind in "iu" and dst.dtype.kind in "iu" else None
+
+
+def _integer_typed(table, name, kind: str) -> bool:
+    """Whether a table's column holds plain integers by its type alone (nothing converted)."""
+    if kind == "pyarrow":
+        import pyarrow as pa
+
+        return pa.types.is_integer(table.column(name).type)
+    dtype = table[name].dtype
+    if kind == "pandas":
+        return isinstance(dtype, np.dtype) and dtype.kind in "iu"
+    return bool(dtype.is_integer())  # polars
 
 
 def _device_array(obj):

@@ -202,3 +202,39 @@ def test_a_bad_id_in_host_edges_is_the_host_builds_error(host_rmat16):
     assert str(on_device.value) == str(on_host.value)
     with pytest.raises(tricount.InvalidEdgesError):
         tricount.count((src, dst), backend="gpu")
+
+
+@pytest.mark.parametrize("where", [0, 500_000, 1_048_575])
+def test_an_id_past_int32_in_any_chunk_widens_what_went_narrow(host_rmat16, where, monkeypatch):
+    """int64 ids travel as int32 until a chunk holds one past 2**31 - 1: the graph is still
+    the host's, array for array, whichever chunk it is in."""
+    from tricount import _threads
+    from tricount.gpu import host_edges
+
+    monkeypatch.setattr(_threads, "numba_started", lambda: True)  # the narrowing's condition
+    monkeypatch.setattr(host_edges, "UPLOAD_CHUNK_LINES", 100_003)
+    src, dst = (a.copy() for a in host_rmat16)
+    src[where] = 2**31 + 12
+    want, _ = as_graph((src, dst))
+    _same_graph(_device_built((src, dst)), want)
+    s, d = host_edges.upload_edges(src, dst, chunk_lines=100_003)
+    np.testing.assert_array_equal(cupy.asnumpy(s), src)
+    np.testing.assert_array_equal(cupy.asnumpy(d), dst)
+
+
+def test_arrays_and_tables_of_ids_count_on_the_gpu_as_on_the_cpu(host_rmat16, monkeypatch):
+    pd = pytest.importorskip("pandas")
+
+    from tricount.gpu import host_edges
+
+    want = tricount.count(host_rmat16, backend="cpu").n_triangles
+    rows = np.stack(host_rmat16, axis=1)
+    handed = []
+    real = host_edges.edges_for_device
+    monkeypatch.setattr(host_edges, "edges_for_device",
+                        lambda graph: handed.append(graph) or real(graph))
+    for graph in (rows, pd.DataFrame({"source": rows[:, 0], "target": rows[:, 1]})):
+        for options in ({}, {"devices": "all"}):
+            result = tricount.count(graph, backend="gpu", **options)
+            assert result.n_triangles == want, (type(graph), options)
+    assert len(handed) == 4 and all(isinstance(g, tuple) and len(g) == 2 for g in handed)

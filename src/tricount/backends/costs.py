@@ -45,7 +45,6 @@ from tricount.cpu.id_order import likely_in_id_order
 from tricount.cpu.one_region import probes_bound
 from tricount.cpu.wedge_numpy import DENSE_MAX_CELLS, MAX_THREADS as NUMPY_MAX_THREADS
 from tricount.errors import InvalidArgumentError
-from tricount.gpu.host_edges import DEVICE_BUILD_MIN_LINES
 from tricount.gpu.plan import fits_short_route
 from tricount.io import NUMBA_FREE_FORMATS, STREAMED_FORMATS, builds_with_numpy
 from tricount.prep.orient import PARALLEL_MIN_EDGES, PARALLEL_STARTED_MIN_EDGES
@@ -486,7 +485,7 @@ def _gpu_route(w: Workload, warmth: Warmth, c: Costs, parser: str) -> Route:
         else:
             _read(steps, w, parser)
             steps.add("copy", c.gpu_copy_s_per_byte * (8 * w.n_vertices + 4 * m))
-    elif w.kind == "edges" and m >= DEVICE_BUILD_MIN_LINES:  # built on the device
+    elif w.kind == "edges" and w.device_build:  # copied as they are, built on the device
         steps.add("copy", c.gpu_copy_s_per_byte * 16 * m)
         steps.add("build", c.gpu_build_s_per_entry * 2 * m)
     elif w.kind in ("edges", "binary"):

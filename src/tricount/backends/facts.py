@@ -50,6 +50,7 @@ from pathlib import Path
 
 from tricount._threads import SERIAL_TWIN_SUFFIX, numba_started, thread_count
 from tricount.gpu import cupy_installed
+from tricount.gpu.host_edges import takes_ids
 
 __all__ = ["Workload", "Warmth", "KERNEL_GROUPS", "KINDS", "workload_of", "observe",
            "numba_cache_dir", "kernel_state", "group_state", "gpu_presence"]
@@ -115,6 +116,7 @@ class Workload:
     compressed: bool = False
     exact: bool = True
     format: str = ""
+    device_build: bool = False  # edge arrays the GPU builds itself (gpu.host_edges.takes_ids)
 
     @property
     def mean_degree(self) -> float:
@@ -539,7 +541,8 @@ def workload_of(graph, *, format: str = "auto") -> Workload:
     if isinstance(graph, tuple) and len(graph) == 2:
         entries = len(graph[0])
         kind = "device-edges" if type(graph[0]).__module__.startswith("cupy") else "edges"
-        return Workload(kind, max(1, 2 * entries // ASSUMED_MEAN_DEGREE), entries, exact=False)
+        return Workload(kind, max(1, 2 * entries // ASSUMED_MEAN_DEGREE), entries, exact=False,
+                        device_build=kind == "edges" and takes_ids(*graph))
     path = os.fspath(graph)
     if path == "-" or not os.path.isfile(path):
         # Standard input or a pipe: nothing can be sniffed without consuming it, and a

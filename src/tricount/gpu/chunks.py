@@ -216,18 +216,40 @@ def copy_into(*pairs: tuple[np.ndarray, np.ndarray]) -> None:
     one a thread, the calling thread copying the first."""
     total = sum(int(src.nbytes) for _dst, src in pairs)
     piece = max(COPY_PIECE_BYTES, -(-total // COPY_THREADS))
-    jobs = []
+    calls = []
     for dst, src in pairs:
         step = max(1, piece // src.itemsize)
-        jobs.extend((dst[a:a + step], src[a:a + step]) for a in range(0, src.shape[0], step))
-    futures = [_copy_pool().submit(np.copyto, *job) for job in jobs[1:]]
+        calls.extend((np.copyto, dst[a:a + step], src[a:a + step])
+                     for a in range(0, src.shape[0], step))
+    _run_all(calls)
+
+
+def narrow_into(src_out: np.ndarray, dst_out: np.ndarray, src: np.ndarray,
+                dst: np.ndarray) -> bool:
+    """``src_out[:] = src`` and ``dst_out[:] = dst`` (int64 ids into int32 buffers of one
+    length) on the threads of :func:`copy_into`, when every id lies in ``0 .. 2**31 - 1``;
+    else False, the buffers then partly written, to be dropped. Each thread narrows and checks
+    a range of rows in one pass (:func:`tricount.gpu._narrow_cpu.narrow_pair`, Numba)."""
+    from tricount.gpu._narrow_cpu import narrow_pair
+
+    m = int(src.shape[0])
+    rows = max(COPY_PIECE_BYTES // 8, -(-m // COPY_THREADS))
+    return all(_run_all([(narrow_pair, src_out[a:a + rows], dst_out[a:a + rows],
+                          src[a:a + rows], dst[a:a + rows]) for a in range(0, m, rows)]))
+
+
+def _run_all(calls) -> list:
+    """``fn(*args)`` for every ``(fn, *args)`` of ``calls``, the first on this thread and the
+    rest on the copy threads; the results in order. Every call is done before this returns
+    or raises."""
+    futures = []
     try:
-        if jobs:
-            np.copyto(*jobs[0])
+        for call in calls[1:]:  # inside the try: a Ctrl-C here still waits for those queued
+            futures.append(_copy_pool().submit(*call))
+        first = [calls[0][0](*calls[0][1:])] if calls else []
     finally:
         _wait_all(futures)  # even on Ctrl-C: no copy may still write once this returns
-        for f in futures:
-            f.result()
+    return first + [f.result() for f in futures]
 
 
 def _wait_all(futures) -> None:

@@ -21,7 +21,9 @@ The copy (:func:`upload_edges`) is the text loader's double buffer
 pinned buffer, on several threads (:func:`tricount.gpu.chunks.copy_into`), while a
 non-blocking stream copies chunk ``k`` from the other to the device; a buffer is refilled
 only after the event recorded behind its last copy. The device arrays are sized once, from
-the number of lines.
+the number of lines. Once Numba has started in the process (:func:`narrows`), int64 ids
+below ``2**31`` (R-MAT's, and most graphs') travel as int32, narrowed and checked in the pass
+that fills the pinned buffer: half the bytes to write and to copy.
 
 Lines that do not fit the device's one-piece build (R-MAT 27's 2.1 G lines: 34 GB of int64
 and some 86 GB of room) take the bounded build (:mod:`tricount.prep.outofcore`) with chunks of
@@ -31,9 +33,11 @@ comes out in host memory, to be counted in parts (:func:`build_bounded_on_device
 from NumPy arrays to the count in 15.7 s on one H200. The host's own build sorts every line on
 one core: 26-28 s at R-MAT 24 on the same host, and it was not timed at R-MAT 27.
 
-Ids NumPy cannot hand over as they are (uint64, whose ids past ``2**63 - 1`` the host build
-maps; floats, which the host validates), any other input (lists, tables, names) and small
-inputs stay on the host path: the host builds them.
+An ``(m, 2)`` integer array or a table of integer id columns comes here as the pair of its
+columns (``tricount.count`` reads it so: :func:`tricount.inputs.id_columns`). Ids NumPy cannot
+hand over as they are (uint64, whose ids past ``2**63 - 1`` the host build maps; floats, which
+the host validates), any other input (lists, names, NetworkX graphs) and small inputs stay on
+the host path: the host builds them.
 """
 
 from __future__ import annotations
@@ -44,15 +48,15 @@ from tricount.errors import UnsupportedGraphError
 from tricount.prep.outofcore.memory import DEVICE_SHARE, in_memory_bytes
 
 __all__ = ["DEVICE_BUILD_MIN_LINES", "UPLOAD_CHUNK_LINES", "BOUNDED_CHUNK_LINES",
-           "builds_on_device", "build_bounded_on_device", "edges_for_device", "upload_edges"]
+           "builds_on_device", "build_bounded_on_device",
+           "edges_for_device", "narrows", "takes_ids", "upload_edges"]
 
 #: Fewer lines are built on the host. At this many (R-MAT 14's) the whole count already took
 #: 3-4 ms with the device's build, copy included, against 9-10 ms with the host's (one H200,
 #: warm; ``benchmarks/results/host_edges_gpu_h200x2.md``); below it a few ms are at stake.
 DEVICE_BUILD_MIN_LINES = 1 << 18
-#: Lines a pinned buffer holds: two slots of two buffers, each of 1.25 times this (DeviceEdges'
-#: slack) rounded up by CuPy's pinned pool to 128 MiB for int64, 512 MiB in all, kept by the
-#: pool after the count.
+#: Lines a pinned buffer holds: two slots of two buffers, 32 MiB each for ids narrowed to
+#: int32 (128 MiB in all), 64 MiB for int64, kept by CuPy's pinned pool after the count.
 UPLOAD_CHUNK_LINES = 1 << 23
 #: Lines a chunk of the bounded build copies to the device (1 GiB of int64 pairs there).
 BOUNDED_CHUNK_LINES = 1 << 26
@@ -60,24 +64,25 @@ BOUNDED_CHUNK_LINES = 1 << 26
 _DEVICE_KINDS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32)
 
 
-def _device_ids(src, dst, free_bytes: int | None) -> bool:
-    """NumPy integer arrays of one 1-D shape and a type :func:`upload_edges` takes (in the
-    machine's byte order: CuPy has no other), at least
-    :data:`DEVICE_BUILD_MIN_LINES` of them, and a device."""
+def takes_ids(src, dst) -> bool:
+    """Whether ``src``, ``dst`` are ids the device's build takes as they are: NumPy integer
+    arrays of one 1-D shape and a type :func:`upload_edges` copies (in the machine's byte
+    order: CuPy has no other), at least :data:`DEVICE_BUILD_MIN_LINES` of them. The cost
+    model prices the GPU's route for these as this build (``backends.facts.Workload``)."""
     if not (isinstance(src, np.ndarray) and isinstance(dst, np.ndarray)) \
             or isinstance(src, np.ma.MaskedArray) or isinstance(dst, np.ma.MaskedArray):
         return False  # a mask's hidden entries: the host build refuses them
     if src.ndim != 1 or src.shape != dst.shape or src.dtype != dst.dtype \
             or src.dtype.type not in _DEVICE_KINDS or not src.dtype.isnative:
         return False
-    return int(src.shape[0]) >= DEVICE_BUILD_MIN_LINES and free_bytes is not None
+    return int(src.shape[0]) >= DEVICE_BUILD_MIN_LINES
 
 
 def builds_on_device(src, dst, free_bytes: int | None) -> bool:
     """Whether host edge arrays ``src``, ``dst`` go to the device to be built there in one
-    piece: ids the device takes (:func:`_device_ids`) whose int64 copies and the fused
-    build's room fit ``DEVICE_SHARE`` of the device's ``free_bytes``."""
-    if not _device_ids(src, dst, free_bytes):
+    piece: ids the device takes (:func:`takes_ids`) whose int64 copies and the fused
+    build's room fit ``DEVICE_SHARE`` of the device's ``free_bytes`` (None: no device)."""
+    if free_bytes is None or not takes_ids(src, dst):
         return False
     m = int(src.shape[0])
     # Both ends as copied, their int64 widening (the same arrays for int64), and the build
@@ -105,7 +110,7 @@ def edges_for_device(graph):
             return upload_edges(src, dst)
         except UnsupportedGraphError:  # the device filled up meanwhile: the host builds
             return graph
-    if _device_ids(src, dst, free):
+    if free is not None and takes_ids(src, dst):
         return build_bounded_on_device(src, dst)
     return graph
 
@@ -132,16 +137,52 @@ def build_bounded_on_device(src: np.ndarray, dst: np.ndarray, *,
     return g
 
 
-def upload_edges(src: np.ndarray, dst: np.ndarray, *, chunk_lines: int = UPLOAD_CHUNK_LINES):
+def narrows(src: np.ndarray, dst: np.ndarray) -> bool:
+    """Whether :func:`upload_edges` tries int32 for these ids: int64 arrays read in order
+    (not the strided columns of an ``(m, 2)`` array, which the narrowing loop reads several
+    times slower than NumPy copies them), once Numba has started in this process. Its start
+    would cost a fresh process's first count more than the narrowing saves: 0.33 s at R-MAT
+    22 (0.9-1.0 s against 1.24-1.34 s), where the narrowing saves under 0.01 s, and 0.18-0.30 s
+    at R-MAT 24-26 (two H200s, 2026-11-28, ``benchmarks/results/host_edges_gpu_h200x2.md``)."""
+    from tricount._threads import numba_started
+
+    return src.dtype == np.int64 and src.strides == dst.strides == (8,) and numba_started()
+
+
+def upload_edges(src: np.ndarray, dst: np.ndarray, *, chunk_lines: int | None = None):
     """``src`` and ``dst`` (host integer arrays of one length) as device int64 arrays, copied
-    chunk by chunk through two pinned buffers (see the module doc)."""
-    from tricount.gpu.chunks import copy_into
+    chunk by chunk through two pinned buffers (see the module doc).
+
+    int64 ids go as int32 (:func:`narrows`) while every id of a chunk lies in
+    ``0 .. 2**31 - 1``, checked in the same pass (:func:`tricount.gpu.chunks.narrow_into`):
+    half the bytes written to pinned memory and copied to the device. From the first chunk
+    that holds another id, the lines go as they are, and the device widens the ones it holds
+    (as the text loader's ids do).
+    """
+    from tricount.gpu.chunks import copy_into, narrow_into
     from tricount.io.gpu_stream import DeviceEdges
 
-    m = int(src.shape[0])
+    def narrowed(*arrays):
+        if not narrow_into(*arrays):
+            raise _WideIds
+
+    m, chunk_lines = int(src.shape[0]), chunk_lines or UPLOAD_CHUNK_LINES
+    narrow = narrows(src, dst)
     with DeviceEdges(capacity=m, path="the edge arrays") as sink:
         for a in range(0, m, chunk_lines):
             b = min(m, a + chunk_lines)
+            if narrow:
+                try:
+                    sink.add(b - a, np.int32,
+                             lambda s, d, a=a, b=b: narrowed(s, d, src[a:b], dst[a:b]))
+                    continue
+                except _WideIds:  # nothing of this chunk was queued: it goes again, wide
+                    narrow = False
             sink.add(b - a, src.dtype,
                      lambda s, d, a=a, b=b: copy_into((s, src[a:b]), (d, dst[a:b])))
         return sink.take_edges()
+
+
+class _WideIds(Exception):
+    """A chunk of int64 ids holds one that int32 cannot (or a negative id, which the build
+    then refuses with the host's message)."""

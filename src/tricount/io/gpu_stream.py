@@ -143,7 +143,9 @@ class DeviceEdges(EdgeText):
             self.wait_s += time.perf_counter() - t0
         pinned = self._pinned[slot]
         if pinned is None or pinned[0].shape[0] < m:
-            room = int(PINNED_SLACK * m) + 1
+            # Chunks of a known capacity come whole: no slack (the pool rounds sizes up to a
+            # power of two, and a process's first pinning costs about 0.5 ms a MiB).
+            room = m if self.capacity is not None else int(PINNED_SLACK * m) + 1
             pinned = (_cupyx().empty_pinned(room, dtype=self.dtype),
                       _cupyx().empty_pinned(room, dtype=self.dtype))
             self._pinned[slot] = pinned
@@ -163,8 +165,11 @@ class DeviceEdges(EdgeText):
         self._copied = [None, None]
         self.dtype = dtype
         if self.src is not None:
-            self.src = self.src.astype(dtype)
-            self.dst = self.dst.astype(dtype)
+            try:
+                self.src = self.src.astype(dtype)
+                self.dst = self.dst.astype(dtype)
+            except self._cp.cuda.memory.OutOfMemoryError:
+                raise _too_big(self.path, self.src.shape[0], dtype) from None
             self._after_current()
 
     def _reserve(self, need: int, m: int, chunk_bytes: int) -> None:
@@ -210,9 +215,13 @@ class DeviceEdges(EdgeText):
         # A full buffer of int64 is handed over as it is; a part is copied, so the room past
         # it is freed before the build.
         whole = n == self.src.shape[0]
-        src = self.src[:n].astype(cp.int64, copy=not whole)
-        dst = self.dst[:n].astype(cp.int64, copy=not whole)
-        self.src = self.dst = None
+        try:
+            src = self.src[:n].astype(cp.int64, copy=not whole)
+            dst = self.dst[:n].astype(cp.int64, copy=not whole)
+        except cp.cuda.memory.OutOfMemoryError:  # narrower ids widened: 16 B a line more
+            raise _too_big(self.path, n, np.int64) from None
+        finally:
+            self.src = self.dst = None
         return src, dst
 
 
