@@ -5,9 +5,10 @@ threads of :mod:`tricount.gpu.chunks` each run one range, the GIL released): eve
 once, OR-ed into an accumulator and stored as int32 in the pinned buffer. An id outside
 ``0 .. 2**31 - 1`` sets the accumulator's sign or a bit from 31 up, so the range fits iff the
 accumulator lies in ``0 .. 2**31 - 1`` at the end; a range that does not fit has been written
-all the same, and its buffers are dropped by the caller. No branch in the loop: it compiles to
-vector loads, ORs and narrowing stores, at the host's memory rate rather than NumPy's two
-passes (a reduction and a cast) and the Python calls between their steps.
+all the same, and its buffers are dropped by the caller. No branch in the loop, one pass: on
+one core of the CI machine 1.5x faster than NumPy's int64 copy of the same ids (2^25 a side,
+25 against 39 ms), where NumPy's narrowing takes two passes (a reduction and a cast) and a
+Python call per step between them, slower than the int64 copy on an H200 host.
 """
 
 from __future__ import annotations
